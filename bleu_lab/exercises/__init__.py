@@ -1,0 +1,53 @@
+"""Automatic, instructive checks for the lessons' exercises.
+
+Each lesson has a module here (named after the lesson) with ``check_...`` functions. A check runs the
+student's answer or function on cases, compares with bleu_lab's own result, and returns ``Feedback``
+that says *what* is wrong ("your clipped count for ('the',) is 3; the most any reference has is 2"),
+not just that something is.
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Feedback:
+    """The outcome of one exercise check: passed or not, with messages for the student."""
+
+    exercise: str
+    passed: bool = True
+    messages: list[str] = field(default_factory=list)
+
+    def fail(self, message: str) -> Feedback:
+        """Record a problem (the check keeps going, so the student sees every problem at once)."""
+        self.passed = False
+        self.messages.append(message)
+        return self
+
+    def note(self, message: str) -> Feedback:
+        """Record a remark that is not a failure."""
+        self.messages.append(message)
+        return self
+
+    def __str__(self) -> str:
+        head = f"✔ {self.exercise}: correct!" if self.passed else f"✘ {self.exercise}: not yet."
+        return "\n".join([head, *(f"  - {m}" for m in self.messages)])
+
+    def _repr_html_(self) -> str:
+        colour, mark, word = ("#2e7d32", "✔", "correct!") if self.passed else ("#c62828", "✘", "not yet.")
+        items = "".join(f"<li>{html.escape(m)}</li>" for m in self.messages)
+        return (
+            f'<div style="border-left:4px solid {colour};padding:4px 10px">'
+            f"<b>{mark} {html.escape(self.exercise)}: {word}</b><ul>{items}</ul></div>"
+        )
+
+
+def run_student_code(feedback: Feedback, func, *args):
+    """Call the student's ``func(*args)``; on an exception record it in ``feedback`` and return None."""
+    try:
+        return func(*args)
+    except Exception as exc:  # noqa: BLE001 - any error in student code becomes feedback, not a traceback
+        feedback.fail(f"calling it with {', '.join(map(repr, args))} raised {type(exc).__name__}: {exc}")
+        return None

@@ -1,0 +1,67 @@
+"""Step 3 — modified precision: the share of hypothesis n-grams that earn (clipped) credit.
+
+    p_n = sum_g Count_clip(g) / sum_g Count_hyp(g)
+
+Kept as an exact fraction that remembers its raw counts (5/8 stays 5/8, and 4/8 is not shown as 1/2),
+like nltk's. When the hypothesis is shorter than n it has no n-grams; nltk then uses the denominator
+max(1, 0) = 1 (a "phantom" n-gram), sacrebleu uses 0 — see ``statistics.BleuStats``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from fractions import Fraction
+
+from .clipping import clip_counts, max_reference_counts
+from .ngrams import count_ngrams
+from .validation import as_reference_list, as_tokens, check_length, check_order
+
+
+class ModifiedPrecision(Fraction):
+    """An exact p_n whose ``numerator``/``denominator`` are the raw clipped and total counts.
+
+    Its value and arithmetic are those of the reduced fraction; only the two attributes and the
+    printed form keep the raw counts, so ``ModifiedPrecision(4, 8)`` prints as ``4/8`` and equals 1/2.
+    """
+
+    def __new__(cls, clipped: int, total: int) -> ModifiedPrecision:
+        check_length(clipped, "clipped")
+        check_length(total, "total")
+        if total == 0:
+            raise ValueError("total must be >= 1: a precision needs at least one hypothesis n-gram")
+        self = super().__new__(cls, clipped, total)
+        self._clipped = clipped
+        self._total = total
+        return self
+
+    @property
+    def numerator(self) -> int:  # type: ignore[override]
+        """The clipped match count (not reduced)."""
+        return self._clipped
+
+    @property
+    def denominator(self) -> int:  # type: ignore[override]
+        """The number of hypothesis n-grams, at least 1 (not reduced)."""
+        return self._total
+
+    def __repr__(self) -> str:
+        return f"ModifiedPrecision({self._clipped}, {self._total})"
+
+    def __str__(self) -> str:
+        return f"{self._clipped}/{self._total}"
+
+    def __reduce__(self):
+        return (type(self), (self._clipped, self._total))
+
+
+def modified_precision(references: Sequence, hypothesis: Sequence[str] | str, n: int) -> ModifiedPrecision:
+    """p_n for one hypothesis, as nltk computes it: clipped matches / max(1, number of hypothesis n-grams).
+
+    Same argument order as ``nltk.translate.bleu_score.modified_precision``.
+    """
+    refs = as_reference_list(references, "references")
+    hyp = as_tokens(hypothesis, "hypothesis")
+    n = check_order(n)
+    counts = count_ngrams(hyp, n)
+    clipped = clip_counts(counts, max_reference_counts(refs, n))
+    return ModifiedPrecision(sum(clipped.values()), max(1, sum(counts.values())))

@@ -1,0 +1,125 @@
+"""Step 5 — sufficient statistics: everything BLEU needs from a segment, in a few integers that add up.
+
+Per n-gram order n:  matches[n] = sum of clipped counts,  totals[n] = number of hypothesis n-grams.
+Plus the hypothesis length c and the closest reference length r.
+
+A corpus score pools these numbers over all segments *before* dividing, which is why corpus BLEU is not
+the mean of sentence BLEU. Sentence scores, corpus scores, both libraries' formulas, the bootstrap and
+the widgets all start from a ``BleuStats``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from .brevity import closest_length
+from .ngrams import count_ngrams_up_to, ngram_total
+
+
+@dataclass(frozen=True)
+class BleuStats:
+    """Additive BLEU statistics for one segment or a whole corpus.
+
+    ``short[n-1]`` counts the segments whose hypothesis has no n-gram at all (fewer than n tokens).
+    sacrebleu divides by ``totals``; nltk divides by ``totals + short`` because it uses max(1, count)
+    per segment (a "phantom" n-gram for every too-short hypothesis).
+    """
+
+    hyp_len: int
+    ref_len: int
+    matches: tuple[int, ...]
+    totals: tuple[int, ...]
+    short: tuple[int, ...]
+    segments: int = 1
+
+    @property
+    def max_order(self) -> int:
+        """The highest n-gram order counted."""
+        return len(self.matches)
+
+    @property
+    def nltk_denominators(self) -> tuple[int, ...]:
+        """nltk's p_n denominators: sum over segments of max(1, number of hypothesis n-grams)."""
+        return tuple(t + s for t, s in zip(self.totals, self.short))
+
+    def __add__(self, other: BleuStats) -> BleuStats:
+        if not isinstance(other, BleuStats):
+            return NotImplemented
+        if other.max_order != self.max_order:
+            raise ValueError(f"cannot add statistics of max order {self.max_order} and {other.max_order}")
+        return BleuStats(
+            self.hyp_len + other.hyp_len,
+            self.ref_len + other.ref_len,
+            tuple(a + b for a, b in zip(self.matches, other.matches)),
+            tuple(a + b for a, b in zip(self.totals, other.totals)),
+            tuple(a + b for a, b in zip(self.short, other.short)),
+            self.segments + other.segments,
+        )
+
+    def truncated(self, max_order: int) -> BleuStats:
+        """The same statistics restricted to orders 1..max_order."""
+        return BleuStats(
+            self.hyp_len, self.ref_len, self.matches[:max_order], self.totals[:max_order],
+            self.short[:max_order], self.segments,
+        )
+
+
+def segment_counts(
+    references: Sequence[Sequence[str]], hypothesis: Sequence[str], max_order: int
+) -> tuple[int, int, list[int]]:
+    """(c, r, clipped matches per order) for one already-tokenized segment: the hot loop of every score."""
+    hyp_len = len(hypothesis)
+    ref_len = closest_length([len(ref) for ref in references], hyp_len)
+    matches = [0] * max_order
+    hyp_counts = count_ngrams_up_to(hypothesis, max_order)
+    if len(references) == 1:
+        ref_counts = count_ngrams_up_to(references[0], max_order)
+        for g in hyp_counts.keys() & ref_counts.keys():  # set intersection runs in C
+            matches[len(g) - 1] += min(hyp_counts[g], ref_counts[g])
+        return hyp_len, ref_len, matches
+    best: dict = {}
+    for ref in references:
+        ref_counts = count_ngrams_up_to(ref, max_order)
+        for g in hyp_counts.keys() & ref_counts.keys():
+            if ref_counts[g] > best.get(g, 0):
+                best[g] = ref_counts[g]
+    for g, most in best.items():
+        matches[len(g) - 1] += min(hyp_counts[g], most)
+    return hyp_len, ref_len, matches
+
+
+def segment_stats(references: Sequence[Sequence[str]], hypothesis: Sequence[str], max_order: int = 4) -> BleuStats:
+    """The ``BleuStats`` of one tokenized segment."""
+    hyp_len, ref_len, matches = segment_counts(references, hypothesis, max_order)
+    totals = tuple(ngram_total(hyp_len, n) for n in range(1, max_order + 1))
+    return BleuStats(hyp_len, ref_len, tuple(matches), totals, tuple(int(t == 0) for t in totals))
+
+
+def corpus_stats(
+    list_of_references: Iterable[Sequence[Sequence[str]]], hypotheses: Iterable[Sequence[str]], max_order: int = 4
+) -> BleuStats:
+    """The pooled ``BleuStats`` of a tokenized corpus: each count summed over segments."""
+    hyp_total = ref_total = segments = 0
+    matches = [0] * max_order
+    totals = [0] * max_order
+    short = [0] * max_order
+    for references, hypothesis in zip(list_of_references, hypotheses):
+        hyp_len, ref_len, seg_matches = segment_counts(references, hypothesis, max_order)
+        hyp_total += hyp_len
+        ref_total += ref_len
+        segments += 1
+        for i in range(max_order):
+            matches[i] += seg_matches[i]
+            count = hyp_len - i
+            if count > 0:
+                totals[i] += count
+            else:
+                short[i] += 1
+    return BleuStats(hyp_total, ref_total, tuple(matches), tuple(totals), tuple(short), segments)
+
+
+def empty_stats(max_order: int = 4) -> BleuStats:
+    """Statistics of an empty corpus (the starting point for sums)."""
+    zeros = (0,) * max_order
+    return BleuStats(0, 0, zeros, zeros, zeros, 0)

@@ -1,0 +1,115 @@
+"""Checks on user input, so bad input fails early with a message that names the argument.
+
+Every public function calls these before doing any arithmetic: a student who passes ``None``,
+bytes, or lists of the wrong length gets a ``TypeError``/``ValueError`` that says what was expected,
+never a ``ZeroDivisionError`` from deep inside the formula.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from numbers import Real
+
+Tokens = list[str]
+
+
+def as_tokens(value: object, name: str) -> Tokens:
+    """Return ``value`` as a list of tokens: a string is split on whitespace, a sequence of strings is kept."""
+    if isinstance(value, str):
+        return value.split()
+    if value is None:
+        raise TypeError(f"{name} must be a string or a list of string tokens, not None")
+    if isinstance(value, (bytes, bytearray)):
+        raise TypeError(f"{name} must be text (str), not bytes: decode it first, e.g. data.decode('utf-8')")
+    if not isinstance(value, Sequence):
+        raise TypeError(f"{name} must be a string or a list of string tokens, not {type(value).__name__}")
+    tokens = list(value)
+    if not set(map(type, tokens)) <= {str}:
+        bad = next(t for t in tokens if not isinstance(t, str))
+        raise TypeError(f"{name} must contain only string tokens; found {bad!r} ({type(bad).__name__})")
+    return tokens
+
+
+def as_reference_list(value: object, name: str) -> list[Tokens]:
+    """Return one segment's references as a non-empty list of token lists."""
+    if isinstance(value, (str, bytes, bytearray)) or value is None or not isinstance(value, Sequence):
+        raise TypeError(
+            f"{name} must be a list of references (each a string or a list of tokens), "
+            f"not {type(value).__name__}; wrap a single reference in a list: [reference]"
+        )
+    if len(value) == 0:
+        raise ValueError(f"{name} is empty: BLEU needs at least one reference")
+    return [as_tokens(ref, f"{name}[{i}]") for i, ref in enumerate(value)]
+
+
+def as_text(value: object, name: str) -> str:
+    """Return ``value`` if it is a string; raise a clear error otherwise."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (bytes, bytearray)):
+        raise TypeError(f"{name} must be text (str), not bytes: decode it first, e.g. data.decode('utf-8')")
+    raise TypeError(f"{name} must be a string, not {type(value).__name__}")
+
+
+def as_sequence(value: object, name: str, what: str) -> Sequence:
+    """Return ``value`` if it is a non-string sequence (list, tuple), else raise ``TypeError``."""
+    if isinstance(value, (str, bytes, bytearray)) or value is None or not isinstance(value, Sequence):
+        raise TypeError(f"{name} must be a list of {what}, not {type(value).__name__}")
+    return value
+
+
+def check_same_length(a: Sequence, a_name: str, b: Sequence, b_name: str) -> None:
+    """Raise ``ValueError`` when two corpus-level lists do not line up segment by segment."""
+    if len(a) != len(b):
+        raise ValueError(
+            f"{a_name} and {b_name} must have one entry per segment, "
+            f"but {a_name} has {len(a)} and {b_name} has {len(b)}"
+        )
+
+
+def check_order(n: object, name: str = "n") -> int:
+    """Return ``n`` as an n-gram order (an int >= 1)."""
+    if isinstance(n, bool) or not isinstance(n, int):
+        raise TypeError(f"{name} must be an int n-gram order (1, 2, 3, ...), not {type(n).__name__}")
+    if n < 1:
+        raise ValueError(f"{name} must be >= 1 (an n-gram has at least one token), got {n}")
+    return n
+
+
+def check_length(value: object, name: str) -> int:
+    """Return ``value`` as a length (an int >= 0)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} must be an int length, not {type(value).__name__}")
+    if value < 0:
+        raise ValueError(f"{name} must be >= 0, got {value}")
+    return value
+
+
+def check_weights(weights: object, name: str = "weights") -> tuple[float, ...]:
+    """Return ``weights`` as a non-empty tuple of finite, non-negative numbers (one per n-gram order)."""
+    if isinstance(weights, (str, bytes)) or weights is None or not isinstance(weights, Sequence):
+        raise TypeError(f"{name} must be a tuple of numbers, one per n-gram order, e.g. (0.25, 0.25, 0.25, 0.25)")
+    if len(weights) == 0:
+        raise ValueError(f"{name} is empty: give one weight per n-gram order, e.g. (0.25, 0.25, 0.25, 0.25)")
+    for i, w in enumerate(weights):
+        if isinstance(w, Sequence):
+            raise TypeError(
+                f"{name} must be one flat tuple of numbers; for several weightings call the function once for each"
+            )
+        if isinstance(w, bool) or not isinstance(w, Real):
+            raise TypeError(f"{name}[{i}] must be a number, not {type(w).__name__}")
+        if math.isnan(w) or math.isinf(w):
+            raise ValueError(f"{name}[{i}] must be a finite number, got {w}")
+        if w < 0:
+            raise ValueError(f"{name}[{i}] must be >= 0 (a weight is a share of the score), got {w}")
+    return tuple(weights)
+
+
+def check_choice(value: object, name: str, choices: Sequence[str]) -> str:
+    """Return ``value`` if it is one of ``choices``; otherwise raise ``ValueError`` listing them."""
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be one of {', '.join(map(repr, choices))}, not {type(value).__name__}")
+    if value not in choices:
+        raise ValueError(f"unknown {name} {value!r}; choose one of {', '.join(map(repr, choices))}")
+    return value

@@ -1,0 +1,32 @@
+"""Shared test settings: hypothesis profiles and the optional WMT21 data from ../shared/mtdata."""
+
+from __future__ import annotations
+
+import os
+import warnings
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+settings.register_profile(
+    "default", max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.register_profile("thorough", max_examples=3000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile(os.environ.get("BLEU_LAB_HYPOTHESIS_PROFILE", "default"))
+
+warnings.filterwarnings("ignore", message=r"\nThe hypothesis contains 0 counts", category=UserWarning)
+
+
+def mtdata_dir() -> Path | None:
+    """The WMT21 test sets, from $BLEU_LAB_MTDATA (set by .ci/run); None on a student's clone."""
+    path = os.environ.get("BLEU_LAB_MTDATA")
+    return Path(path) if path and Path(path).is_dir() else None
+
+
+@pytest.fixture(scope="session")
+def mtdata() -> Path:
+    path = mtdata_dir()
+    if path is None:
+        pytest.skip("WMT21 data not available: set BLEU_LAB_MTDATA to shared/mtdata (CI does) to run this check")
+    return path
