@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from itertools import chain
 
 from .validation import as_tokens, check_order
 
@@ -29,12 +28,12 @@ def count_ngrams(tokens: Sequence[str] | str, n: int) -> Counter[Ngram]:
     return Counter(_ngram_iter(tokens, n))
 
 
-def count_ngrams_up_to(tokens: Sequence[str], max_order: int) -> Counter[Ngram]:
-    """Counts of every n-gram with 1 <= n <= max_order in one Counter (the n-gram's order is its length).
+def ngram_list(tokens: Sequence[str], n: int) -> list:
+    """The n-grams of already-validated tokens, fast: plain tokens for n = 1, tuples for n >= 2.
 
-    Expects already-validated tokens; this is the fast path used by the statistics module.
+    This is the hot path used by the statistics module (unigrams need no tuple around them there).
     """
-    return Counter(chain.from_iterable(_ngram_iter(tokens, n) for n in range(1, max_order + 1)))
+    return list(tokens) if n == 1 else list(_ngram_iter(tokens, n))
 
 
 def ngram_total(length: int, n: int) -> int:

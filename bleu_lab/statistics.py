@@ -10,11 +10,12 @@ the widgets all start from a ``BleuStats``.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from .brevity import closest_length
-from .ngrams import count_ngrams_up_to, ngram_total
+from .ngrams import ngram_list, ngram_total
 
 
 @dataclass(frozen=True)
@@ -72,21 +73,30 @@ def segment_counts(
     hyp_len = len(hypothesis)
     ref_len = closest_length([len(ref) for ref in references], hyp_len)
     matches = [0] * max_order
-    hyp_counts = count_ngrams_up_to(hypothesis, max_order)
-    if len(references) == 1:
-        ref_counts = count_ngrams_up_to(references[0], max_order)
-        for g in hyp_counts.keys() & ref_counts.keys():  # set intersection runs in C
-            matches[len(g) - 1] += min(hyp_counts[g], ref_counts[g])
-        return hyp_len, ref_len, matches
-    best: dict = {}
-    for ref in references:
-        ref_counts = count_ngrams_up_to(ref, max_order)
-        for g in hyp_counts.keys() & ref_counts.keys():
-            if ref_counts[g] > best.get(g, 0):
-                best[g] = ref_counts[g]
-    for g, most in best.items():
-        matches[len(g) - 1] += min(hyp_counts[g], most)
+    for n in range(1, min(max_order, hyp_len) + 1):
+        matches[n - 1] = clipped_matches(
+            ngram_list(hypothesis, n), [ngram_list(ref, n) for ref in references]
+        )
     return hyp_len, ref_len, matches
+
+
+def clipped_matches(hyp_ngrams: list, refs_ngrams: list[list]) -> int:
+    """sum over distinct hypothesis n-grams g of min(Count_hyp(g), max_r Count_r(g)).
+
+    Fast path: when no n-gram repeats in the hypothesis, clipping cannot bite, and the sum is just the
+    number of hypothesis n-grams found in some reference (a set intersection, computed in C).
+    """
+    hyp_set = set(hyp_ngrams)
+    in_refs = set().union(*refs_ngrams)
+    if len(hyp_set) == len(hyp_ngrams):
+        return len(hyp_set & in_refs)
+    hyp_counts = Counter(hyp_ngrams)
+    ref_counts = [Counter(ngrams) for ngrams in refs_ngrams]
+    total = 0
+    for g in hyp_set & in_refs:
+        count = hyp_counts[g]
+        total += 1 if count == 1 else min(count, max(rc[g] for rc in ref_counts))
+    return total
 
 
 def segment_stats(references: Sequence[Sequence[str]], hypothesis: Sequence[str], max_order: int = 4) -> BleuStats:
