@@ -48,7 +48,12 @@ def sentence_bleu(
     ``references``: list of token lists or strings; ``hypothesis``: a token list or a string.
     An empty hypothesis, or one with no unigram match, scores 0.
     """
-    return corpus_bleu([references], [hypothesis], weights, smoothing, auto_reweigh)
+    weights = check_weights(weights)
+    smoothing_name = _check_smoothing(smoothing)
+    refs = as_reference_list(references, "references")
+    hyp = as_tokens(hypothesis, "hypothesis")
+    stats = corpus_stats([refs], [hyp], stats_order_needed(smoothing_name, len(weights)))
+    return bleu_from_stats(stats, weights, smoothing_name, auto_reweigh)
 
 
 def corpus_bleu(

@@ -1,0 +1,86 @@
+"""Bad input fails early with a TypeError/ValueError that names the argument — never a bare crash or a silent number."""
+
+from __future__ import annotations
+
+import math
+import time
+
+import pytest
+
+import bleu_lab
+
+REFS = ["the cat is on the mat"]
+
+
+@pytest.mark.parametrize(
+    "call, error, words",
+    [
+        (lambda: bleu_lab.sentence_bleu([], "the cat"), ValueError, "references is empty"),
+        (lambda: bleu_lab.sentence_bleu(None, "the cat"), TypeError, "references"),
+        (lambda: bleu_lab.sentence_bleu("the cat", "the cat"), TypeError, "wrap a single reference"),
+        (lambda: bleu_lab.sentence_bleu(REFS, None), TypeError, "hypothesis"),
+        (lambda: bleu_lab.sentence_bleu(REFS, b"the cat"), TypeError, "bytes"),
+        (lambda: bleu_lab.sentence_bleu([None], "the cat"), TypeError, "references[0]"),
+        (lambda: bleu_lab.sentence_bleu([["the", None]], "the cat"), TypeError, "references[0]"),
+        (lambda: bleu_lab.sentence_bleu(REFS, ["the", 3]), TypeError, "hypothesis"),
+        (lambda: bleu_lab.sentence_bleu(REFS, "the cat", weights=()), ValueError, "weights is empty"),
+        (lambda: bleu_lab.sentence_bleu(REFS, "the cat", weights=(0.5, -0.5)), ValueError, "weights[1]"),
+        (lambda: bleu_lab.sentence_bleu(REFS, "the cat", weights=(math.nan,)), ValueError, "weights[0]"),
+        (lambda: bleu_lab.sentence_bleu(REFS, "the cat", weights=(math.inf,)), ValueError, "weights[0]"),
+        (lambda: bleu_lab.sentence_bleu(REFS, "the cat", weights=[(0.5, 0.5)]), TypeError, "one flat tuple"),
+        (lambda: bleu_lab.sentence_bleu(REFS, "the cat", weights="0.25"), TypeError, "weights"),
+        (lambda: bleu_lab.sentence_bleu(REFS, "the cat", smoothing="method9"), ValueError, "smoothing"),
+        (lambda: bleu_lab.sentence_bleu(REFS, "the cat", smoothing=print), TypeError, "smoothing"),
+        (lambda: bleu_lab.corpus_bleu([REFS], ["a", "b"]), ValueError, "has 1 and hypotheses has 2"),
+        (lambda: bleu_lab.corpus_bleu(REFS, "the cat"), TypeError, "hypotheses"),
+        (lambda: bleu_lab.ngrams("the cat", 0), ValueError, "n must be >= 1"),
+        (lambda: bleu_lab.ngrams("the cat", 1.5), TypeError, "n must be an int"),
+        (lambda: bleu_lab.modified_precision(REFS, "the cat", -1), ValueError, "n must be >= 1"),
+        (lambda: bleu_lab.brevity_penalty(-1, 3), ValueError, "closest_ref_len"),
+        (lambda: bleu_lab.brevity_penalty(3, -2), ValueError, "hyp_len"),
+        (lambda: bleu_lab.closest_ref_length(REFS, -1), ValueError, "hyp_len"),
+        (lambda: bleu_lab.sentence_score(None, REFS), TypeError, "hypothesis"),
+        (lambda: bleu_lab.sentence_score("the cat", "the cat"), TypeError, "references"),
+        (lambda: bleu_lab.sentence_score("the cat", []), ValueError, "references is empty"),
+        (lambda: bleu_lab.sentence_score("the cat", [None]), TypeError, "references[0]"),
+        (lambda: bleu_lab.sentence_score("the cat", REFS, tokenize="moses"), ValueError, "tokenize"),
+        (lambda: bleu_lab.sentence_score("the cat", REFS, smooth_method="add-one"), ValueError, "smooth_method"),
+        (lambda: bleu_lab.sentence_score("the cat", REFS, smooth_value=-1), ValueError, "smooth_value"),
+        (lambda: bleu_lab.sentence_score("the cat", REFS, max_ngram_order=0), ValueError, "max_ngram_order"),
+        (lambda: bleu_lab.corpus_score(["a", "b"], [REFS]), ValueError, "hypotheses has 2"),
+        (lambda: bleu_lab.corpus_score(["a", "b"], [["x", "y"]]), ValueError, "transposed reference streams"),
+        (lambda: bleu_lab.corpus_score(["a", None], [REFS, REFS]), TypeError, "hypotheses[1]"),
+        (lambda: bleu_lab.corpus_score("a b", [REFS]), TypeError, "hypotheses"),
+        (lambda: bleu_lab.corpus_score(["a"], [[]]), ValueError, "references[0] is empty"),
+        (lambda: bleu_lab.tokenize(b"bytes"), TypeError, "bytes"),
+        (lambda: bleu_lab.explain(REFS, "the cat", smoothing="nope"), ValueError, "smoothing"),
+        (lambda: bleu_lab.explain(REFS, "the cat", smoothing="exp", weights=(0.7, 0.3)), ValueError, "uniform"),
+    ],
+)
+def test_bad_input_gets_a_clear_error(call, error, words):
+    with pytest.raises(error) as info:
+        call()
+    assert words in str(info.value)
+
+
+def test_method6_without_trigram_matches_is_a_value_error_not_an_assertion():
+    with pytest.raises(ValueError, match="method6"):
+        bleu_lab.sentence_bleu(["the cat is on the mat"], "the cat sat", smoothing="method6")
+
+
+def test_empty_hypothesis_scores_zero_everywhere():
+    assert bleu_lab.sentence_bleu(REFS, "") == 0.0
+    assert bleu_lab.sentence_bleu(REFS, [], smoothing="method4") == 0.0
+    assert bleu_lab.sentence_score("", REFS).score == 0.0
+    assert bleu_lab.corpus_score([""], [REFS]).score == 0.0
+    assert bleu_lab.explain(REFS, "").score == 0.0
+    assert bleu_lab.brevity_penalty(5, 0) == 0.0
+
+
+def test_a_200k_token_sentence_scores_quickly():
+    words = [f"w{i % 5000}" for i in range(200_000)]
+    start = time.perf_counter()
+    score = bleu_lab.sentence_bleu([words[::-1], words], words)
+    assert score == 1.0
+    assert bleu_lab.sentence_score(" ".join(words), [" ".join(words)]).score == pytest.approx(100.0)
+    assert time.perf_counter() - start < 5

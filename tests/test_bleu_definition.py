@@ -1,0 +1,102 @@
+"""BLEU's definition as a checklist: each test is one line of the formula or one known pitfall."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import bleu_lab
+from bleu_lab.statistics import corpus_stats, segment_stats
+
+CAT_REFS = ["the cat is on the mat", "there is a cat on the mat"]
+words = st.lists(st.sampled_from(["a", "b", "c", "d", "e"]), max_size=12)
+
+
+def test_ngrams_are_overlapping_runs_of_n_tokens():
+    assert bleu_lab.ngrams("the cat sat", 2) == [("the", "cat"), ("cat", "sat")]
+    assert bleu_lab.ngrams("the cat", 3) == []
+    assert bleu_lab.count_ngrams("is is a", 1) == Counter({("is",): 2, ("a",): 1})
+
+
+def test_clipping_uses_the_max_over_references_not_the_sum():
+    assert bleu_lab.max_reference_counts(CAT_REFS, 1)[("the",)] == 2  # 2 in ref 1, 1 in ref 2: max is 2, not 3
+    hyp = bleu_lab.count_ngrams("the the the the the the the", 1)
+    assert bleu_lab.clip_counts(hyp, bleu_lab.max_reference_counts(CAT_REFS, 1)) == {("the",): 2}
+
+
+def test_clip_table_of_the_seed_001_example():
+    table = bleu_lab.clip_table(CAT_REFS, "the cat and the cat on the mat", 1)
+    rows = {r.text: (r.count, r.max_ref_count, r.clipped) for r in table}
+    assert rows == {"the": (3, 2, 2), "cat": (2, 1, 1), "and": (1, 0, 0), "on": (1, 1, 1), "mat": (1, 1, 1)}
+
+
+def test_modified_precision_keeps_raw_counts_but_compares_by_value():
+    p = bleu_lab.modified_precision(["a b a b"], "a b a b", 2)
+    assert (p.numerator, p.denominator, str(p)) == (3, 3, "3/3") and p == 1
+    half = bleu_lab.ModifiedPrecision(4, 8)
+    assert str(half) == "4/8" and half == 0.5
+
+
+def test_closest_reference_length_ties_go_to_the_shorter():
+    assert bleu_lab.closest_ref_length(["a b c d", "a b c d e f"], 5) == 4
+    assert bleu_lab.closest_ref_length(["a b c d e f", "a b c d"], 5) == 4
+
+
+def test_brevity_penalty_values():
+    assert bleu_lab.brevity_penalty(10, 12) == 1.0
+    assert bleu_lab.brevity_penalty(10, 10) == 1.0
+    assert bleu_lab.brevity_penalty(10, 5) == pytest.approx(math.exp(1 - 2))
+    assert bleu_lab.brevity_penalty(10, 0) == 0.0
+
+
+def test_geometric_mean_with_weights():
+    p = [0.625, 4 / 7, 1 / 3, 0.2]
+    assert bleu_lab.sentence_bleu(CAT_REFS, "the cat and the cat on the mat") == pytest.approx(
+        math.prod(x**0.25 for x in p), rel=1e-12)
+
+
+def test_one_missing_order_sinks_an_unsmoothed_score_and_smoothing_rescues_it():
+    hyp = "the cat sat on a mat"
+    assert bleu_lab.sentence_bleu(CAT_REFS, hyp) < 1e-70
+    assert bleu_lab.sentence_bleu(CAT_REFS, hyp, smoothing="method1") > 0.1
+
+
+@given(st.lists(st.tuples(st.lists(words, min_size=1, max_size=3), words), min_size=1, max_size=6))
+def test_statistics_add_up_over_a_corpus(corpus):
+    refs = [r for r, _ in corpus]
+    hyps = [h for _, h in corpus]
+    total = sum((segment_stats(r, h) for r, h in zip(refs, hyps)), start=bleu_lab.statistics.empty_stats())
+    assert total == corpus_stats(refs, hyps)
+
+
+def test_corpus_bleu_is_not_the_mean_of_sentence_bleu():
+    refs = [CAT_REFS, ["it is a ship"]]
+    hyps = ["the cat and the cat on the mat", "it is a ship"]
+    corpus = bleu_lab.corpus_bleu(refs, hyps)
+    mean = (bleu_lab.sentence_bleu(refs[0], hyps[0]) + bleu_lab.sentence_bleu(refs[1], hyps[1])) / 2
+    assert not math.isclose(corpus, mean)
+
+
+def test_strings_are_split_on_whitespace_never_scored_as_characters():
+    assert bleu_lab.sentence_bleu(["the cat sat on the mat"], "the cat sat on the mat") == 1.0
+    assert bleu_lab.sentence_bleu(["the cat sat on the mat"], "mat the on sat cat the") < 1e-70
+
+
+def test_explain_agrees_with_both_front_doors():
+    hyp = "The cat sat on the mat."
+    nltk_view = bleu_lab.explain(CAT_REFS, hyp, smoothing="method1")
+    assert nltk_view.score == bleu_lab.sentence_bleu(CAT_REFS, hyp, smoothing="method1")
+    sacre_view = bleu_lab.explain(CAT_REFS, hyp, tokenize="13a", smoothing="exp")
+    assert sacre_view.score == pytest.approx(bleu_lab.sentence_score(hyp, CAT_REFS).score / 100, rel=1e-12)
+    assert [o.matches for o in sacre_view.orders] == list(bleu_lab.sentence_score(hyp, CAT_REFS).counts)
+
+
+def test_explain_marks_clipped_occurrences():
+    view = bleu_lab.explain(CAT_REFS, "the the the the the the the")
+    assert view.orders[0].occurrences == ("match", "match") + ("clipped",) * 5
+    assert view.token_levels() == [1, 1, 0, 0, 0, 0, 0]
+    assert "p_1 = 2/7" in str(view)
