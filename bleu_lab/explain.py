@@ -8,7 +8,6 @@ by the same functions as ``sentence_bleu`` (nltk smoothing names) or ``sentence_
 
 from __future__ import annotations
 
-import html
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -16,6 +15,7 @@ from fractions import Fraction
 
 from .brevity import closest_length
 from .clipping import ClipRow, clip_counts, max_reference_counts
+from .explain_html import LEGEND_TEXT, explanation_html, marked_tokens_text
 from .ngrams import count_ngrams, ngrams
 from .nltk_style import UNIFORM_4, nltk_breakdown
 from .sacrebleu_style import ScoreOptions, score_from_stats
@@ -86,7 +86,10 @@ class Explanation:
         return f"BLEU = BP * exp({terms or '0'}) = {self.bp:.4g} * exp(...) = {self.score:.6g}"
 
     def __str__(self) -> str:
-        lines = [f"Hypothesis ({self.hyp_len} tokens): {' '.join(self.hypothesis)}", "References:"]
+        lines = [f"Hypothesis ({self.hyp_len} tokens): {' '.join(self.hypothesis)}"]
+        if self.hyp_len:
+            lines += [f"  matches: {marked_tokens_text(self)}", f"  ({LEGEND_TEXT})"]
+        lines.append("References:")
         for i, ref in enumerate(self.references, 1):
             lines.append(f"  {i} ({len(ref)} tokens): {' '.join(ref)}")
         for o in self.orders:
@@ -109,20 +112,7 @@ class Explanation:
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
-        esc = html.escape
-        parts = [f"<div><b>BLEU = {self.score:.4f}</b> ({self.flavour} formula, smoothing {esc(self.smoothing)})</div>"]
-        parts.append(f"<div>c = {self.hyp_len}, r = {self.ref_len}, BP = {self.bp:.4f}</div>")
-        for o in self.orders:
-            rows = "".join(
-                f"<tr><td>{esc(r.text)}</td><td>{r.count}</td><td>{r.max_ref_count}</td><td>{r.clipped}</td></tr>"
-                for r in o.rows[:50]
-            )
-            parts.append(
-                f"<details><summary>{o.n}-grams: p<sub>{o.n}</sub> = {o.precision_text}</summary>"
-                f"<table><tr><th>n-gram</th><th>count</th><th>max ref</th><th>clipped</th></tr>{rows}</table></details>"
-            )
-        parts.extend(f"<div><i>note:</i> {esc(n)}</div>" for n in self.notes)
-        return "\n".join(parts)
+        return explanation_html(self)
 
 
 def explain(

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
-    "default", max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+    "default", max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 settings.register_profile("thorough", max_examples=3000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile(os.environ.get("BLEU_LAB_HYPOTHESIS_PROFILE", "default"))
