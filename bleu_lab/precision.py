@@ -22,6 +22,7 @@ class ModifiedPrecision(Fraction):
 
     Its value and arithmetic are those of the reduced fraction; only the two attributes and the
     printed form keep the raw counts, so ``ModifiedPrecision(4, 8)`` prints as ``4/8`` and equals 1/2.
+    Like nltk's, ``Fraction(p)`` would copy the raw counts unreduced: use ``p.as_fraction()`` instead.
     """
 
     def __new__(cls, clipped: int, total: int) -> ModifiedPrecision:
@@ -43,6 +44,10 @@ class ModifiedPrecision(Fraction):
     def denominator(self) -> int:  # type: ignore[override]
         """The number of hypothesis n-grams, at least 1 (not reduced)."""
         return self._total
+
+    def as_fraction(self) -> Fraction:
+        """The value as a plain, reduced Fraction (4/8 -> 1/2)."""
+        return Fraction(self._clipped, self._total)
 
     def __repr__(self) -> str:
         return f"ModifiedPrecision({self._clipped}, {self._total})"

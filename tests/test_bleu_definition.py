@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from fractions import Fraction
 
 import pytest
 from hypothesis import given
@@ -39,6 +40,7 @@ def test_modified_precision_keeps_raw_counts_but_compares_by_value():
     assert (p.numerator, p.denominator, str(p)) == (3, 3, "3/3") and p == 1
     half = bleu_lab.ModifiedPrecision(4, 8)
     assert str(half) == "4/8" and half == 0.5
+    assert half.as_fraction() == Fraction(1, 2) and str(half.as_fraction()) == "1/2"
 
 
 def test_closest_reference_length_ties_go_to_the_shorter():
