@@ -35,6 +35,9 @@ class Feedback:
         head = f"✔ {self.exercise}: correct!" if self.passed else f"✘ {self.exercise}: not yet."
         return "\n".join([head, *(f"  - {m}" for m in self.messages)])
 
+    def __repr__(self) -> str:  # the readable text, also in terminals and plain-text renderers
+        return str(self)
+
     def _repr_html_(self) -> str:
         colour, mark, word = ("#2e7d32", "✔", "correct!") if self.passed else ("#c62828", "✘", "not yet.")
         items = "".join(f"<li>{html.escape(m)}</li>" for m in self.messages)
