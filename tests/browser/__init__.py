@@ -1,0 +1,1 @@
+"""Browser tests: widget notebooks driven in real Chromium through JupyterLab and Voilà."""
