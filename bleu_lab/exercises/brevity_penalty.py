@@ -1,0 +1,148 @@
+"""Checks for lesson 3, the brevity penalty.
+
+- ``check_brevity_penalty(my_brevity_penalty)``: BP(r, c) on named cases (c = 0, c < r, c = r, c > r)
+- ``check_closest_ref_length(my_closest_ref_length)``: r from a list of reference lengths, ties to the shorter
+- ``check_short_hypothesis(hypothesis)``: a hypothesis with p_1 = 1 that BP still punishes (BP < 0.5)
+
+Expected values come from ``bleu_lab.brevity``; the checks only compare and explain.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+
+from ..brevity import brevity_penalty, closest_ref_length
+from ..precision import modified_precision
+from . import Feedback, run_student_code
+
+# (case name, r, c): every branch of the definition, and the ones students miss.
+BP_CASES: tuple[tuple[str, int, int], ...] = (
+    ("c < r (a short hypothesis)", 10, 8),
+    ("c much shorter than r", 12, 3),
+    ("c = r (exactly the reference length)", 7, 7),
+    ("c > r (a long hypothesis)", 6, 8),
+    ("c = 0 (an empty hypothesis)", 5, 0),
+)
+
+# (case name, reference lengths, c)
+CLOSEST_CASES: tuple[tuple[str, tuple[int, ...], int], ...] = (
+    ("a single reference", (9,), 7),
+    ("one reference is clearly closest", (6, 7, 12), 8),
+    ("the hypothesis is longer than every reference", (5, 8, 6), 11),
+    ("a tie, shorter reference listed first", (8, 12), 10),
+    ("a tie, longer reference listed first", (12, 8), 10),
+    ("a tie among three references", (13, 7, 9, 11), 10),
+)
+
+CAT_REFERENCES = ("the cat is on the mat", "there is a cat on the mat")
+
+
+def check_brevity_penalty(func: Callable[[int, int], float]) -> Feedback:
+    """Check ``func(r, c)`` against BP = 1 if c > r, exp(1 - r/c) if 0 < c <= r, 0 if c = 0."""
+    fb = Feedback("my_brevity_penalty(r, c)")
+    if not callable(func):
+        return fb.fail(f"pass your function itself (my_brevity_penalty), not {type(func).__name__}")
+    for case, r, c in BP_CASES:
+        expected = brevity_penalty(r, c)
+        got = run_student_code(fb, func, r, c)
+        if got is None:
+            if c == 0 and fb.messages and "ZeroDivisionError" in fb.messages[-1]:
+                fb.messages[-1] += " — handle c == 0 before dividing by c: an empty hypothesis gets BP = 0"
+            continue
+        if isinstance(got, bool) or not isinstance(got, (int, float)):
+            fb.fail(f"case {case}: return a number, not {type(got).__name__} ({got!r})")
+            continue
+        if math.isclose(got, expected, rel_tol=1e-9, abs_tol=1e-12):
+            continue
+        fb.fail(f"case {case}, r = {r}, c = {c}: expected BP = {expected:.6g}, you returned {got:.6g}. "
+                + _bp_hint(r, c, float(got)))
+    if fb.passed:
+        fb.note("all cases right: c = 0, c < r, c = r and c > r")
+    return fb
+
+
+def _bp_hint(r: int, c: int, got: float) -> str:
+    """Name the likely mistake behind a wrong BP."""
+    if c == 0:
+        return "An empty hypothesis has nothing to reward: BP = 0 (and exp(1 - r/c) would divide by zero)."
+    if c > r:
+        if math.isclose(got, math.exp(1 - r / c)):
+            return "When c > r there is no penalty: BP = 1. exp(1 - r/c) is above 1 here — cap it."
+        if math.isclose(got, brevity_penalty(c, r)):
+            return ("That is BP with r and c swapped: the function is called as my_brevity_penalty(r, c), "
+                    "reference length first. With c > r there is no penalty: BP = 1.")
+        return "When the hypothesis is longer than the reference there is no penalty: BP = 1."
+    if c == r:
+        return "exp(1 - r/c) = exp(0) = 1: a hypothesis exactly as long as the reference is not penalised."
+    if math.isclose(got, math.exp(1 - c / r)):
+        return ("You computed exp(1 - c/r): the ratio is upside down, or you swapped the arguments "
+                "(the function takes r first, then c).")
+    if math.isclose(got, 1.0):
+        return ("A hypothesis shorter than the reference must be penalised: BP = exp(1 - r/c) < 1 when c < r. "
+                "(If your formula is right, check the argument order: r first, then c.)")
+    if math.isclose(got, 1 - r / c):
+        return "You forgot the exponential: BP = exp(1 - r/c)."
+    if math.isclose(got, c / r):
+        return "BP is not the plain length ratio c/r: it is exp(1 - r/c)."
+    return "For c < r the formula is BP = exp(1 - r/c)."
+
+
+def check_closest_ref_length(func: Callable[[Sequence[int], int], int]) -> Feedback:
+    """Check ``func(ref_lens, c)``: the reference length closest to c; on a tie, the shorter one."""
+    fb = Feedback("my_closest_ref_length(ref_lens, c)")
+    if not callable(func):
+        return fb.fail(f"pass your function itself (my_closest_ref_length), not {type(func).__name__}")
+    for case, ref_lens, c in CLOSEST_CASES:
+        expected = closest_ref_length([["w"] * n for n in ref_lens], c)
+        got = run_student_code(fb, func, list(ref_lens), c)
+        if got is None or got == expected:
+            continue
+        fb.fail(f"case {case}: reference lengths {list(ref_lens)}, c = {c}: expected r = {expected}, "
+                f"you returned {got!r}. " + _closest_hint(ref_lens, c, got, expected))
+    if fb.passed:
+        fb.note("all cases right, including ties (they go to the shorter reference, as in nltk and sacrebleu)")
+    return fb
+
+
+def _closest_hint(ref_lens: Sequence[int], c: int, got: object, expected: int) -> str:
+    """Name the likely mistake behind a wrong closest reference length."""
+    distances = [abs(n - c) for n in ref_lens]
+    if got not in ref_lens:
+        if got == min(distances):
+            return "That is the distance |r - c|; return the reference length itself."
+        if isinstance(got, int) and 0 <= got < len(ref_lens):
+            return "That looks like a position in the list; return the length at that position."
+        return "The answer must be one of the reference lengths."
+    if distances.count(min(distances)) > 1 and abs(got - c) == min(distances):
+        return (f"{got} and {expected} are equally close ({min(distances)} away): a tie goes to the shorter "
+                "reference. min() or np.argmin return the first one listed — break ties by length, "
+                "e.g. key=lambda r: (abs(r - c), r).")
+    if got == min(ref_lens):
+        return "That is the shortest reference, not the closest to the hypothesis length."
+    if got == max(ref_lens):
+        return "That is the longest reference, not the closest to the hypothesis length."
+    return f"|{got} - {c}| = {abs(got - c)}, but |{expected} - {c}| = {abs(expected - c)} is smaller."
+
+
+def check_short_hypothesis(hypothesis: str, references: Sequence[str] = CAT_REFERENCES) -> Feedback:
+    """Check a hypothesis whose unigrams all match (p_1 = 1) yet whose brevity penalty is below 0.5."""
+    fb = Feedback("a short hypothesis with p_1 = 1")
+    if not isinstance(hypothesis, str):
+        return fb.fail(f"write your hypothesis as a string of words, not {type(hypothesis).__name__}")
+    tokens = hypothesis.split()
+    if not tokens:
+        return fb.fail("your hypothesis is empty: write at least one word (an empty output has no p_1 at all)")
+    p1 = modified_precision(list(references), tokens, 1)
+    r = closest_ref_length(list(references), len(tokens))
+    bp = brevity_penalty(r, len(tokens))
+    fb.note(f"c = {len(tokens)}, r = {r}, p_1 = {p1} = {float(p1):.3g}, BP = {bp:.4f}")
+    if p1 != 1:
+        fb.fail(f"p_1 = {p1}: some word is not in any reference, or used more often than a reference has it; "
+                f"every word must come from the references ({' / '.join(references)}).")
+    if bp >= 0.5:
+        fb.fail(f"BP = {bp:.3f} is not below 0.5: with r = {r}, make the hypothesis shorter (BP = exp(1 - r/c) "
+                "falls fast as c shrinks).")
+    if fb.passed:
+        fb.note("precision alone calls this perfect; only the brevity penalty sees that most of the meaning is missing")
+    return fb

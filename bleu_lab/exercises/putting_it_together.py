@@ -1,0 +1,141 @@
+"""Checks for lesson 4, putting BLEU together.
+
+- ``check_geometric_mean(my_geometric_mean)``: exp(sum_n w_n log p_n) from given p_n and weights
+- ``check_sentence_bleu(my_sentence_bleu)``: BP x geometric mean, assembled from bleu_lab's parts
+
+Expected values come from ``bleu_lab.geometric_mean`` and ``bleu_lab.sentence_bleu``; the checks compare and explain.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from fractions import Fraction
+
+from ..brevity import brevity_penalty, closest_ref_length
+from ..geometric_mean import bleu_from_precisions
+from ..nltk_style import sentence_bleu
+from ..precision import modified_precision
+from . import Feedback, run_student_code
+
+UNIFORM = (0.25, 0.25, 0.25, 0.25)
+
+# (case name, precisions, weights); every p_n > 0 except in the last case.
+GEOMETRIC_CASES: tuple[tuple[str, tuple[float, ...], tuple[float, ...]], ...] = (
+    ("the cat example", (5 / 8, 4 / 7, 2 / 6, 1 / 5), UNIFORM),
+    ("one weak order", (0.9, 0.9, 0.9, 0.01), UNIFORM),
+    ("unequal weights", (0.9, 0.5), (0.75, 0.25)),
+    ("all weight on unigrams", (0.6, 0.3, 0.2, 0.1), (1.0, 0.0, 0.0, 0.0)),
+    ("a zero precision", (0.8, 0.5, 0.25, 0.0), UNIFORM),
+)
+
+# (case name, references, hypothesis): all four p_n > 0, so no smoothing question arises.
+SENTENCE_CASES: tuple[tuple[str, tuple[str, ...], str], ...] = (
+    ("the cat example (c > r)", ("the cat is on the mat", "there is a cat on the mat"),
+     "the cat and the cat on the mat"),
+    ("the NASA candidate 1 (c < r)", ("the nasa opportunity rover is battling a massive dust storm on planet mars .",),
+     "the opportunity rover is combating a big sandstorm on planet mars ."),
+    ("three references of different lengths",
+     ("look , the cat is on a red mat", "the cat is on the mat now", "the cat sat"),
+     "the cat is on the mat"),
+)
+
+
+def check_geometric_mean(func: Callable[[Sequence[float], Sequence[float]], float]) -> Feedback:
+    """Check ``func(precisions, weights)`` against exp(sum_n w_n log p_n) (0 when a weighted p_n is 0)."""
+    fb = Feedback("my_geometric_mean(precisions, weights)")
+    if not callable(func):
+        return fb.fail(f"pass your function itself (my_geometric_mean), not {type(func).__name__}")
+    for case, precisions, weights in GEOMETRIC_CASES:
+        zero = any(p == 0 and w > 0 for p, w in zip(precisions, weights))
+        # A factor 0 makes a product 0; bleu_from_precisions follows nltk and skips it, so say 0 here.
+        expected = 0.0 if zero else bleu_from_precisions(1.0, weights, precisions)
+        got = run_student_code(fb, func, list(precisions), list(weights))
+        if got is None:
+            if zero and fb.messages and "math domain error" in fb.messages[-1]:
+                fb.messages[-1] += (" — log(0) is undefined: when some p_n with weight > 0 is 0, "
+                                    "the geometric mean is 0; return 0.0 before taking logs")
+            continue
+        if isinstance(got, bool) or not isinstance(got, (int, float, Fraction)):
+            fb.fail(f"case {case}: return a number, not {type(got).__name__} ({got!r})")
+            continue
+        if math.isclose(got, expected, rel_tol=1e-9, abs_tol=1e-12):
+            continue
+        fb.fail(f"case {case}: p_n = {_fmt(precisions)}, weights = {_fmt(weights)}: expected {expected:.6g}, "
+                f"you returned {float(got):.6g}. " + _geometric_hint(precisions, weights, float(got), zero))
+    if fb.passed:
+        fb.note("right on every case, including a zero precision (the whole mean collapses to 0)")
+    return fb
+
+
+def _fmt(values: Sequence[float]) -> str:
+    return "(" + ", ".join(f"{v:.3g}" for v in values) + ")"
+
+
+def _geometric_hint(precisions: Sequence[float], weights: Sequence[float], got: float, zero: bool) -> str:
+    """Name the likely mistake behind a wrong weighted geometric mean."""
+    positive = [(w, p) for w, p in zip(weights, precisions) if p > 0]
+    if zero:
+        if math.isclose(got, math.exp(math.fsum(w * math.log(p) for w, p in positive))):
+            return ("You skipped the zero precision, which treats it as p = 1 (old nltk did this). "
+                    "A product with a factor 0 is 0: the geometric mean is 0.")
+        return "One p_n with weight > 0 is 0, so the weighted product — and the geometric mean — is 0."
+    if math.isclose(got, math.fsum(w * p for w, p in zip(weights, precisions))):
+        return "That is the weighted *arithmetic* mean sum w_n p_n; BLEU takes exp(sum w_n log p_n)."
+    if math.isclose(got, math.fsum(w * math.log(p) for w, p in positive)):
+        return "That is sum w_n log p_n, still on the log scale: take exp() of it."
+    if math.isclose(got, math.prod(precisions)):
+        return "That is the plain product of the p_n; each factor must be raised to its weight: prod p_n ** w_n."
+    if math.isclose(got, math.exp(math.fsum(map(math.log, precisions)) / len(precisions))):
+        return "You ignored the weights (an unweighted mean of the logs); use w_n * log p_n."
+    return "Compute exp(sum over n of w_n * log p_n), or equivalently prod p_n ** w_n."
+
+
+def check_sentence_bleu(func: Callable[[Sequence[str], str], float]) -> Feedback:
+    """Check ``func(references, hypothesis)`` against ``bleu_lab.sentence_bleu`` (BLEU-4, no smoothing)."""
+    fb = Feedback("my_sentence_bleu(references, hypothesis)")
+    if not callable(func):
+        return fb.fail(f"pass your function itself (my_sentence_bleu), not {type(func).__name__}")
+    for case, references, hypothesis in SENTENCE_CASES:
+        refs = list(references)
+        expected = sentence_bleu(refs, hypothesis)
+        got = run_student_code(fb, func, refs, hypothesis)
+        if got is None:
+            continue
+        if isinstance(got, bool) or not isinstance(got, (int, float, Fraction)):
+            fb.fail(f"case {case}: return a number, not {type(got).__name__} ({got!r})")
+            continue
+        if math.isclose(got, expected, rel_tol=1e-9):
+            continue
+        fb.fail(f"case {case}: expected BLEU = {expected:.6g}, you returned {float(got):.6g}. "
+                + _sentence_hint(refs, hypothesis, float(got)))
+    if fb.passed:
+        fb.note("your assembly equals bleu_lab.sentence_bleu (and so nltk) on every case")
+    return fb
+
+
+def _sentence_hint(refs: list[str], hypothesis: str, got: float) -> str:
+    """Compare with the score built from the wrong parts students typically use."""
+    c = len(hypothesis.split())
+    r = closest_ref_length(refs, c)
+    bp = brevity_penalty(r, c)
+    p_n = [modified_precision(refs, hypothesis, n) for n in range(1, 5)]
+    mean = bleu_from_precisions(1.0, UNIFORM, p_n)
+    parts = f"Here c = {c}, r = {r}, BP = {bp:.4g}, p_n = {', '.join(map(str, p_n))}, geometric mean = {mean:.4g}."
+    lengths = {len(ref.split()) for ref in refs}
+    wrong_r = [(label, other) for label, other in (
+        ("the first reference's", len(refs[0].split())), ("the shortest reference's", min(lengths)),
+        ("the longest reference's", max(lengths))) if other != r]
+    if bp != 1 and math.isclose(got, mean):
+        also = [f"took {label} length {other} as r" for label, other in wrong_r if brevity_penalty(other, c) == 1]
+        return (f"You left out the brevity penalty{' (or ' + also[0] + ', which gives BP = 1)' if also else ''}. "
+                f"{parts}")
+    for label, other in wrong_r:
+        if math.isclose(got, brevity_penalty(other, c) * mean):
+            return f"You used {label} length {other} as r; r is the length closest to c (ties to the shorter). {parts}"
+    first_only = bleu_from_precisions(bp, UNIFORM, [modified_precision(refs[:1], hypothesis, n) for n in range(1, 5)])
+    if len(refs) > 1 and math.isclose(got, first_only):
+        return f"You clipped against the first reference only; the counts are clipped against all of them. {parts}"
+    if math.isclose(got, bp * math.fsum(0.25 * float(p) for p in p_n)):
+        return f"You took the arithmetic mean of the p_n; BLEU uses the geometric mean. {parts}"
+    return parts

@@ -1,0 +1,93 @@
+"""Checks for lesson 5, when BLEU fails.
+
+- ``check_high_p1_low_bleu(hypothesis)``: every word right (p_1 = 1), full length (BP = 1), yet BLEU < 0.1
+- ``check_old_nltk_bleu(old_nltk_bleu)``: reproduce the scores seed 000 printed with an older nltk (3.2)
+
+Scores come from ``bleu_lab.explain`` / ``bleu_lab.sentence_bleu``; the checks compare and explain.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+
+from ..explain import explain
+from ..nltk_style import sentence_bleu
+from . import Feedback, run_student_code
+
+NASA_REFERENCE = "The NASA Opportunity rover is battling a massive dust storm on planet Mars."
+THRESHOLD = 0.1
+
+SHIP_REFERENCES = ("this is a ship", "it is ship", "ship it is", "a ship, it is")
+# What seed 000 printed (an older nltk, 3.2, where an order with no match was dropped from the mean).
+SEED_000_PRINTED: dict[str, float] = {
+    "it is ship": 1.0,
+    "it is a ship": 0.8408964152537145,
+    "it": 0.1353352832366127,
+    "it it it it it it it": 0.6147881529512643,
+    "it a b c d e f g h i j k l m n": 0.6042750794713536,
+    "ship ship ship": 0.7598356856515925,
+    "it ship": 0.6065306597126334,
+}
+
+
+def check_high_p1_low_bleu(hypothesis: str, reference: str = NASA_REFERENCE, threshold: float = THRESHOLD) -> Feedback:
+    """Check a hypothesis with p_1 = 1 and BP = 1 whose sentence BLEU (sacrebleu's, 0–1) is below ``threshold``."""
+    fb = Feedback(f"p_1 = 1 but BLEU < {threshold:g}")
+    if not isinstance(hypothesis, str):
+        return fb.fail(f"write your hypothesis as a string, not {type(hypothesis).__name__}")
+    if not hypothesis.strip():
+        return fb.fail("your hypothesis is empty: use the reference's words in a new order")
+    ex = explain([reference], hypothesis, tokenize="13a", smoothing="exp")
+    unigrams, bigrams = ex.orders[0], ex.orders[1]
+    fb.note(f"c = {ex.hyp_len}, r = {ex.ref_len}, p_1 = {unigrams.precision_text}, BP = {ex.bp:.3f}, "
+            f"sentence BLEU = {ex.score:.4f} (sacrebleu's: 13a tokens, exp smoothing)")
+    if unigrams.matches != unigrams.total:
+        missing = [row.text for row in unigrams.rows if row.clipped < row.count]
+        fb.fail(f"p_1 = {unigrams.precision_text}, not 1: {', '.join(map(repr, missing))} "
+                "is not in the reference or appears more often than there (tokens are case-sensitive).")
+    if ex.hyp_len < ex.ref_len:
+        fb.fail(f"your hypothesis has {ex.hyp_len} tokens and the reference {ex.ref_len}: BP = {ex.bp:.3f} does the "
+                "work here. Use every reference token so that BP = 1, and let word order alone sink the score.")
+    if ex.score >= threshold:
+        kept = [row.text for row in bigrams.rows if row.clipped > 0]
+        fb.fail(f"BLEU = {ex.score:.4f} is not below {threshold:g}: {len(kept)} bigram(s) still match the reference "
+                f"({', '.join(map(repr, kept[:6]))}{', ...' if len(kept) > 6 else ''}). Break them up.")
+    if fb.passed:
+        fb.note("a bag of the right words in the wrong order: unigram precision cannot tell, higher orders can")
+    return fb
+
+
+def check_old_nltk_bleu(func: Callable[[Sequence[Sequence[str]], Sequence[str]], float]) -> Feedback:
+    """Check ``func(references, hypothesis)`` (token lists) against the values seed 000 printed."""
+    fb = Feedback("old_nltk_bleu(references, hypothesis)")
+    if not callable(func):
+        return fb.fail(f"pass your function itself (old_nltk_bleu), not {type(func).__name__}")
+    refs = [ref.split() for ref in SHIP_REFERENCES]
+    for hypothesis, printed in SEED_000_PRINTED.items():
+        got = run_student_code(fb, func, refs, hypothesis.split())
+        if got is None:
+            continue
+        if isinstance(got, bool) or not isinstance(got, (int, float)):
+            fb.fail(f"{hypothesis!r}: return a number, not {type(got).__name__} ({got!r})")
+            continue
+        if math.isclose(got, printed, rel_tol=1e-9):
+            continue
+        fb.fail(f"{hypothesis!r}: seed 000 printed {printed!r}, you returned {got!r}. "
+                + _old_nltk_hint(refs, hypothesis.split(), float(got)))
+    if fb.passed:
+        fb.note("all seven printed values reproduced: old nltk dropped the first order without a match and every "
+                "order above it")
+    return fb
+
+
+def _old_nltk_hint(refs: list[list[str]], hyp: list[str], got: float) -> str:
+    """Compare with today's nltk values, the usual wrong turns."""
+    if math.isclose(got, sentence_bleu(refs, hyp), rel_tol=1e-9):
+        return ("That is today's value: nltk now lets a zero p_n enter the mean as the tiniest float. "
+                "The old version left that order (and all higher ones) out of the sum instead.")
+    if math.isclose(got, sentence_bleu(refs, hyp, auto_reweigh=True), rel_tol=1e-9):
+        return ("That is auto_reweigh, which spreads the weight as 1/c over the orders a short hypothesis has. "
+                "The old version kept w_n = 0.25 and simply dropped the failing orders.")
+    return ("Find the first order n whose clipped match count is 0, then score with weights (0.25,) * (n - 1): "
+            "the dropped orders contribute nothing to the sum (as if p_n were 1). Keep the brevity penalty.")
