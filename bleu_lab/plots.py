@@ -172,7 +172,7 @@ class LiveBpCurve(LiveFigure):
                                                 bbox={"facecolor": "white", "edgecolor": COLORS["accent"]}))
 
     def png(self, c: int, r: int) -> bytes:
-        """PNG bytes of the curve with the point (c/r, BP) marked; a ratio beyond the axis sits at its edge (▶)."""
+        """PNG bytes of the curve with the point (c/r, BP) marked (none if r = 0; at the edge if off the axis)."""
         from .brevity import brevity_penalty
 
         if r > 0:
@@ -183,7 +183,7 @@ class LiveBpCurve(LiveFigure):
             self.label.set_text(f"c = {c}, r = {r}\nc/r = {ratio:.2f}, BP = {bp:.3f}")
         else:
             self.point.set_data([], [])
-            self.label.set_text("no reference length")
+            self.label.set_text("no lengths to show")
         return self._png()
 
 

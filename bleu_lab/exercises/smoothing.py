@@ -1,0 +1,230 @@
+"""Checks for lesson 06 (smoothing): sacrebleu's 'exp' smoothing, nltk's method1, and which methods are the same.
+
+Each check runs the student's answer on small cases, compares with bleu_lab's own smoothing functions
+(``bleu_lab.smoothing``) and, when they differ, names the case and the n-gram order and says which typical
+mistake the numbers point to (2^n instead of 2^k, a forgotten x100, epsilon added to the denominator, ...).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Callable, Mapping, Sequence
+from numbers import Real
+
+from ..nltk_style import sentence_bleu
+from ..precision import ModifiedPrecision
+from ..sacrebleu_style import sentence_score
+from ..smoothing import EPSILON, NLTK_METHODS, method1, sacrebleu_precisions
+from ..statistics import BleuStats
+from . import Feedback, run_student_code
+
+MAX_REPORTED_CASES = 3
+TOLERANCE = 1e-9
+
+# (matches, totals) per order 1-4 for my_exp_smoothing: one zero, zeros in a row, a gap between zeros, none.
+EXP_CASES: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...] = (
+    ((5, 3, 1, 0), (6, 5, 4, 3)),
+    ((4, 2, 0, 0), (6, 5, 4, 3)),
+    ((3, 0, 0, 0), (5, 4, 3, 2)),
+    ((2, 0, 1, 0), (5, 4, 3, 2)),
+    ((10, 7, 5, 3), (12, 11, 10, 9)),
+)
+
+# (matches, denominators, epsilon) for my_method1; the last case uses another epsilon.
+METHOD1_CASES: tuple[tuple[tuple[int, ...], tuple[int, ...], float], ...] = (
+    ((5, 3, 1, 0), (6, 5, 4, 3), EPSILON),
+    ((3, 0, 0, 0), (5, 4, 3, 2), EPSILON),
+    ((10, 7, 5, 3), (12, 11, 10, 9), EPSILON),
+    ((4, 2, 0, 0), (6, 5, 4, 3), 0.5),
+)
+
+# (reference, hypothesis) pairs, all at least 4 tokens long and without punctuation, so that sacrebleu
+# (tokenize='none', effective_order=False) and nltk see the same tokens and the same denominators.
+MATCH_CASES: tuple[tuple[str, str], ...] = (
+    ("the cat is on the mat", "the cat sat on the mat"),
+    ("he reads the book every evening", "every evening he reads a book"),
+    ("the quick brown fox jumps over the lazy dog", "a fast brown fox leaps over a lazy dog"),
+)
+MATCHED_SACREBLEU_METHODS = ("exp", "floor", "add-k")
+
+
+def expected_exp(matches: Sequence[int], totals: Sequence[int]) -> list[float]:
+    """sacrebleu's 'exp'-smoothed p_n in percent (bleu_lab's reference answer)."""
+    return sacrebleu_precisions(matches, totals, "exp", None, False)[0]
+
+
+def check_exp_smoothing(func: Callable) -> Feedback:
+    """Check ``func(matches, totals)`` returns sacrebleu's 'exp'-smoothed p_1..p_4 in percent on every case."""
+    fb = Feedback("my_exp_smoothing")
+    for matches, totals in EXP_CASES:
+        result = _call(fb, func, list(matches), list(totals))
+        if result is _RAISED:
+            break
+        problem = _list_problem(result, len(matches)) or _exp_problem(matches, totals, result)
+        if problem:
+            fb.fail(f"matches={list(matches)}, totals={list(totals)}: {problem}")
+        if _enough(fb):
+            break
+    return fb
+
+
+def _exp_problem(matches: Sequence[int], totals: Sequence[int], result: Sequence[float]) -> str | None:
+    """What is wrong with one my_exp_smoothing answer: each wrong order, then the likely mistakes (None if right)."""
+    expected = expected_exp(matches, totals)
+    got_all = [float(v) for v in result]
+    wrong, why = [], []
+    k = 0
+    for n, (m, t, want, got) in enumerate(zip(matches, totals, expected, got_all), start=1):
+        k += m == 0
+        if _close(got, want):
+            continue
+        if m > 0:
+            wrong.append(f"p_{n} should stay 100*{m}/{t} = {want:.4g} (order {n} has a match), yours is {got:.4g}")
+        else:
+            wrong.append(
+                f"p_{n} should be 100/(2^{k}*{t}) = {want:.4g} (order {n} is the {_ordinal(k)} order without a match), "
+                f"yours is {got:.4g}"
+            )
+            if _close(got, 100 / (2**n * t)) and n != k:
+                why.append("the exponent k counts the orders without a match so far, it is not the order n")
+            elif _close(got, 100 / (2 * t)) and k > 1:
+                why.append("the factor must double with every further order that has no match")
+            elif got == 0:
+                why.append("a zero must be replaced: that is the whole point of smoothing")
+        if _close(got, want / 100):
+            why.append("multiply by 100: sacrebleu's precisions are percentages")
+    return _problem_text(wrong, why)
+
+
+def check_method1(func: Callable) -> Feedback:
+    """Check ``func(matches, denominators, epsilon)`` returns nltk's method1 p_1..p_4 (0–1) on every case."""
+    fb = Feedback("my_method1")
+    for matches, denominators, epsilon in METHOD1_CASES:
+        result = _call(fb, func, list(matches), list(denominators), epsilon)
+        if result is _RAISED:
+            break
+        problem = _list_problem(result, len(matches)) or _method1_problem(matches, denominators, epsilon, result)
+        if problem:
+            fb.fail(f"matches={list(matches)}, denominators={list(denominators)}, epsilon={epsilon}: {problem}")
+        if _enough(fb):
+            break
+    return fb
+
+
+def expected_method1(matches: Sequence[int], denominators: Sequence[int], epsilon: float) -> list[float]:
+    """nltk's method1-smoothed p_n (0–1), computed by ``bleu_lab.smoothing.method1``."""
+    p_n = [ModifiedPrecision(m, d) for m, d in zip(matches, denominators)]
+    stats = BleuStats(denominators[0], denominators[0], tuple(matches), tuple(denominators), (0,) * len(matches))
+    return [float(p) for p in method1(p_n, stats, epsilon)]
+
+
+def _method1_problem(
+    matches: Sequence[int], denominators: Sequence[int], epsilon: float, result: Sequence[float]
+) -> str | None:
+    """What is wrong with one my_method1 answer: each wrong order, then the likely mistakes (None if right)."""
+    expected = expected_method1(matches, denominators, epsilon)
+    wrong, why = [], []
+    for n, (m, d, want, got) in enumerate(zip(matches, denominators, expected, map(float, result)), start=1):
+        if _close(got, want):
+            continue
+        if m > 0:
+            wrong.append(f"p_{n} should stay {m}/{d} = {want:.4g} (order {n} has a match), yours is {got:.4g}")
+            if _close(got, (m + epsilon) / d):
+                why.append("epsilon is added only where the match count is 0")
+            continue
+        wrong.append(f"p_{n} should be {epsilon}/{d} = {want:.4g} (order {n} has no match), yours is {got:.4g}")
+        if _close(got, epsilon / (d + epsilon)):
+            why.append("epsilon goes into the numerator only; the denominator stays the number of n-grams")
+        elif _close(got, epsilon):
+            why.append("divide epsilon by the number of hypothesis n-grams")
+        elif _close(got, EPSILON / d) and epsilon != EPSILON:
+            why.append(f"use the epsilon argument ({epsilon}), not a fixed 0.1")
+        elif got == 0:
+            why.append("a zero must be replaced: that is the whole point of smoothing")
+    return _problem_text(wrong, why)
+
+
+def _problem_text(wrong: list[str], why: list[str]) -> str | None:
+    """The wrong orders, then each distinct diagnosis once; None if nothing is wrong."""
+    if not wrong:
+        return None
+    hints = list(dict.fromkeys(why))
+    return "; ".join(wrong) + ("" if not hints else " — " + "; ".join(hints))
+
+
+def check_library_match(answer: Mapping[str, str]) -> Feedback:
+    """Check ``answer`` maps each of sacrebleu's 'exp', 'floor', 'add-k' to the nltk method with the same scores."""
+    fb = Feedback("sacrebleu_to_nltk")
+    if not isinstance(answer, Mapping):
+        return fb.fail(f"answer must be a dict like {{'exp': 'method?', ...}}, not {type(answer).__name__}")
+    for sacre in MATCHED_SACREBLEU_METHODS:
+        choice = answer.get(sacre)
+        if choice not in NLTK_METHODS:
+            fb.fail(f"answer[{sacre!r}] is {choice!r}; it must be one of 'method0' ... 'method7'")
+            continue
+        mismatch = _first_mismatch(sacre, choice)
+        if mismatch:
+            fb.fail(mismatch)
+    extra = sorted(set(answer) - set(MATCHED_SACREBLEU_METHODS))
+    if extra:
+        fb.note(f"ignored keys {extra}: only 'exp', 'floor' and 'add-k' have an nltk twin to find")
+    return fb
+
+
+def _first_mismatch(sacre: str, choice: str) -> str | None:
+    """A message for the first case where sacrebleu's ``sacre`` and nltk's ``choice`` differ (None if never)."""
+    for ref, hyp in MATCH_CASES:
+        want = sentence_score(hyp, [ref], tokenize="none", smooth_method=sacre, effective_order=False).score / 100
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            got = sentence_bleu([ref], hyp, smoothing=choice)
+        if not math.isclose(got, want, rel_tol=1e-9, abs_tol=1e-12):
+            return (
+                f"{sacre!r} is not {choice!r}: for hypothesis {hyp!r} (reference {ref!r}) sacrebleu's {sacre!r} gives "
+                f"{want:.6f} (0–1 scale) but nltk's {choice} gives {got:.6g}; compare how each fills a zero p_n"
+            )
+    return None
+
+
+_RAISED = object()
+
+
+def _call(fb: Feedback, func: Callable, *args) -> object:
+    """Run the student's function; return _RAISED if it raised (the error is recorded in ``fb``)."""
+    if not callable(func):
+        fb.fail(f"pass your function itself (e.g. my_exp_smoothing), not {type(func).__name__}")
+        return _RAISED
+    before = len(fb.messages)
+    result = run_student_code(fb, func, *args)
+    return _RAISED if len(fb.messages) > before else result
+
+
+def _list_problem(result: object, length: int) -> list[str]:
+    """A message if ``result`` is not a list of ``length`` numbers (empty list if it is)."""
+    if result is None or result is Ellipsis:
+        return [f"your function returned {result!r}; return a list of {length} numbers, one p_n per order"]
+    if isinstance(result, (str, bytes)) or not isinstance(result, Sequence):
+        return [f"your function returned a {type(result).__name__}; return a list of {length} numbers"]
+    if len(result) != length:
+        return [f"your function returned {len(result)} values; return {length}, one per order n = 1..{length}"]
+    bad = [v for v in result if isinstance(v, bool) or not isinstance(v, Real) or math.isnan(float(v))]
+    if bad:
+        return [f"every value must be a number; found {bad[0]!r}"]
+    return []
+
+
+def _close(got: float, want: float) -> bool:
+    return math.isclose(got, want, rel_tol=TOLERANCE, abs_tol=1e-12)
+
+
+def _ordinal(k: int) -> str:
+    return {1: "1st", 2: "2nd", 3: "3rd"}.get(k, f"{k}th")
+
+
+def _enough(fb: Feedback) -> bool:
+    """True (with a note) once MAX_REPORTED_CASES cases have failed: more messages would bury the first."""
+    if len(fb.messages) < MAX_REPORTED_CASES:
+        return False
+    fb.note(f"(stopping after {MAX_REPORTED_CASES} failing cases; fix these first)")
+    return True

@@ -1,0 +1,197 @@
+"""Checks for lesson 07 (tokenization and reporting): token counts, nltk on words, a report line with a signature.
+
+Each check compares the student's answer with bleu_lab's own ``tokenize`` / ``sentence_bleu`` /
+``corpus_score`` and, when they differ, says what the number points to (characters scored instead of
+words, a mixed-case score reported as lowercased, a signature field that does not match, ...).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import warnings
+from collections.abc import Callable, Mapping
+from numbers import Real
+
+from nltk.translate.bleu_score import sentence_bleu as nltk_sentence_bleu
+
+from ..nltk_style import sentence_bleu
+from ..sacrebleu_style import corpus_score
+from ..tokenization import tokenize
+from . import Feedback, run_student_code
+
+# Exercise 1: how many tokens does each tokenizer make of this sentence?
+TOKEN_SENTENCE = "The well-known chef can't cook 3.5kg of rice."
+TOKEN_TOKENIZERS = ("13a", "intl", "none")
+TOKENIZER_HINTS = {
+    "13a": "13a splits off punctuation such as , . ? ( ) \" but keeps apostrophes and hyphens inside words "
+    "(can't, well-known) and a period or comma between digits (3.5)",
+    "intl": "intl splits off every punctuation character, apostrophes and hyphens inside words included, "
+    "but keeps a period or comma between digits (3.5)",
+    "none": "none only splits on spaces: punctuation stays glued to its word",
+}
+
+# Exercise 2: (reference, hypothesis) pairs for nltk_word_bleu; lengths differ in the first one.
+NLTK_CASES: tuple[tuple[str, str], ...] = (
+    ("the cat is sitting on the mat today", "the cat is sitting on a mat"),
+    ("he reads the book every evening", "every evening he reads the book"),
+    ("the cat is on the mat", "the mat is on the cat"),
+)
+
+# Exercise 3: a small corpus to score lowercased with the international tokenizer, and report.
+REPORT_HYPOTHESES = (
+    "The well-known chef can't cook rice.",
+    "Prices rose by 3.5% in the U.S. last year.",
+    'She said: "we\'ll meet on Monday."',
+    "the museum opens at nine o'clock",
+)
+REPORT_REFERENCES = (
+    ("The famous chef cannot cook rice.",),
+    ("In the U.S., prices rose by 3.5% last year.",),
+    ('She said: "We will meet on Monday."',),
+    ("The museum opens at 9 o'clock.",),
+)
+REPORT_OPTIONS = {"lowercase": True, "tokenize": "intl"}
+
+_SCORE = re.compile(r"BLEU\s*[=:]\s*(\d+(?:\.(\d+))?)")
+_SIGNATURE = re.compile(r"nrefs:[^\s()]+")
+
+
+def check_token_counts(prediction: Mapping[str, int]) -> Feedback:
+    """Check the predicted number of tokens of ``TOKEN_SENTENCE`` under '13a', 'intl' and 'none'."""
+    fb = Feedback("token_counts")
+    if not isinstance(prediction, Mapping):
+        expected = "a dict like {'13a': 0, 'intl': 0, 'none': 0}"
+        return fb.fail(f"prediction must be {expected}, not {type(prediction).__name__}")
+    for name in TOKEN_TOKENIZERS:
+        guess = prediction.get(name)
+        tokens = tokenize(TOKEN_SENTENCE, name)
+        if isinstance(guess, bool) or not isinstance(guess, int):
+            fb.fail(f"prediction[{name!r}] is {guess!r}; write a whole number of tokens")
+        elif guess != len(tokens):
+            fb.fail(
+                f"{name}: you predicted {guess} tokens, it makes {len(tokens)}: {tokens}. {TOKENIZER_HINTS[name]}"
+            )
+    if fb.passed:
+        chars = len(tokenize(TOKEN_SENTENCE, "char"))
+        fb.note(f"for comparison, 'char' makes {chars} tokens: one per non-space character")
+    return fb
+
+
+def check_nltk_word_bleu(func: Callable) -> Feedback:
+    """Check ``func(reference, hypothesis)`` (two strings) returns nltk's word-level sentence BLEU (0–1)."""
+    fb = Feedback("nltk_word_bleu")
+    if not callable(func):
+        return fb.fail(f"pass your function itself (nltk_word_bleu), not {type(func).__name__}")
+    for ref, hyp in NLTK_CASES:
+        before = len(fb.messages)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            got = run_student_code(fb, func, ref, hyp)
+        if len(fb.messages) > before:
+            break
+        problem = _nltk_problem(ref, hyp, got)
+        if problem:
+            fb.fail(f"reference {ref!r}, hypothesis {hyp!r}: {problem}")
+            break
+    return fb
+
+
+def _nltk_problem(ref: str, hyp: str, got: object) -> str | None:
+    """What is wrong with one nltk_word_bleu result (None if it equals word-level BLEU)."""
+    if isinstance(got, bool) or not isinstance(got, Real):
+        return f"your function returned {got!r}; return nltk's score, a number between 0 and 1"
+    want = sentence_bleu([ref], hyp)
+    if _same(got, want):
+        return None
+    message = f"you returned {float(got):.6g}, word-level BLEU is {want:.6g}"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        mistakes = (
+            (nltk_sentence_bleu([ref], hyp), "you gave nltk the raw strings, so it scored CHARACTERS: split them, "
+             "nltk_sentence_bleu([reference.split()], hypothesis.split())"),
+            (nltk_sentence_bleu([ref], hyp.split()), "the reference is still a string (nltk sees its characters): "
+             "split it too"),
+            (nltk_sentence_bleu(ref.split(), hyp.split()), "references must be a LIST of token lists: "
+             "[reference.split()], not reference.split()"),
+            (nltk_sentence_bleu([hyp.split()], ref.split()), "the arguments are swapped: nltk takes the references "
+             "first, then the hypothesis"),
+            (want * 100, "nltk's scores are on a 0–1 scale; don't multiply by 100"),
+        )
+    for value, explanation in mistakes:
+        if _same(got, value) and not _same(value, want):
+            return f"{message} — {explanation}"
+    return message
+
+
+def expected_report_score() -> float:
+    """The corpus BLEU (0–100) the report exercise asks for."""
+    return _report_score(**REPORT_OPTIONS).score
+
+
+def check_report_line(report: str) -> Feedback:
+    """Check a report line like ``BLEU = 12.3 (nrefs:1|case:lc|...)`` for the exercise corpus and options."""
+    fb = Feedback("report_line")
+    if not isinstance(report, str):
+        return fb.fail(f"report must be a string (an f-string is easiest), not {type(report).__name__}")
+    result = _report_score(**REPORT_OPTIONS)
+    _check_reported_score(fb, report, result.score)
+    _check_reported_signature(fb, report, result.signature)
+    return fb
+
+
+def _report_score(lowercase: bool = False, tokenize: str = "13a"):
+    refs = [list(seg) for seg in REPORT_REFERENCES]
+    return corpus_score(list(REPORT_HYPOTHESES), refs, lowercase=lowercase, tokenize=tokenize)
+
+
+def _check_reported_score(fb: Feedback, report: str, want: float) -> None:
+    match = _SCORE.search(report)
+    if not match:
+        fb.fail("start with the score, e.g. 'BLEU = 12.3': no 'BLEU = <number>' found in your report")
+        return
+    text, decimals = match.group(1), match.group(2) or ""
+    got = float(text)
+    if not decimals:
+        fb.fail(f"give the score with one decimal (e.g. {want:.1f}), as papers do; you wrote {text}")
+        return
+    if math.isclose(got, round(want, len(decimals)), abs_tol=1e-9):
+        return
+    hint = f"your score {text} is not {want:.{len(decimals)}f}, the score of this corpus with the required options"
+    for label, options in (
+        ("sacrebleu's defaults (mixed case, 13a)", {}),
+        ("mixed case (you forgot lowercase=True)", {"tokenize": "intl"}),
+        ("the 13a tokenizer (you forgot tokenize='intl')", {"lowercase": True}),
+    ):
+        if math.isclose(got, round(_report_score(**options).score, len(decimals)), abs_tol=1e-9):
+            hint += f": {text} is the score with {label}"
+            break
+    else:
+        if math.isclose(got, round(want / 100, len(decimals)), abs_tol=1e-9):
+            hint += ": sacrebleu-style scores are reported on the 0–100 scale"
+    fb.fail(hint)
+
+
+def _check_reported_signature(fb: Feedback, report: str, want: str) -> None:
+    match = _SIGNATURE.search(report)
+    if not match:
+        fb.fail(
+            "add the signature after the score, e.g. f\"BLEU = {result.score:.1f} ({result.signature})\": "
+            "without it nobody can tell how your number was computed"
+        )
+        return
+    got_fields, want_fields = _fields(match.group(0)), _fields(want)
+    for key, value in want_fields.items():
+        if key not in got_fields:
+            fb.fail(f"your signature has no '{key}' field; it should read {key}:{value}")
+        elif got_fields[key] != value:
+            fb.fail(f"your signature says {key}:{got_fields[key]} but the required score has {key}:{value}")
+
+
+def _fields(signature: str) -> dict[str, str]:
+    """'nrefs:1|case:lc|...' -> {'nrefs': '1', 'case': 'lc', ...}."""
+    return dict(part.split(":", 1) for part in signature.split("|") if ":" in part)
+
+
+def _same(a: float, b: float) -> bool:
+    return math.isclose(float(a), float(b), rel_tol=1e-9, abs_tol=1e-300)
