@@ -13,15 +13,20 @@ The modules follow the lessons, one concept each:
   nltk_style.py         sentence_bleu / corpus_bleu: tokens in, 0-1 out, nltk's semantics
   sacrebleu_style.py    sentence_score / corpus_score: strings in, 0-100 out, sacrebleu's semantics
   explain.py            every step of one score, for lessons and widgets
+  significance.py       paired bootstrap and approximate randomization between two systems (as sacrebleu)
+  data.py               the shipped corpus (data/news), text files, sacrebleu's WMT test sets
+  cli.py                the command line: bleu-lab HYP REF [REF ...] (python -m bleu_lab)
 """
 
 from .brevity import brevity_penalty, closest_ref_length
 from .clipping import ClipRow, clip_counts, clip_table, max_reference_counts
+from .data import Corpus, load_corpus, load_wmt
 from .explain import Explanation, explain
 from .ngrams import count_ngrams, ngrams
 from .nltk_style import corpus_bleu, sentence_bleu
 from .precision import ModifiedPrecision, modified_precision
 from .sacrebleu_style import BleuScore, corpus_score, sentence_score
+from .significance import BootstrapResult, RandomizationResult, paired_bootstrap, paired_randomization
 from .statistics import BleuStats, corpus_stats, segment_stats
 from .tokenization import tokenize
 
@@ -30,9 +35,12 @@ __version__ = "0.1.0"
 __all__ = [
     "BleuScore",
     "BleuStats",
+    "BootstrapResult",
     "ClipRow",
+    "Corpus",
     "Explanation",
     "ModifiedPrecision",
+    "RandomizationResult",
     "brevity_penalty",
     "clip_counts",
     "clip_table",
@@ -42,9 +50,13 @@ __all__ = [
     "corpus_stats",
     "count_ngrams",
     "explain",
+    "load_corpus",
+    "load_wmt",
     "max_reference_counts",
     "modified_precision",
     "ngrams",
+    "paired_bootstrap",
+    "paired_randomization",
     "segment_stats",
     "sentence_bleu",
     "sentence_score",

@@ -1,0 +1,121 @@
+"""The command line: ``bleu-lab HYP REF [REF ...]`` (or ``python -m bleu_lab``).
+
+    bleu-lab hyp.de ref.A.de                       corpus BLEU with its signature
+    bleu-lab hyp.de ref.A.de ref.B.de -lc          several references, lowercased
+    bleu-lab hyp.de ref.A.de --explain 7           ...and every step of segment 7's sentence BLEU
+    bleu-lab base.de ref.A.de --compare new.de     paired bootstrap and approximate randomization, base vs new
+
+Files are UTF-8, one segment per line; line i of every file belongs to segment i. With several reference
+files an empty reference line means "no reference for this segment". Errors print one line and exit with 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from .data import line_count_error, read_lines, references_per_segment
+from .explain import explain
+from .sacrebleu_style import corpus_score
+from .significance import paired_bootstrap, paired_randomization
+from .smoothing import SACREBLEU_METHODS
+from .tokenization import TOKENIZERS
+
+EXIT_ERROR = 2
+
+
+def build_parser(prog: str = "bleu-lab") -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=prog,
+        description="Corpus BLEU of a hypothesis file against reference files, as sacrebleu computes it.",
+        epilog="Files are UTF-8 with one segment per line. Example: bleu-lab data/news/sys.strong.de "
+        "data/news/ref.A.de --compare data/news/sys.fluent.de",
+    )
+    parser.add_argument("hypothesis", metavar="HYP", help="hypothesis file (system output)")
+    parser.add_argument("references", metavar="REF", nargs="+", help="reference file(s)")
+    parser.add_argument("-t", "--tokenize", default="13a", choices=tuple(TOKENIZERS), metavar="TOK",
+                        help=f"tokenizer: {', '.join(TOKENIZERS)} (default 13a)")
+    parser.add_argument("-lc", "--lowercase", action="store_true", help="lowercase before tokenizing")
+    parser.add_argument("-s", "--smooth", default="exp", choices=SACREBLEU_METHODS, metavar="METHOD",
+                        help=f"smoothing: {', '.join(SACREBLEU_METHODS)} (default exp)")
+    parser.add_argument("--smooth-value", type=float, default=None, metavar="V",
+                        help="value for floor (default 0.1) and add-k (default 1)")
+    parser.add_argument("--explain", type=int, metavar="N",
+                        help="explain the sentence BLEU of segment N (1 = first line)")
+    parser.add_argument("--compare", metavar="HYP2",
+                        help="run the paired significance tests of HYP2 (system) against HYP (baseline)")
+    parser.add_argument("--samples", type=int, default=1000, metavar="N", help="bootstrap resamples (default 1000)")
+    parser.add_argument("--trials", type=int, default=10000, metavar="N",
+                        help="approximate randomization trials (default 10000)")
+    parser.add_argument("--seed", type=int, default=12345, help="random seed of the paired tests (default 12345)")
+    parser.add_argument("--progress", action="store_true", help="show progress bars for the paired tests")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None, prog: str = "bleu-lab") -> int:
+    """Run the command line; return the exit code (0, or 2 after printing a one-line error)."""
+    args = build_parser(prog).parse_args(argv)
+    try:
+        run(args)
+    except (OSError, ValueError, TypeError) as err:
+        print(f"{prog}: error: {err}", file=sys.stderr)
+        return EXIT_ERROR
+    return 0
+
+
+def run(args: argparse.Namespace) -> None:
+    """Read the files, print the score, then the explanation and the paired tests when asked."""
+    for flag, value, least in (("--samples", args.samples, 1), ("--trials", args.trials, 1), ("--seed", args.seed, 0)):
+        if value < least:
+            raise ValueError(f"{flag} must be >= {least}, got {value}")
+    hyps = read_lines(args.hypothesis, "hypothesis")
+    streams = [read_lines(path, "reference") for path in args.references]
+    for path, lines in zip(args.references, streams):
+        _check_count(path, "reference", lines, args.hypothesis, hyps)
+    if len(streams) > 1:
+        for path, lines in zip(args.references, streams):
+            empty = sum(1 for line in lines if not line.strip())
+            if empty:
+                lines_word = "line" if empty == 1 else "lines"
+                print(f"note: {path} has {empty} empty {lines_word}, read as 'no reference for this segment'",
+                      file=sys.stderr)
+    references = references_per_segment(streams)
+    options = {"tokenize": args.tokenize, "lowercase": args.lowercase, "smooth_method": args.smooth,
+               "smooth_value": args.smooth_value}
+    if args.explain is not None and not 1 <= args.explain <= len(hyps):
+        raise ValueError(f"--explain {args.explain} is out of range: {args.hypothesis} has segments 1 to {len(hyps)}")
+    if args.compare is not None:
+        _compare(args, hyps, references, options)
+    else:
+        score = corpus_score(hyps, references, **options)
+        print(score)
+        print(f"signature: {score.signature}")
+    if args.explain is not None:
+        _explain(args, hyps, references)
+
+
+def _explain(args: argparse.Namespace, hyps: list[str], references: list[list[str]]) -> None:
+    i = args.explain - 1
+    print(f"\nSegment {args.explain} (line {args.explain} of {args.hypothesis}), sentence BLEU step by step:\n")
+    print(explain(references[i], hyps[i], smoothing=args.smooth, tokenize=args.tokenize, lowercase=args.lowercase,
+                  smooth_value=args.smooth_value))
+
+
+def _compare(args: argparse.Namespace, hyps: list[str], references: list[list[str]], options: dict) -> None:
+    system = read_lines(args.compare, "hypothesis")
+    _check_count(args.compare, "hypothesis", system, args.hypothesis, hyps)
+    common = {"seed": args.seed, "progress": args.progress, **options}
+    bootstrap = paired_bootstrap(hyps, system, references, n_samples=args.samples, **common)
+    randomization = paired_randomization(hyps, system, references, n_trials=args.trials, **common)
+    print(f"baseline: {args.hypothesis}\n  {bootstrap.baseline}")
+    print(f"system:   {args.compare}\n  {bootstrap.system}")
+    print(f"signature: {bootstrap.baseline.signature}\n")
+    print(bootstrap)
+    print()
+    print(randomization)
+
+
+def _check_count(path: str, what: str, lines: list[str], hyp_path: str, hyps: list[str]) -> None:
+    if len(lines) != len(hyps):
+        raise line_count_error(f"{what} file {path}", lines, f"hypothesis file {hyp_path}", hyps)

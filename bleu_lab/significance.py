@@ -1,0 +1,447 @@
+"""Significance — is system B really better than system A, or did the test set just happen to favour it?
+
+A corpus BLEU gap of one point can come from a handful of lucky segments. Both tests below ask how
+often a gap at least as large as the observed one shows up by chance, and both work on the per-segment
+sufficient statistics (one row per segment, see ``stats_matrix``), so a resample costs a sum, not a re-scoring.
+
+- paired bootstrap resampling (Koehn 2004): draw N segments with replacement, score *both* systems on the
+  same draw, repeat. The spread of the resampled scores gives each system's mean and 95% confidence
+  interval; the p-value counts resamples where the centred gap exceeds the observed one:
+      d_i = |BLEU_sys(i) - BLEU_base(i)|,   p = (#{i : d_i - mean(d) > |observed gap|} + 1) / (n_samples + 1)
+- paired approximate randomization (Riezler & Maxwell 2005): for every segment, toss a coin to swap the two
+  systems' outputs, score the two shuffled "systems", repeat:
+      p = (#{trials : |BLEU_a - BLEU_b| > |observed gap|} + 1) / (n_trials + 1)
+
+Both reproduce sacrebleu 2.6's ``sacrebleu.significance.PairedTest`` for the same seed (``SACREBLEU_SEED``):
+the same random draws from ``numpy.random.default_rng(seed)``, the same float32 statistics in the bootstrap,
+hence the same p-values, means and half-width confidence intervals. Only the arithmetic is vectorized.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field, fields
+from html import escape
+
+import numpy as np
+
+from .sacrebleu_style import BleuScore, ScoreOptions, check_corpus, count_refs, score_from_stats
+from .smoothing import SACREBLEU_DEFAULTS
+from .statistics import BleuStats, segment_counts
+from .tokenization import make_preprocessor
+from .validation import as_sequence, check_same_length
+
+SCORE_OPTIONS = tuple(f.name for f in fields(ScoreOptions))
+LOG_ZERO = -9999999999.0  # sacrebleu's log(0)
+FLOAT32_EXACT = 2**24  # float32 holds every integer below this
+_CHUNK = 2000  # resamples/trials summed per matrix product (bounds memory, drives the progress bar)
+
+
+# --- statistics: one row per segment --------------------------------------------------------------------
+
+
+def score_options(**options: object) -> ScoreOptions:
+    """``ScoreOptions`` from ``corpus_score``'s keyword arguments, with a clear error for an unknown name."""
+    unknown = sorted(set(options) - set(SCORE_OPTIONS))
+    if unknown:
+        raise TypeError(f"unknown score option {unknown[0]!r}; choose from {', '.join(SCORE_OPTIONS)}")
+    return ScoreOptions(**options)
+
+
+def stats_matrix(
+    hypotheses: Sequence[str], references: Sequence[Sequence[str]], **options: object
+) -> np.ndarray:
+    """Per-segment BLEU statistics as an int64 array, one row per segment, in sacrebleu's layout.
+
+    Row i = [c_i, r_i, matches_1..N, totals_1..N] of ``hypotheses[i]`` against ``references[i]``; summing
+    rows gives the corpus statistics (``rows.sum(0)``), which is all a corpus score needs.
+    Takes ``corpus_score``'s options (tokenize, lowercase, ..., max_ngram_order).
+    """
+    opts = score_options(**options)
+    hyps, refs = check_corpus(hypotheses, references)
+    prep = make_preprocessor(opts.tokenize, opts.lowercase)
+    return _rows([[prep(r) for r in seg] for seg in refs], map(prep, hyps), opts.max_ngram_order)
+
+
+def _rows(refs_tokens: Sequence[Sequence[Sequence[str]]], hyps_tokens: Iterable[Sequence[str]], order: int):
+    """Statistics rows of tokenized segments: ``segment_counts`` for each, then the totals max(0, c-n+1)."""
+    counts = [[c, r, *m] for c, r, m in (segment_counts(rs, h, order) for rs, h in zip(refs_tokens, hyps_tokens))]
+    counts = np.array(counts, dtype=np.int64).reshape(len(counts), 2 + order)
+    return np.hstack([counts, np.maximum(counts[:, :1] - np.arange(order), 0)])
+
+
+def row_to_stats(row: Sequence[int], segments: int = 1) -> BleuStats:
+    """The ``BleuStats`` of one (summed) row of ``stats_matrix``."""
+    order = (len(row) - 2) // 2
+    values = [int(v) for v in row]
+    totals = tuple(values[2 + order:])
+    return BleuStats(values[0], values[1], tuple(values[2:2 + order]), totals, tuple(int(t == 0) for t in totals),
+                     segments)
+
+
+# --- scoring many rows at once -----------------------------------------------------------------------
+
+
+def scores_from_rows(rows: np.ndarray, options: ScoreOptions | None = None) -> np.ndarray:
+    """``score_from_stats`` for every row of ``rows`` (summed statistics), vectorized: one BLEU per row.
+
+    Same formula, same floating-point steps as sacrebleu's ``BLEU.compute_bleu`` on a NumPy row of the
+    same dtype: int64/float64 rows give exactly ``score_from_stats``; float32 rows (sacrebleu's bootstrap
+    stores statistics as float32) compute p_n = 100 * m_n / t_n in the precision NumPy's promotion rules pick.
+    """
+    options = ScoreOptions() if options is None else options
+    rows = np.asarray(rows)
+    if rows.ndim != 2 or rows.shape[1] < 4 or rows.shape[1] % 2:
+        raise ValueError(f"rows must be a 2-d array of [c, r, matches..., totals...] rows, got shape {rows.shape}")
+    order = (rows.shape[1] - 2) // 2
+    if order != options.max_ngram_order:
+        raise ValueError(f"rows hold {order} n-gram orders but options.max_ngram_order is {options.max_ngram_order}")
+    kind, arith = rows.dtype, _arithmetic_dtype(rows.dtype)
+    value = SACREBLEU_DEFAULTS[options.smooth_method] if options.smooth_value is None else options.smooth_value
+    hyp_len, ref_len = rows[:, 0].astype(np.int64), rows[:, 1].astype(np.int64)
+    any_match = (rows[:, 2:2 + order] != 0).any(axis=1)
+
+    k = len(rows)
+    log_sum = np.zeros(k)
+    mteval = np.ones(k)  # 'exp': the k-th zero-match order gets 100 / (2^k t_n)
+    active = np.ones(k, dtype=bool)  # orders stop at the first one with no n-gram at all
+    eff_order = np.full(k, order)
+    for n in range(1, order + 1):
+        correct, total = rows[:, 1 + n], rows[:, 1 + n + order]
+        if options.smooth_method == "add-k" and n > 1:  # sacrebleu adds in place, so the row keeps its dtype
+            correct, total = (correct + value).astype(kind), (total + value).astype(kind)
+        active &= total != 0
+        if options.effective_order:
+            eff_order[active] = n
+        zero = correct == 0
+        with np.errstate(divide="ignore", invalid="ignore"):
+            precision = (100.0 * correct.astype(arith)) / total.astype(arith)
+            if options.smooth_method == "exp":
+                mteval = np.where(active & zero, mteval * 2, mteval)
+                precision = np.where(zero, 100.0 / (mteval.astype(arith) * total.astype(arith)), precision)
+            elif options.smooth_method == "floor":
+                precision = np.where(zero, (100.0 * value) / total.astype(arith), precision)
+        precision = np.where(active, precision, 0).astype(np.float64)
+        counted = eff_order >= n if options.effective_order else np.ones(k, dtype=bool)
+        log_sum = np.where(counted, log_sum + _log(precision), log_sum)
+
+    mean_log = log_sum / eff_order
+    short = hyp_len < ref_len
+    ratio = np.divide(ref_len, hyp_len, out=np.zeros(k), where=hyp_len > 0)
+    bp = np.where(short, np.where(hyp_len > 0, _exp(1 - ratio), 0.0), 1.0)
+    return np.where(any_match, bp * _exp(mean_log), 0.0)
+
+
+def _arithmetic_dtype(dtype: np.dtype) -> np.dtype:
+    """The dtype of ``100.0 * m_n`` for a scalar taken from a row of ``dtype`` (float32 stays float32 in NumPy 2)."""
+    return np.result_type(type(100.0 * np.zeros(1, dtype)[0]))
+
+
+def _log(values: np.ndarray) -> np.ndarray:
+    """math.log elementwise (the very function sacrebleu calls), with log(0) = -9999999999."""
+    zero = values == 0.0
+    logs = np.fromiter(map(math.log, np.where(zero, 1.0, values).tolist()), float, len(values))
+    return np.where(zero, LOG_ZERO, logs)
+
+
+def _exp(values: np.ndarray) -> np.ndarray:
+    return np.fromiter(map(math.exp, values.tolist()), float, len(values))
+
+
+def estimate_ci(scores: np.ndarray) -> tuple[float, float]:
+    """Mean of resampled scores and the 95% CI as a half-width: (s[n - n//40 - 1] - s[n//40]) / 2 on sorted s."""
+    ordered = np.sort(scores)
+    lower = len(ordered) // 40
+    upper = len(ordered) - lower - 1
+    return float(ordered.mean()), float(0.5 * (ordered[upper] - ordered[lower]))
+
+
+def p_value(sample_statistics: np.ndarray, observed: float) -> float:
+    """(#{samples > observed} + 1) / (n + 1): the strict '>' and the +1 as in multeval and sacrebleu."""
+    return (int(np.sum(sample_statistics > observed)) + 1) / (len(sample_statistics) + 1)
+
+
+# --- results ------------------------------------------------------------------------------------------
+
+
+def _verdict(p: float, difference: float, alpha: float = 0.05) -> str:
+    if difference == 0:
+        return "identical scores: nothing to test"
+    return f"significant at the {alpha:g} level" if p < alpha else f"not significant at the {alpha:g} level"
+
+
+def _significant(p: float, difference: float, alpha: float) -> bool:
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
+        raise ValueError(f"alpha must be a number between 0 and 1, e.g. 0.05, got {alpha!r}")
+    return difference != 0 and p < alpha
+
+
+@dataclass(frozen=True)
+class PairedResult:
+    """What both paired tests report: the two corpus scores and the p-value of their difference."""
+
+    baseline: BleuScore
+    system: BleuScore
+    p_value: float
+
+    @property
+    def difference(self) -> float:
+        """system BLEU - baseline BLEU on the full test set."""
+        return self.system.score - self.baseline.score
+
+    def significant(self, alpha: float = 0.05) -> bool:
+        """True when p < alpha and the scores differ.
+
+        The p-value counts only strictly larger gaps (as sacrebleu does), so two identical systems get the
+        smallest possible p, 1 / (n + 1); a zero difference is never called significant here.
+        """
+        return _significant(self.p_value, self.difference, alpha)
+
+    @property
+    def verdict(self) -> str:
+        """The p-value read at the 0.05 level, in words."""
+        return _verdict(self.p_value, self.difference)
+
+
+@dataclass(frozen=True)
+class BootstrapResult(PairedResult):
+    """Paired bootstrap: both scores, each system's resampled mean and 95% CI half-width, and the p-value."""
+
+    baseline_mean: float
+    baseline_ci: float
+    system_mean: float
+    system_ci: float
+    n_samples: int
+    seed: int | None
+    signature: str
+    baseline_samples: np.ndarray = field(repr=False, compare=False)  # one BLEU per resample
+    system_samples: np.ndarray = field(repr=False, compare=False)
+
+    def __str__(self) -> str:
+        return (
+            f"Paired bootstrap resampling ({self.n_samples} resamples, seed {self.seed})\n"
+            f"  baseline  BLEU = {self.baseline.score:6.2f}   resampled mean {self.baseline_mean:6.2f} "
+            f"± {self.baseline_ci:.2f} (95% CI)\n"
+            f"  system    BLEU = {self.system.score:6.2f}   resampled mean {self.system_mean:6.2f} "
+            f"± {self.system_ci:.2f} (95% CI)\n"
+            f"  difference {self.difference:+.2f}   p = {self.p_value:.4f} ({self.verdict})\n"
+            f"  {self.signature}"
+        )
+
+    def _repr_html_(self) -> str:
+        row = "<tr><td>{}</td><td>{:.2f}</td><td>{:.2f} ± {:.2f}</td></tr>"
+        return (
+            f"<div><b>Paired bootstrap resampling</b> ({self.n_samples} resamples, seed {self.seed})"
+            "<table><tr><th></th><th>BLEU</th><th>resampled mean ± 95% CI</th></tr>"
+            + row.format("baseline", self.baseline.score, self.baseline_mean, self.baseline_ci)
+            + row.format("system", self.system.score, self.system_mean, self.system_ci)
+            + f"</table>difference {self.difference:+.2f}, <b>p = {self.p_value:.4f}</b> "
+            f"({self.verdict})<br><code>{escape(self.signature)}</code></div>"
+        )
+
+
+@dataclass(frozen=True)
+class RandomizationResult(PairedResult):
+    """Paired approximate randomization: both scores and the p-value of their difference."""
+
+    n_trials: int
+    seed: int | None
+    signature: str
+    trial_differences: np.ndarray = field(repr=False, compare=False)  # |BLEU_a - BLEU_b| per shuffle
+
+    def __str__(self) -> str:
+        return (
+            f"Paired approximate randomization ({self.n_trials} trials, seed {self.seed})\n"
+            f"  baseline  BLEU = {self.baseline.score:6.2f}\n"
+            f"  system    BLEU = {self.system.score:6.2f}\n"
+            f"  difference {self.difference:+.2f}   p = {self.p_value:.4f} ({self.verdict})\n"
+            f"  {self.signature}"
+        )
+
+    def _repr_html_(self) -> str:
+        return (
+            f"<div><b>Paired approximate randomization</b> ({self.n_trials} trials, seed {self.seed})<br>"
+            f"baseline BLEU = {self.baseline.score:.2f}, system BLEU = {self.system.score:.2f}, "
+            f"difference {self.difference:+.2f}, <b>p = {self.p_value:.4f}</b> ({self.verdict})"
+            f"<br><code>{escape(self.signature)}</code></div>"
+        )
+
+
+# --- the tests ----------------------------------------------------------------------------------------
+
+
+def paired_bootstrap(
+    baseline_hypotheses: Sequence[str],
+    system_hypotheses: Sequence[str],
+    references: Sequence[Sequence[str]],
+    *,
+    n_samples: int = 1000,
+    seed: int | None = 12345,
+    progress: bool = False,
+    **score_options: object,
+) -> BootstrapResult:
+    """Paired bootstrap resampling test of ``system_hypotheses`` against ``baseline_hypotheses``.
+
+    ``references[i]`` lists the reference strings of segment i (as in ``corpus_score``); ``score_options``
+    are ``corpus_score``'s. Each resample draws len(references) segment indices with replacement (the same
+    draw for both systems) and scores both; see the module docstring for the p-value. For a nonzero seed the
+    result equals sacrebleu's ``PairedTest(..., test_type='bs')`` run with ``SACREBLEU_SEED=seed``;
+    ``seed=None`` draws fresh randomness.
+    """
+    _check_count(n_samples, "n_samples")
+    setup = _prepare(baseline_hypotheses, system_hypotheses, references, seed, progress, score_options)
+    n = len(setup.base_rows)
+    rng = np.random.default_rng(seed)
+    idxs = rng.choice(n, size=(n_samples, n), replace=True)  # the very call sacrebleu makes
+    both = np.hstack([setup.base_rows, setup.sys_rows])
+    width = setup.base_rows.shape[1]
+    # Below 2^24 every sum is an exact integer in float32: sacrebleu's float32 sums, and the float32 product
+    # below (all its partial sums are integers under n * max), are then exact, hence equal.
+    exact = n * both.max() < FLOAT32_EXACT
+    rows32 = both.astype(np.float32)
+    sums = []
+    for start in _progress(range(0, n_samples, _CHUNK), progress, "bootstrap resamples"):
+        chunk = idxs[start:start + _CHUNK]
+        if exact:  # how often each segment was drawn, times the rows: the resampled sums in one product
+            offsets = (np.arange(len(chunk)) * n)[:, None]
+            weights = np.bincount((chunk + offsets).ravel(), minlength=len(chunk) * n).reshape(len(chunk), n)
+            sums.append(weights.astype(np.float32) @ rows32)
+        else:  # huge corpora: sum in float32 resample by resample as sacrebleu does, rounding included
+            sums.append(np.stack([rows32[sample].sum(0) for sample in chunk]))
+    sums = np.vstack(sums).astype(np.float32)
+    base_scores = scores_from_rows(sums[:, :width], setup.options)
+    sys_scores = scores_from_rows(sums[:, width:], setup.options)
+    base_mean, base_ci = estimate_ci(base_scores)
+    sys_mean, sys_ci = estimate_ci(sys_scores)
+    sample_diffs = np.abs(sys_scores - base_scores)
+    observed = abs(setup.baseline.score - setup.system.score)
+    return BootstrapResult(
+        setup.baseline, setup.system, p_value(sample_diffs - sample_diffs.mean(), observed),
+        base_mean, base_ci, sys_mean, sys_ci, n_samples, seed, _signature(setup, "bs", n_samples, seed),
+        base_scores, sys_scores,
+    )
+
+
+def paired_randomization(
+    baseline_hypotheses: Sequence[str],
+    system_hypotheses: Sequence[str],
+    references: Sequence[Sequence[str]],
+    *,
+    n_trials: int = 10000,
+    seed: int | None = 12345,
+    progress: bool = False,
+    **score_options: object,
+) -> RandomizationResult:
+    """Paired approximate randomization test of ``system_hypotheses`` against ``baseline_hypotheses``.
+
+    Each trial swaps the two systems' outputs on a random half of the segments (a fair coin per segment) and
+    scores the two shuffled systems; see the module docstring for the p-value. ``references`` and
+    ``score_options`` as in ``corpus_score``. For a nonzero seed the result equals sacrebleu's
+    ``PairedTest(..., test_type='ar')`` run with ``SACREBLEU_SEED=seed``.
+    """
+    _check_count(n_trials, "n_trials")
+    setup = _prepare(baseline_hypotheses, system_hypotheses, references, seed, progress, score_options)
+    n = len(setup.base_rows)
+    rng = np.random.default_rng(seed)
+    take_baseline = rng.integers(2, size=(n_trials, n), dtype=bool)  # the very call sacrebleu makes
+    # shuffled a = baseline where the coin says so, system elsewhere: sys_total + coins @ (base - sys)
+    delta = setup.base_rows - setup.sys_rows
+    # a float32 product is exact while every partial sum stays below 2^24 (and much faster than float64)
+    delta = delta.astype(np.float32 if n * np.abs(delta).max() < FLOAT32_EXACT else np.float64)
+    base_total, sys_total = setup.base_rows.sum(0), setup.sys_rows.sum(0)
+    diffs = []
+    for start in _progress(range(0, n_trials, _CHUNK), progress, "randomization trials"):
+        swapped = np.rint(take_baseline[start:start + _CHUNK].astype(delta.dtype) @ delta).astype(np.int64)
+        scores_a = scores_from_rows(sys_total + swapped, setup.options)
+        scores_b = scores_from_rows(base_total - swapped, setup.options)
+        diffs.append(np.abs(scores_a - scores_b))
+    trial_diffs = np.concatenate(diffs)
+    observed = abs(setup.baseline.score - setup.system.score)
+    return RandomizationResult(
+        setup.baseline, setup.system, p_value(trial_diffs, observed), n_trials, seed,
+        _signature(setup, "ar", n_trials, seed), trial_diffs,
+    )
+
+
+@dataclass(frozen=True)
+class _Setup:
+    options: ScoreOptions
+    base_rows: np.ndarray
+    sys_rows: np.ndarray
+    baseline: BleuScore
+    system: BleuScore
+
+
+def _prepare(baseline, system, references, seed, progress: bool, options: dict) -> _Setup:
+    """Validate, tokenize every reference once, and build both systems' statistics rows and scores."""
+    opts = score_options(**options)
+    _check_seed(seed)
+    base = as_sequence(baseline, "baseline_hypotheses", "hypothesis strings (one per segment)")
+    other = as_sequence(system, "system_hypotheses", "hypothesis strings (one per segment)")
+    segs = as_sequence(references, "references", "reference lists, one per segment (references[i] for segment i)")
+    check_same_length(base, "baseline_hypotheses", other, "system_hypotheses")
+    check_same_length(base, "baseline_hypotheses", segs, "references")
+    if not base:
+        raise ValueError("the corpus is empty: a significance test needs at least one segment")
+    base, refs = check_corpus(base, segs)
+    other, _ = check_corpus(other, segs)
+    prep = _memo(make_preprocessor(opts.tokenize, opts.lowercase))  # each distinct string tokenized once
+    refs_tokens = [[prep(r) for r in seg] for seg in _progress(refs, progress, "references")]
+    order = opts.max_ngram_order
+    base_rows = _rows(refs_tokens, (prep(h) for h in _progress(base, progress, "baseline")), order)
+    # a segment the two systems translate identically has the same statistics: count only the others
+    changed = [i for i, (a, b) in enumerate(zip(base, other)) if a != b]
+    sys_rows = base_rows.copy()
+    if changed:
+        sys_rows[changed] = _rows([refs_tokens[i] for i in changed],
+                                  (prep(other[i]) for i in _progress(changed, progress, "system")), order)
+    nrefs = count_refs(refs)
+    baseline_score = score_from_stats(row_to_stats(base_rows.sum(0), len(base)), opts, nrefs)
+    system_score = score_from_stats(row_to_stats(sys_rows.sum(0), len(base)), opts, nrefs)
+    return _Setup(opts, base_rows, sys_rows, baseline_score, system_score)
+
+
+def _memo(prep: Callable[[str], list[str]]) -> Callable[[str], list[str]]:
+    """``prep`` with a per-call memory: the same string is tokenized once."""
+    cache: dict[str, list[str]] = {}
+
+    def tokens(text: str) -> list[str]:
+        found = cache.get(text)
+        if found is None:
+            found = cache[text] = prep(text)
+        return found
+
+    return tokens
+
+
+def _signature(setup: _Setup, test: str, count: int, seed: int | None) -> str:
+    """sacrebleu's signature for a paired test: nrefs:1|bs:1000|seed:12345|case:mixed|..."""
+    nrefs, rest = setup.baseline.signature.split("|", 1)
+    return f"{nrefs}|{test}:{count}|seed:{str(seed).lower()}|{rest}"
+
+
+def _check_count(value: object, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an int, not {type(value).__name__}")
+    if value < 1:
+        raise ValueError(f"{name} must be >= 1, got {value}")
+    return int(value)
+
+
+def _check_seed(seed: object) -> None:
+    if seed is None:
+        return
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise TypeError(f"seed must be an int (or None for fresh randomness), not {type(seed).__name__}")
+    if seed < 0:
+        raise ValueError(f"seed must be >= 0, got {seed}")
+
+
+def _progress(items, enabled: bool, desc: str) -> Iterator:
+    """``items`` wrapped in a tqdm bar when ``enabled``."""
+    if not enabled:
+        return iter(items)
+    from tqdm.auto import tqdm
+
+    return iter(tqdm(items, desc=desc, leave=False))

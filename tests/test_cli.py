@@ -1,0 +1,124 @@
+"""The command line: the numbers it prints are the API's, and every mistake gets one clear line and exit code 2."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import bleu_lab
+from bleu_lab.cli import main
+from bleu_lab.data import corpus_dir, load_corpus
+
+NEWS = corpus_dir() / "news"
+STRONG, FLUENT, REF_A, REF_B = (str(NEWS / f) for f in ("sys.strong.de", "sys.fluent.de", "ref.A.de", "ref.B.de"))
+
+
+@pytest.fixture(scope="module")
+def news():
+    return load_corpus("news")
+
+
+def run_main(capsys, *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_score_and_signature(capsys, news):
+    code, out, err = run_main(capsys, STRONG, REF_A)
+    expected = bleu_lab.corpus_score(news.systems["strong"], news.references_for("A"))
+    assert code == 0 and err == ""
+    assert out == f"{expected}\nsignature: {expected.signature}\n"
+
+
+def test_options_reach_the_score(capsys, news):
+    code, out, _ = run_main(capsys, FLUENT, REF_A, "-t", "intl", "-lc", "-s", "floor", "--smooth-value", "0.2")
+    expected = bleu_lab.corpus_score(news.systems["fluent"], news.references_for("A"), tokenize="intl",
+                                     lowercase=True, smooth_method="floor", smooth_value=0.2)
+    assert code == 0 and out.splitlines() == [str(expected), f"signature: {expected.signature}"]
+    assert "case:lc" in out and "tok:intl" in out and "smooth:floor[0.20]" in out
+
+
+def test_several_references_drop_empty_lines_and_say_so(capsys, news):
+    code, out, err = run_main(capsys, STRONG, REF_A, REF_B)
+    expected = bleu_lab.corpus_score(news.systems["strong"], news.references)
+    assert code == 0 and out.splitlines()[0] == str(expected) and "nrefs:var" in out
+    assert err == f"note: {REF_B} has 100 empty lines, read as 'no reference for this segment'\n"
+
+
+def test_explain_shows_segment_n_counting_from_1(capsys, news):
+    code, out, _ = run_main(capsys, STRONG, REF_A, REF_B, "--explain", "2")
+    explanation = bleu_lab.explain(news.references[1], news.systems["strong"][1], smoothing="exp", tokenize="13a")
+    assert code == 0
+    assert f"Segment 2 (line 2 of {STRONG})" in out
+    assert out.rstrip("\n").endswith(str(explanation))
+
+
+def test_compare_runs_both_paired_tests(capsys, news):
+    code, out, _ = run_main(capsys, STRONG, REF_A, "--compare", FLUENT, "--samples", "200", "--trials", "300",
+                            "--seed", "9")
+    refs = news.references_for("A")
+    boot = bleu_lab.paired_bootstrap(news.systems["strong"], news.systems["fluent"], refs, n_samples=200, seed=9)
+    rand = bleu_lab.paired_randomization(news.systems["strong"], news.systems["fluent"], refs, n_trials=300, seed=9)
+    assert code == 0
+    assert f"baseline: {STRONG}" in out and f"system:   {FLUENT}" in out
+    assert str(boot) in out and str(rand) in out
+
+
+def test_python_dash_m_and_the_console_script():
+    for command in ([sys.executable, "-m", "bleu_lab"], [str(Path(sys.executable).with_name("bleu-lab"))]):
+        if not Path(command[0]).exists():
+            pytest.skip("the bleu-lab console script is not installed (pip install -e .)")
+        done = subprocess.run([*command, STRONG, REF_A], capture_output=True, text=True, check=False)
+        assert done.returncode == 0 and done.stdout.startswith("BLEU = 57.17 "), done.stderr
+
+
+def write(path: Path, content: bytes) -> str:
+    path.write_bytes(content)
+    return str(path)
+
+
+@pytest.mark.parametrize(
+    ("make_args", "message"),
+    [
+        (lambda t: [STRONG, str(t / "missing.de")], "reference file not found: {t}/missing.de"),
+        (lambda t: [str(t / "nohyp.de"), REF_A], "hypothesis file not found: {t}/nohyp.de"),
+        (lambda t: [write(t / "two.de", b"a\nb\n"), REF_A],
+         f"reference file {REF_A} has 160 lines but hypothesis file {{t}}/two.de has 2"),
+        (lambda t: [STRONG, REF_A, write(t / "ref2.de", b"x\n")],
+         f"reference file {{t}}/ref2.de has 1 line but hypothesis file {STRONG} has 160"),
+        (lambda t: [STRONG, REF_A, "--compare", write(t / "three.de", b"a\nb\nc\n")],
+         f"hypothesis file {{t}}/three.de has 3 lines but hypothesis file {STRONG} has 160"),
+        (lambda t: [write(t / "bad.de", b"ok\nbad \xff byte\n"), write(t / "r.de", b"ok\nfine\n")],
+         "hypothesis file {t}/bad.de is not valid UTF-8: byte 0xff at line 2, column 5"),
+        (lambda t: [STRONG, REF_A, "--explain", "161"],
+         f"--explain 161 is out of range: {STRONG} has segments 1 to 160"),
+        (lambda t: [STRONG, REF_A, "--compare", FLUENT, "--samples", "0"], "--samples must be >= 1, got 0"),
+        (lambda t: [STRONG, REF_A, "--seed", "-3"], "--seed must be >= 0, got -3"),
+        (lambda t: [STRONG, REF_A, "--smooth-value", "-1"], "smooth_value must be a finite number >= 0, got -1.0"),
+    ],
+)
+def test_errors_are_one_line_with_exit_code_2(capsys, tmp_path, make_args, message):
+    code, out, err = run_main(capsys, *make_args(tmp_path))
+    assert code == 2 and out == ""
+    assert err.startswith(f"bleu-lab: error: {message.format(t=tmp_path)}")
+    assert err.endswith("\n") and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_errors_have_no_traceback_in_a_real_process(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "bleu_lab", STRONG, str(tmp_path / "nope.de")],
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr == f"python -m bleu_lab: error: reference file not found: {tmp_path}/nope.de\n"
+
+
+def test_usage_errors_come_from_argparse(capsys):
+    with pytest.raises(SystemExit) as info:
+        main([STRONG])
+    assert info.value.code == 2 and "the following arguments are required: REF" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main([STRONG, REF_A, "-t", "moses"])
+    assert "invalid choice: 'moses'" in capsys.readouterr().err

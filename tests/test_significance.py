@@ -1,0 +1,352 @@
+"""Paired significance tests: the same numbers as sacrebleu's PairedTest for the same seed.
+
+Checklist:
+- the vectorized scorer is score_from_stats on every row (every smoothing, effective order, max order),
+  and sacrebleu's compute_bleu on int64 rows (randomization) and float32 rows (bootstrap), bit for bit;
+- the statistics rows are sacrebleu's per-segment statistics;
+- p-values are equal, bootstrap means and CIs (half-widths) equal, on the shipped corpus and on WMT21;
+- a zero difference is never "significant", bad input fails with a message naming the argument.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sacrebleu.metrics import BLEU
+from sacrebleu.significance import PairedTest, _bootstrap_resample, estimate_ci
+
+import bleu_lab
+import bleu_lab.significance as sig
+from bleu_lab.data import load_corpus
+from bleu_lab.sacrebleu_style import ScoreOptions, score_from_stats
+from bleu_lab.significance import (
+    BootstrapResult,
+    RandomizationResult,
+    paired_bootstrap,
+    paired_randomization,
+    row_to_stats,
+    scores_from_rows,
+    stats_matrix,
+)
+
+# --- the vectorized scorer ----------------------------------------------------------------------------
+
+
+@st.composite
+def summed_rows(draw, order: int):
+    """Plausible corpus statistics rows: matches <= totals, totals shrinking with n, some zeros."""
+    rows = []
+    for _ in range(draw(st.integers(1, 6))):
+        hyp_len = draw(st.integers(0, 60))
+        ref_len = draw(st.integers(0, 60))
+        totals = [max(0, hyp_len - n) for n in range(order)]
+        matches = [draw(st.integers(0, t)) for t in totals]
+        rows.append([hyp_len, ref_len, *matches, *totals])
+    return rows
+
+
+OPTIONS = st.builds(
+    ScoreOptions,
+    tokenize=st.just("13a"),
+    smooth_method=st.sampled_from(["exp", "floor", "add-k", "none"]),
+    smooth_value=st.one_of(st.none(), st.sampled_from([0.0, 0.01, 0.1, 0.5, 1, 2])),
+    effective_order=st.booleans(),
+    max_ngram_order=st.integers(1, 5),
+)
+
+
+@given(data=st.data(), options=OPTIONS)
+def test_scores_from_rows_is_score_from_stats_on_every_row(data, options):
+    rows = data.draw(summed_rows(options.max_ngram_order))
+    expected = [score_from_stats(row_to_stats(r), options).score for r in rows]
+    assert scores_from_rows(np.array(rows, dtype=np.float64), options).tolist() == expected
+    if options.smooth_method != "add-k" or float(options.smooth_value or 1).is_integer():
+        assert scores_from_rows(np.array(rows, dtype=np.int64), options).tolist() == expected
+
+
+def _sacrebleu_metric(options: ScoreOptions) -> BLEU:
+    return BLEU(smooth_method=options.smooth_method, smooth_value=options.smooth_value,
+                effective_order=options.effective_order, max_ngram_order=options.max_ngram_order)
+
+
+@settings(max_examples=150)
+@given(data=st.data(), options=OPTIONS, dtype=st.sampled_from([np.int64, np.float32]))
+def test_scores_from_rows_is_sacrebleu_compute_bleu_for_the_dtype_its_tests_use(data, options, dtype):
+    """int64 rows as in the randomization test, float32 rows as in the bootstrap: same floats, bit for bit."""
+    rows = np.array(data.draw(summed_rows(options.max_ngram_order)), dtype=dtype)
+    metric = _sacrebleu_metric(options)
+    expected = [metric._compute_score_from_stats(row.copy()).score for row in rows]
+    assert scores_from_rows(rows, options).tolist() == expected
+
+
+def test_float32_rows_round_precisions_like_sacrebleus_bootstrap():
+    """Why the dtype matters: 100 * 1 / 3 in float32 is not the float64 value, and sacrebleu's bootstrap sees it."""
+    row = [[6, 6, 2, 1, 1, 1, 6, 5, 4, 3]]
+    options = ScoreOptions()
+    as_float32 = scores_from_rows(np.array(row, dtype=np.float32), options)[0]
+    as_int = scores_from_rows(np.array(row, dtype=np.int64), options)[0]
+    assert as_float32 != as_int and math.isclose(as_float32, as_int, rel_tol=1e-6)
+
+
+def test_scores_from_rows_rejects_rows_of_the_wrong_shape():
+    with pytest.raises(ValueError, match="2-d array"):
+        scores_from_rows(np.zeros(10))
+    with pytest.raises(ValueError, match="max_ngram_order is 4"):
+        scores_from_rows(np.zeros((2, 8)))
+
+
+# --- statistics rows --------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def news():
+    return load_corpus("news")
+
+
+def test_stats_matrix_rows_are_sacrebleus_segment_statistics(news):
+    hyps, refs = news.systems["literal"], news.references_for("A")
+    rows = stats_matrix(hyps, refs)
+    assert rows.dtype == np.int64 and rows.shape == (len(hyps), 10)
+    assert rows.tolist() == BLEU()._extract_corpus_statistics(hyps, [news.reference_streams["A"]])
+
+
+def test_summed_rows_give_corpus_score(news):
+    hyps, refs = news.systems["fluent"], news.references
+    rows = stats_matrix(hyps, refs, lowercase=True)
+    pooled = row_to_stats(rows.sum(0), len(hyps))
+    assert score_from_stats(pooled, ScoreOptions(lowercase=True), "var") == bleu_lab.corpus_score(
+        hyps, refs, lowercase=True
+    )
+
+
+# --- equal to sacrebleu's PairedTest ---------------------------------------------------------------
+
+
+def sacrebleu_paired(baseline, system, streams, test_type, n, seed, monkeypatch, **options):
+    """sacrebleu's (baseline, system) results; it reads the seed from $SACREBLEU_SEED."""
+    monkeypatch.setenv("SACREBLEU_SEED", str(seed))
+    _, scores = PairedTest([("baseline", baseline), ("system", system)], {"BLEU": BLEU(**options)}, streams,
+                           test_type=test_type, n_samples=n)()
+    return scores["BLEU"]
+
+
+def assert_same_bootstrap(ours: BootstrapResult, theirs) -> None:
+    base, system = theirs
+    assert ours.p_value == system.p_value
+    assert ours.baseline.score == base.score and ours.system.score == system.score
+    assert ours.baseline_mean == pytest.approx(base.mean, abs=1e-9)
+    assert ours.baseline_ci == pytest.approx(base.ci, abs=1e-9)
+    assert ours.system_mean == pytest.approx(system.mean, abs=1e-9)
+    assert ours.system_ci == pytest.approx(system.ci, abs=1e-9)
+
+
+def assert_same_randomization(ours: RandomizationResult, theirs) -> None:
+    base, system = theirs
+    assert ours.p_value == system.p_value
+    assert ours.baseline.score == base.score and ours.system.score == system.score
+
+
+NEWS_CASES = [  # baseline, system, options: close pairs make p-values that are not at their minimum
+    ("degraded", "fluent", {}),
+    ("strong", "salad", {"lowercase": True}),
+    ("fluent", "literal", {"tokenize": "intl", "smooth_method": "floor"}),
+]
+
+
+@pytest.mark.parametrize(("baseline", "system", "options"), NEWS_CASES)
+@pytest.mark.parametrize("seed", [12345, 2024])
+def test_bootstrap_equals_sacrebleu_on_the_news_corpus(news, monkeypatch, baseline, system, options, seed):
+    hyp_a, hyp_b = news.systems[baseline], news.systems[system]
+    ours = paired_bootstrap(hyp_a, hyp_b, news.references_for("A"), n_samples=500, seed=seed, **options)
+    theirs = sacrebleu_paired(hyp_a, hyp_b, [news.reference_streams["A"]], "bs", 500, seed, monkeypatch, **options)
+    assert_same_bootstrap(ours, theirs)
+
+
+@pytest.mark.parametrize(("baseline", "system", "options"), NEWS_CASES)
+@pytest.mark.parametrize("seed", [12345, 2024])
+def test_randomization_equals_sacrebleu_on_the_news_corpus(news, monkeypatch, baseline, system, options, seed):
+    hyp_a, hyp_b = news.systems[baseline], news.systems[system]
+    ours = paired_randomization(hyp_a, hyp_b, news.references_for("A"), n_trials=2000, seed=seed, **options)
+    theirs = sacrebleu_paired(hyp_a, hyp_b, [news.reference_streams["A"]], "ar", 2000, seed, monkeypatch, **options)
+    assert_same_randomization(ours, theirs)
+
+
+def test_two_references_equal_sacrebleu(news, monkeypatch):
+    """Segments 1-60 have both references; sacrebleu takes them as two streams, bleu_lab per segment."""
+    hyp_a, hyp_b = news.systems["fluent"][:60], news.systems["degraded"][:60]
+    streams = [news.reference_streams["A"][:60], news.reference_streams["B"][:60]]
+    refs = news.references[:60]
+    assert all(len(r) == 2 for r in refs)
+    assert_same_bootstrap(paired_bootstrap(hyp_a, hyp_b, refs, n_samples=300),
+                          sacrebleu_paired(hyp_a, hyp_b, streams, "bs", 300, 12345, monkeypatch))
+    assert_same_randomization(paired_randomization(hyp_a, hyp_b, refs, n_trials=1000),
+                              sacrebleu_paired(hyp_a, hyp_b, streams, "ar", 1000, 12345, monkeypatch))
+
+
+def test_fallbacks_for_huge_corpora_give_the_same_result(news, monkeypatch):
+    """Past 2^24 float32 sums round: the bootstrap then sums in float32 as sacrebleu does (rounding included),
+    the randomization multiplies in float64. Both paths are forced here on a small corpus."""
+    hyp_a, hyp_b, refs = news.systems["degraded"], news.systems["fluent"], news.references_for("A")
+    fast = paired_bootstrap(hyp_a, hyp_b, refs, n_samples=300)
+    fast_ar = paired_randomization(hyp_a, hyp_b, refs, n_trials=500)
+    monkeypatch.setattr(sig, "FLOAT32_EXACT", 0)
+    slow = paired_bootstrap(hyp_a, hyp_b, refs, n_samples=300)
+    assert slow == fast
+    slow_ar = paired_randomization(hyp_a, hyp_b, refs, n_trials=500)
+    assert slow_ar == fast_ar and np.array_equal(slow_ar.trial_differences, fast_ar.trial_differences)
+    assert_same_bootstrap(slow, sacrebleu_paired(hyp_a, hyp_b, [news.reference_streams["A"]], "bs", 300, 12345,
+                                                 monkeypatch))
+
+
+def test_float32_rounding_of_huge_sums_is_sacrebleus(monkeypatch):
+    """Statistics whose resampled sums pass 2^24 round in float32; the bootstrap rounds exactly as sacrebleu."""
+    rng = np.random.default_rng(0)
+    totals = rng.integers(2_000_000, 3_000_000, size=(40, 1))
+    rows = np.hstack([totals, totals + 7, totals // 2, totals // 3, totals // 4, totals // 5,
+                      totals, totals - 1, totals - 2, totals - 3])
+    other = rows.copy()
+    other[:, 2:6] = other[:, 2:6] * 9 // 10
+    options = ScoreOptions()
+    setup = sig._Setup(options, rows, other, score_from_stats(row_to_stats(rows.sum(0), 40), options),
+                       score_from_stats(row_to_stats(other.sum(0), 40), options))
+    monkeypatch.setattr(sig, "_prepare", lambda *args: setup)
+    ours = paired_bootstrap([], [], [], n_samples=200, seed=99)
+    monkeypatch.setenv("SACREBLEU_SEED", "99")
+    _, scores = _bootstrap_resample(rows.tolist(), BLEU(), 200)
+    assert (ours.baseline_mean, ours.baseline_ci) == estimate_ci(np.array([x.score for x in scores]))
+    assert rows.sum(0).max() > 2**24
+
+
+WMT_PAIRS = [  # (pair, reference letters, baseline, system)
+    ("en-de", "A", "Facebook-AI", "VolcTrans-GLAT"),
+    ("de-en", "AB", "Online-B", "UEdin"),
+]
+
+
+@pytest.mark.parametrize(("pair", "refs", "baseline", "system"), WMT_PAIRS)
+def test_equal_to_sacrebleu_on_wmt21(mtdata, monkeypatch, pair, refs, baseline, system):
+    src, trg = pair.split("-")
+    folder = mtdata / pair
+
+    def read(kind, name):
+        return (folder / f"newstest2021.{pair}.{kind}.{name}.{trg}").read_text(encoding="utf-8").split("\n")[:-1]
+
+    hyp_a, hyp_b = read("hyp", baseline), read("hyp", system)
+    streams = [read("ref", r) for r in refs]
+    per_segment = [list(seg) for seg in zip(*streams)]
+    assert_same_bootstrap(paired_bootstrap(hyp_a, hyp_b, per_segment, n_samples=200, seed=777),
+                          sacrebleu_paired(hyp_a, hyp_b, streams, "bs", 200, 777, monkeypatch))
+    assert_same_randomization(paired_randomization(hyp_a, hyp_b, per_segment, n_trials=500, seed=777),
+                              sacrebleu_paired(hyp_a, hyp_b, streams, "ar", 500, 777, monkeypatch))
+
+
+# --- behaviour ------------------------------------------------------------------------------------
+
+
+def test_systems_sharing_lines_equal_sacrebleu(news, monkeypatch):
+    """Lines both systems translate the same are counted once; the numbers do not change."""
+    hyp_a = news.systems["strong"]
+    hyp_b = [b if i % 3 else a for i, (a, b) in enumerate(zip(hyp_a, news.systems["literal"]))]
+    refs, streams = news.references_for("A"), [news.reference_streams["A"]]
+    assert_same_bootstrap(paired_bootstrap(hyp_a, hyp_b, refs, n_samples=300),
+                          sacrebleu_paired(hyp_a, hyp_b, streams, "bs", 300, 12345, monkeypatch))
+    assert_same_randomization(paired_randomization(hyp_a, hyp_b, refs, n_trials=500),
+                              sacrebleu_paired(hyp_a, hyp_b, streams, "ar", 500, 12345, monkeypatch))
+
+
+def test_identical_systems_get_the_minimum_p_but_are_not_significant(news):
+    hyps, refs = news.systems["strong"], news.references_for("A")
+    boot = paired_bootstrap(hyps, list(hyps), refs, n_samples=99)
+    rand = paired_randomization(hyps, list(hyps), refs, n_trials=99)
+    for result in (boot, rand):
+        assert result.difference == 0 and result.p_value == 1 / 100  # sacrebleu counts only strictly larger gaps
+        assert not result.significant()
+        assert "identical scores" in str(result)
+
+
+def test_result_fields_and_views(news):
+    hyp_a, hyp_b, refs = news.systems["strong"], news.systems["fluent"], news.references_for("A")
+    boot = paired_bootstrap(hyp_a, hyp_b, refs, n_samples=200, seed=3)
+    assert boot.baseline == bleu_lab.corpus_score(hyp_a, refs) and boot.system == bleu_lab.corpus_score(hyp_b, refs)
+    assert boot.difference == boot.system.score - boot.baseline.score < 0
+    assert boot.significant() and boot.significant(0.01)
+    assert boot.baseline_samples.shape == boot.system_samples.shape == (200,)
+    assert boot.baseline_mean == pytest.approx(boot.baseline_samples.mean())
+    assert boot.signature == "nrefs:1|bs:200|seed:3|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0"
+    text = str(boot)
+    assert "Paired bootstrap resampling (200 resamples, seed 3)" in text
+    assert f"p = {boot.p_value:.4f}" in text and f"± {boot.system_ci:.2f}" in text
+    assert "<table>" in boot._repr_html_() and boot.signature in boot._repr_html_()
+
+    rand = paired_randomization(hyp_a, hyp_b, refs, n_trials=300, seed=3)
+    assert rand.trial_differences.shape == (300,)
+    assert rand.p_value == (np.sum(rand.trial_differences > abs(rand.difference)) + 1) / 301
+    assert "ar:300|seed:3" in rand.signature
+    assert "Paired approximate randomization (300 trials, seed 3)" in str(rand)
+    assert "p = " in rand._repr_html_()
+
+
+def test_same_seed_same_result_and_none_draws_fresh(news):
+    hyp_a, hyp_b, refs = news.systems["degraded"], news.systems["fluent"], news.references_for("A")
+    assert paired_bootstrap(hyp_a, hyp_b, refs, n_samples=100, seed=5) == paired_bootstrap(
+        hyp_a, hyp_b, refs, n_samples=100, seed=5
+    )
+    fresh = paired_randomization(hyp_a, hyp_b, refs, n_trials=100, seed=None)
+    assert 0 < fresh.p_value <= 1 and "seed:none" in fresh.signature
+
+
+def test_progress_bars_go_to_stderr(news, capsys):
+    paired_randomization(news.systems["strong"], news.systems["fluent"], news.references_for("A"), n_trials=50,
+                         progress=True)
+    captured = capsys.readouterr()
+    assert captured.out == ""
+
+
+def test_significant_checks_alpha(news):
+    result = paired_randomization(news.systems["strong"], news.systems["fluent"], news.references_for("A"),
+                                  n_trials=20)
+    with pytest.raises(ValueError, match="alpha"):
+        result.significant(5)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "message"),
+    [
+        ({"n_samples": 0}, ValueError, "n_samples must be >= 1, got 0"),
+        ({"n_samples": 10.0}, TypeError, "n_samples must be an int"),
+        ({"n_samples": True}, TypeError, "n_samples must be an int"),
+        ({"seed": -1}, ValueError, "seed must be >= 0"),
+        ({"seed": "12345"}, TypeError, "seed must be an int"),
+        ({"smoothing": "exp"}, TypeError, "unknown score option 'smoothing'; choose from tokenize"),
+        ({"tokenize": "moses"}, ValueError, "unknown tokenize 'moses'"),
+    ],
+)
+def test_bad_options_are_named(kwargs, error, message):
+    with pytest.raises(error, match=message):
+        paired_bootstrap(["a b"], ["a c"], [["a b"]], **kwargs)
+
+
+def test_n_trials_is_checked():
+    with pytest.raises(ValueError, match="n_trials must be >= 1"):
+        paired_randomization(["a b"], ["a c"], [["a b"]], n_trials=0)
+
+
+@pytest.mark.parametrize(
+    ("baseline", "system", "references", "error", "message"),
+    [
+        (["a", "b"], ["a"], [["a"], ["b"]], ValueError, "baseline_hypotheses has 2 and system_hypotheses has 1"),
+        (["a", "b"], ["a", "b"], [["a"]], ValueError, "baseline_hypotheses has 2 and references has 1"),
+        ([], [], [], ValueError, "the corpus is empty"),
+        ("a b", ["a b"], [["a b"]], TypeError, "baseline_hypotheses must be a list"),
+        (["a b"], [b"a b"], [["a b"]], TypeError, "bytes"),
+        (["a b"], ["a b"], ["a b"], TypeError, r"references\[0\] must be a list"),
+        (["a b"], ["a b"], [[]], ValueError, r"references\[0\] is empty"),
+    ],
+)
+def test_bad_corpora_are_named(baseline, system, references, error, message):
+    with pytest.raises(error, match=message):
+        paired_randomization(baseline, system, references, n_trials=10)
