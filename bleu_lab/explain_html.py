@@ -1,0 +1,258 @@
+"""The explain view: one ``Explanation`` as compact HTML for notebooks and widgets, or as plain text.
+
+What it shows, top to bottom: the score; the hypothesis with every token marked by the longest matching
+n-gram through it; a grid of which n-gram at each position matched (✓), was clipped away (✂) or is in no
+reference (✗); the clip table of each order with p_n as a fraction; c, r and BP; the formula with the
+numbers plugged in. Colour is never the only signal: every mark is also a symbol or a superscript, so the
+view reads in print and for colour-blind students. All user text is HTML-escaped.
+
+Nothing here computes BLEU: every number comes from the ``Explanation`` (see explain.py).
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .explain import Explanation, OrderReport
+
+MATCH, CLIPPED, MISS = "match", "clipped", "miss"  # same values as explain.py's occurrence statuses
+SYMBOLS = {MATCH: "✓", CLIPPED: "✂", MISS: "✗"}
+WORDS = {MATCH: "counted", CLIPPED: "clipped away", MISS: "in no reference"}
+# A single-hue ramp (light to dark): the order is readable in greyscale too, and the superscript repeats it.
+LEVEL_STYLES = {
+    1: "background:#deebf7;color:#08306b",
+    2: "background:#9ecae1;color:#08306b",
+    3: "background:#4292c6;color:#ffffff",
+    4: "background:#08519c;color:#ffffff",
+}
+STATUS_STYLES = {
+    MATCH: "background:#e5f5e0;color:#1b5e20",
+    CLIPPED: "background:#fde0c5;color:#8a3b00",
+    MISS: "background:#f0f0f0;color:#555555",
+}
+SUPERSCRIPTS = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+MAX_TOKENS = 200  # tokens shown in the token line
+MAX_GRID_TOKENS = 60  # tokens shown in the per-order grid
+MAX_ROWS = 25  # clip-table rows shown per order
+LEGEND_TEXT = "ⁿ = longest matching n-gram through the token · ✂ = clipped away · ✗ = in no reference"
+
+_BOX = (
+    "font-family:system-ui,-apple-system,'Segoe UI',sans-serif;font-size:0.95em;line-height:1.5;"
+    "color:#1a1a1a;background:#ffffff;border:1px solid #d0d7de;border-radius:6px;padding:10px 12px;max-width:100%;"
+    "box-sizing:border-box"
+)
+_TABLE = "border-collapse:collapse;font-size:0.9em;margin:2px 0"
+_CELL = "border:1px solid #d0d7de;padding:1px 6px"
+_MONO = "font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace"
+
+
+def badge(letter: str) -> str:
+    """A letter in a circle (e.g. 'i' for a note, '!' for a warning): a marker that needs no special font."""
+    return (
+        "<span style='display:inline-block;min-width:1.25em;line-height:1.2em;border:1.5px solid currentColor;"
+        f"border-radius:50%;text-align:center;font-weight:bold;font-style:normal'>{html.escape(letter)}</span>"
+    )
+
+
+@dataclass(frozen=True)
+class TokenMark:
+    """How one hypothesis token fared: the longest counted n-gram through it, and its unigram status."""
+
+    token: str
+    level: int  # 0 = no counted n-gram covers it
+    status: str  # the token's own unigram: "match", "clipped" or "miss"
+
+    @property
+    def marker(self) -> str:
+        """The textual mark: superscript order (e.g. '²'), plus '✂' if clipped, or '✗' if in no reference."""
+        return self.sup_text.translate(SUPERSCRIPTS)
+
+    @property
+    def sup_text(self) -> str:
+        """The same mark with plain digits (for an HTML ``<sup>``), e.g. '2✂'."""
+        return (str(self.level) if self.level else "") + ("" if self.status == MATCH else SYMBOLS[self.status])
+
+
+def token_marks(expl: Explanation) -> list[TokenMark]:
+    """One ``TokenMark`` per hypothesis token (from ``Explanation.token_levels`` and the unigram occurrences)."""
+    levels = expl.token_levels()
+    unigrams = expl.orders[0].occurrences if expl.orders and expl.orders[0].n == 1 else ()
+    return [
+        TokenMark(tok, level, unigrams[i] if i < len(unigrams) else MISS)
+        for i, (tok, level) in enumerate(zip(expl.hypothesis, levels))
+    ]
+
+
+def marked_tokens_text(expl: Explanation, max_tokens: int = MAX_TOKENS) -> str:
+    """The hypothesis as plain text with marks, e.g. ``the² cat² and✗ the¹✂`` (for terminals)."""
+    marks = token_marks(expl)
+    text = " ".join(m.token + m.marker for m in marks[:max_tokens])
+    if len(marks) > max_tokens:
+        text += f" … ({len(marks) - max_tokens} more tokens)"
+    return text
+
+
+def explanation_html(
+    expl: Explanation, *, max_tokens: int = MAX_TOKENS, max_rows: int = MAX_ROWS, legend: bool = True
+) -> str:
+    """The whole explain view as one self-contained HTML fragment (inline styles only)."""
+    parts = [
+        _score_html(expl),
+        _tokens_html(expl, max_tokens),
+        _grid_html(expl),
+        _tables_html(expl, max_rows),
+        _lengths_html(expl),
+        _formula_html(expl),
+        "".join(f"<div style='margin-top:4px'>{badge('i')} <i>note:</i> {html.escape(n)}</div>" for n in expl.notes),
+        f"<div style='margin-top:6px;font-size:0.85em;color:#555'>{html.escape(LEGEND_TEXT)}</div>" if legend else "",
+    ]
+    return (
+        f"<div class='bleu-explain' data-score='{expl.score:.6g}' style=\"{_BOX}\">" + "".join(parts) + "</div>"
+    )
+
+
+def order_table_html(order: OrderReport, max_rows: int = MAX_ROWS) -> str:
+    """The clip table of one order: n-gram, count, max reference count, clipped, with a ✓/✂/✗ column."""
+    esc = html.escape
+    head = "".join(f"<th style='{_CELL}'>{h}</th>" for h in ("n-gram", "count", "max ref", "clipped", ""))
+    body = []
+    for row in order.rows[:max_rows]:
+        status = MATCH if row.clipped == row.count else (CLIPPED if row.max_ref_count else MISS)
+        body.append(
+            f"<tr style='{STATUS_STYLES[status]}'><td style='{_CELL};{_MONO}'>{esc(row.text)}</td>"
+            f"<td style='{_CELL};text-align:right'>{row.count}</td>"
+            f"<td style='{_CELL};text-align:right'>{row.max_ref_count}</td>"
+            f"<td style='{_CELL};text-align:right'><b>{row.clipped}</b></td>"
+            f"<td style='{_CELL}' title='{WORDS[status]}'>{SYMBOLS[status]}</td></tr>"
+        )
+    if len(order.rows) > max_rows:
+        more = len(order.rows) - max_rows
+        body.append(f"<tr><td colspan='5' style='{_CELL}'>… {more} more {order.n}-grams</td></tr>")
+    if not order.rows:
+        body.append(f"<tr><td colspan='5' style='{_CELL}'>no {order.n}-grams (the hypothesis is too short)</td></tr>")
+    return (
+        f"<div style='margin:0 12px 6px 0'><div><b>{order.n}-grams</b> &nbsp; {_precision_html(order)}</div>"
+        f"<table style='{_TABLE}'><tr>{head}</tr>{''.join(body)}</table></div>"
+    )
+
+
+def _precision_html(order: OrderReport) -> str:
+    """``p₂ = 4/7 = 0.571`` plus the smoothed value when it differs (or 'not used')."""
+    p = f"p<sub>{order.n}</sub> = {order.matches}/{order.denominator}"
+    if order.precision is not None:
+        p += f" = {float(order.precision):.4g}"
+    if order.smoothed is None:
+        return p + " <i>(not used)</i>"
+    if order.precision is None or abs(order.smoothed - float(order.precision)) > 1e-12:
+        p += f" → used as {order.smoothed:.4g}"
+    return p
+
+
+def _score_html(expl: Explanation) -> str:
+    how = "nltk's sentence_bleu" if expl.flavour == "nltk" else "sacrebleu's sentence_score / 100"
+    return (
+        f"<div style='font-size:1.35em'><b>BLEU = <span class='bleu-score'>{expl.score:.4f}</span></b>"
+        f" <span style='font-size:0.7em;color:#555'>({expl.score * 100:.2f} on the 0–100 scale; {how}, "
+        f"smoothing {html.escape(expl.smoothing)})</span></div>"
+    )
+
+
+def _chip(mark: TokenMark) -> str:
+    style = LEVEL_STYLES.get(min(mark.level, 4), "background:#ffffff;color:#555555")
+    deco = {MATCH: "", CLIPPED: ";text-decoration:underline wavy #c62828", MISS: ";text-decoration:underline dotted"}
+    title = f"longest counted match: {mark.level}-gram" if mark.level else "not part of any counted match"
+    if mark.status != MATCH:
+        title += f"; this occurrence is {WORDS[mark.status]}"
+    return (
+        f"<span class='bleu-tok' title='{title}' style='{style}{deco[mark.status]};padding:0 3px;"
+        f"border-radius:3px;margin:0 2px 0 0;white-space:pre-wrap'>{html.escape(mark.token)}"
+        f"<sup style='font-size:0.75em;font-weight:bold'>{html.escape(mark.sup_text)}</sup></span>"
+    )
+
+
+def _tokens_html(expl: Explanation, max_tokens: int) -> str:
+    marks = token_marks(expl)
+    if not marks:
+        return "<div style='margin:6px 0'><i>(empty hypothesis)</i></div>"
+    more = f" <i>… {len(marks) - max_tokens} more tokens not shown</i>" if len(marks) > max_tokens else ""
+    refs = "".join(
+        f"<div style='color:#444'>reference {i} ({len(r)} tokens): <span style='{_MONO}'>"
+        f"{html.escape(' '.join(r[:max_tokens]))}{' …' if len(r) > max_tokens else ''}</span></div>"
+        for i, r in enumerate(expl.references, 1)
+    )
+    return (
+        f"<div style='margin:6px 0'><div>hypothesis ({expl.hyp_len} tokens):</div>"
+        f"<div class='bleu-tokens' style='line-height:2;{_MONO}'>{''.join(map(_chip, marks[:max_tokens]))}{more}</div>"
+        f"{refs}</div>"
+    )
+
+
+def _grid_html(expl: Explanation) -> str:
+    """Rows = orders, columns = tokens; the cell under token i says what happened to the n-gram starting there."""
+    toks = expl.hypothesis[:MAX_GRID_TOKENS]
+    if not toks:
+        return ""
+    head = "".join(f"<th style='{_CELL};{_MONO};font-weight:normal'>{html.escape(t)}</th>" for t in toks)
+    rows = []
+    for o in expl.orders:
+        cells = []
+        for i in range(len(toks)):
+            if i < len(o.occurrences):
+                st = o.occurrences[i]
+                gram = html.escape(" ".join(expl.hypothesis[i : i + o.n]), quote=True)
+                cells.append(
+                    f"<td style='{_CELL};{STATUS_STYLES[st]};text-align:center' title='{gram}: {WORDS[st]}'>"
+                    f"{SYMBOLS[st]}</td>"
+                )
+            else:
+                cells.append(f"<td style='{_CELL}'></td>")
+        rows.append(f"<tr><th style='{_CELL};white-space:nowrap'>{o.n}-gram</th>{''.join(cells)}</tr>")
+    more = (
+        f"<div style='font-size:0.85em'><i>grid shows the first {MAX_GRID_TOKENS} of {expl.hyp_len} tokens</i></div>"
+        if expl.hyp_len > MAX_GRID_TOKENS
+        else ""
+    )
+    return (
+        "<details open style='margin:4px 0'><summary>n-gram starting at each token: ✓ counted, "
+        "✂ clipped away, ✗ in no reference</summary>"
+        f"<div style='overflow-x:auto'><table style='{_TABLE}'><tr><th style='{_CELL}'></th>{head}</tr>"
+        f"{''.join(rows)}</table></div>{more}</details>"
+    )
+
+
+def _tables_html(expl: Explanation, max_rows: int) -> str:
+    tables = "".join(order_table_html(o, max_rows) for o in expl.orders)
+    return (
+        "<details open style='margin:4px 0'><summary>clip tables: count, the most any one reference has, "
+        "clipped = min(count, max ref)</summary>"
+        f"<div style='display:flex;flex-wrap:wrap;align-items:flex-start;max-height:24em;overflow:auto'>"
+        f"{tables}</div></details>"
+    )
+
+
+def _lengths_html(expl: Explanation) -> str:
+    lens = ", ".join(map(str, expl.ref_lens))
+    c, r = expl.hyp_len, expl.ref_len
+    if c == 0:
+        rule = "the hypothesis is empty, so BP = 0"
+    elif c > r:
+        rule = "c &gt; r, so no penalty: BP = 1"
+    else:
+        rule = f"c ≤ r, so BP = exp(1 − r/c) = exp(1 − {r}/{c}) = {expl.bp:.4g}"
+    return (
+        f"<div style='margin:4px 0'>c = <b>{c}</b> (hypothesis length), r = <b>{r}</b> "
+        f"(the closest of the reference lengths {lens}); {rule}</div>"
+    )
+
+
+def _formula_html(expl: Explanation) -> str:
+    used = [o for o in expl.orders if o.smoothed is not None and o.weight > 0]
+    terms = " + ".join(f"{o.weight:.4g}·log({o.smoothed:.4g})" for o in used) or "0"
+    tail = f" = {expl.bp:.4g} × {expl.score / expl.bp:.4g} = <b>{expl.score:.4g}</b>" if expl.bp else " = <b>0</b>"
+    return (
+        "<div style='margin:4px 0'>BLEU = BP × exp(Σ w<sub>n</sub> log p<sub>n</sub>) = "
+        f"<span style='{_MONO}'>{expl.bp:.4g} × exp({terms})</span>{tail}</div>"
+    )

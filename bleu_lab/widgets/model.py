@@ -1,0 +1,573 @@
+"""The widgets' logic as pure functions: the state of the controls in, what to show out.
+
+No ipywidgets here, so tests (and the benchmark) call these directly. Each ``*_view_model`` returns a
+small frozen dataclass whose ``.html`` is what the widget displays and whose fields (score, message,
+notices, ...) are what tests assert on. Every number comes from the core (``explain``, ``brevity_penalty``);
+nothing here re-implements the metric. Bad or odd input never raises: it becomes a friendly ``message``.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from ..brevity import brevity_penalty
+from ..explain import Explanation, explain
+from ..explain_html import SYMBOLS, badge, explanation_html, order_table_html, token_marks
+from ..smoothing import NLTK_METHODS, SACREBLEU_METHODS
+from .inputs import EMPTY_HYPOTHESIS, NO_REFERENCES, clip_references, clip_text, parse_references
+
+WHITESPACE = "whitespace"  # the widgets' name for "str.split, no sacrebleu tokenizer"
+TOKENIZERS = (WHITESPACE, "13a", "intl", "char", "zh", "none")
+SMOOTHINGS = NLTK_METHODS + SACREBLEU_METHODS
+SMOOTHING_DESCRIPTIONS = {
+    "method0": "no smoothing: a zero p_n makes the score vanishingly small",
+    "method1": "add ε = 0.1 to zero match counts",
+    "method2": "add 1 to matches and totals for n ≥ 2",
+    "method3": "NIST: the k-th zero p_n becomes 1 / (2^k · total)",
+    "method4": "like method3, scaled for short hypotheses",
+    "method5": "average each p_n with its neighbours",
+    "method6": "interpolate with a prior from lower orders",
+    "method7": "method4, then method5",
+    "exp": "sacrebleu's default: the k-th zero p_n becomes 1 / (2^k · total)",
+    "floor": "a zero p_n becomes 0.1 / total",
+    "add-k": "add k = 1 to matches and totals for n ≥ 2",
+    "none": "no smoothing: any zero p_n makes the score 0",
+}
+SMOOTHING_OPTIONS = tuple(
+    (f"{'nltk' if m in NLTK_METHODS else 'sacrebleu'} {m}: {SMOOTHING_DESCRIPTIONS[m]}", m) for m in SMOOTHINGS
+)
+TOKENIZER_OPTIONS = (
+    ("whitespace (str.split)", WHITESPACE),
+    ("13a (sacrebleu's default)", "13a"),
+    ("intl (Unicode punctuation)", "intl"),
+    ("char (every character)", "char"),
+    ("zh (Chinese)", "zh"),
+    ("none (sacrebleu, whitespace only)", "none"),
+)
+
+# Starting sentences, from the lessons' sources (Papineni et al. 2002, the nltk docs, the BLEU blog posts).
+EXAMPLES: dict[str, tuple[str, tuple[str, ...]]] = {
+    "the cat and the cat (clipping)": (
+        "the cat and the cat on the mat",
+        ("the cat is on the mat", "there is a cat on the mat"),
+    ),
+    "a guide to action (Papineni et al.)": (
+        "It is a guide to action which ensures that the military always obeys the commands of the party .",
+        (
+            "It is a guide to action that ensures that the military will forever heed Party commands .",
+            "It is the guiding principle which guarantees the military forces always being under the command of "
+            "the Party .",
+            "It is the practical guide for the army always to heed the directions of the party .",
+        ),
+    ),
+    "it is ship (four references)": ("it is ship", ("this is a ship", "it is ship", "ship it is", "a ship , it is")),
+    "the Opportunity rover (paraphrase)": (
+        "The Opportunity rover is combating a big sandstorm on planet Mars .",
+        ("The NASA Opportunity rover is battling a massive dust storm on planet Mars .",),
+    ),
+}
+DEFAULT_EXAMPLE = "the cat and the cat (clipping)"
+DEFAULT_HYPOTHESIS, DEFAULT_REFERENCES = EXAMPLES[DEFAULT_EXAMPLE]
+
+
+# ---------------------------------------------------------------------------------------------- settings
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How to score: max n and weights (None = uniform 1/max_n), smoothing, tokenizer, lowercasing."""
+
+    max_n: int = 4
+    weights: tuple[float, ...] | None = None
+    smoothing: str = "method0"
+    tokenize: str = WHITESPACE
+    lowercase: bool = False
+
+    def explain_kwargs(self) -> dict:
+        """The keyword arguments of ``bleu_lab.explain`` for these settings."""
+        weights = self.weights if self.weights is not None else (1 / self.max_n,) * self.max_n
+        tokenize = None if self.tokenize == WHITESPACE else self.tokenize
+        return {"weights": weights, "smoothing": self.smoothing, "tokenize": tokenize, "lowercase": self.lowercase}
+
+
+def parse_weights(text: str, max_n: int) -> tuple[float, ...] | None:
+    """Weights typed as text ('0.4 0.3 0.2 0.1' or '0.5, 0.5'); '' or 'uniform' -> None (uniform 1/max_n).
+
+    Raises ``ValueError`` with a message for the student when the text is not ``max_n`` numbers.
+    """
+    text = (text or "").strip()
+    if text.lower() in ("", "uniform"):
+        return None
+    parts = [p for p in re.split(r"[\s,;]+", text[:200]) if p]
+    try:
+        weights = tuple(float(p) for p in parts)
+    except ValueError:
+        raise ValueError(f"weights: type {max_n} numbers separated by spaces, e.g. "
+                         f"'{' '.join(['%g' % (1 / max_n)] * max_n)}', or leave the box empty for uniform") from None
+    if len(weights) != max_n:
+        raise ValueError(f"weights: max n is {max_n}, so type {max_n} numbers (you typed {len(weights)}), "
+                         "or leave the box empty for uniform weights")
+    return weights
+
+
+# ---------------------------------------------------------------------------------------------- explain
+
+
+@dataclass(frozen=True)
+class ExplainResult:
+    """An explanation of raw text, or the friendly message that replaces it; plus notices (e.g. truncation)."""
+
+    explanation: Explanation | None = None
+    message: str | None = None
+    notices: tuple[str, ...] = ()
+
+    @property
+    def score(self) -> float | None:
+        """The BLEU score (0–1), or None when there is only a message."""
+        return None if self.explanation is None else self.explanation.score
+
+    @property
+    def html(self) -> str:
+        """The explain view (or the message), with the notices above it."""
+        body = message_html(self.message) if self.explanation is None else explanation_html(self.explanation)
+        return notices_html(self.notices) + body
+
+    @property
+    def text(self) -> str:
+        """The plain-text form (for terminals)."""
+        body = self.message if self.explanation is None else str(self.explanation)
+        return "\n".join([*(f"notice: {n}" for n in self.notices), body or ""])
+
+
+def explain_texts(hypothesis: object, references: object, settings: Settings = Settings()) -> ExplainResult:
+    """``explain`` for raw text from widget boxes: cut to size, blank boxes skipped, errors as messages."""
+    hyp = clip_text(hypothesis, "hypothesis")
+    refs, notices = clip_references(references)
+    notices = ([hyp.notice] if hyp.notice else []) + notices
+    if hyp.blank:
+        return ExplainResult(message=EMPTY_HYPOTHESIS, notices=tuple(notices))
+    if not refs:
+        return ExplainResult(message=NO_REFERENCES, notices=tuple(notices))
+    try:
+        expl = explain(refs, hyp.text, **settings.explain_kwargs())
+    except (TypeError, ValueError) as err:
+        return ExplainResult(message=f"These settings cannot be scored: {err}", notices=tuple(notices))
+    if expl.hyp_len == 0:
+        return ExplainResult(message=f"The {settings.tokenize} tokenizer leaves no tokens in this hypothesis. "
+                             + EMPTY_HYPOTHESIS, notices=tuple(notices))
+    return ExplainResult(expl, None, tuple(notices))
+
+
+def message_html(message: str | None) -> str:
+    """A friendly message box (the circled i makes it readable without colour)."""
+    return (
+        "<div class='bleu-message' style='padding:8px 12px;border:1px solid #9ecae1;border-left:6px solid #1f5fa8;"
+        f"background:#f3f8fd;color:#08306b;border-radius:4px'>{badge('i')} {html.escape(message or '')}</div>"
+    )
+
+
+def notices_html(notices: Sequence[str]) -> str:
+    """Notices (e.g. 'only the first 200 words are scored') above a view."""
+    return "".join(
+        "<div class='bleu-notice' style='padding:4px 10px;margin-bottom:4px;border-left:6px solid #d9822b;"
+        f"background:#fff4e5;color:#5c3300'>{badge('!')} {html.escape(n)}</div>"
+        for n in notices
+    )
+
+
+def sentence_explorer_view_model(
+    hypothesis: str, references_text: str, settings: Settings = Settings()
+) -> ExplainResult:
+    """The sentence explorer: a hypothesis and a text area with one reference per line -> the explain view."""
+    return explain_texts(hypothesis, parse_references(references_text), settings)
+
+
+# ---------------------------------------------------------------------------------------------- playground
+
+
+@dataclass(frozen=True)
+class PlaygroundState:
+    """Every control of the playground, as the student left it."""
+
+    hypothesis: str = DEFAULT_HYPOTHESIS
+    references: tuple[str, ...] = DEFAULT_REFERENCES
+    max_n: int = 4
+    weights: str = ""  # as typed; '' = uniform
+    smoothing: str = "method0"
+    tokenize: str = WHITESPACE
+    lowercase: bool = False
+
+
+@dataclass(frozen=True)
+class PlaygroundView:
+    """What the playground shows for one state."""
+
+    result: ExplainResult
+    max_n: int
+
+    @property
+    def score(self) -> float | None:
+        return self.result.score
+
+    @property
+    def message(self) -> str | None:
+        return self.result.message
+
+    @property
+    def html(self) -> str:
+        """The explain view (or the friendly message)."""
+        return self.result.html
+
+    @property
+    def score_html(self) -> str:
+        """The headline: the score, big enough for a projector, or the message."""
+        expl = self.result.explanation
+        if expl is None:
+            return message_html(self.result.message)
+        return (
+            "<div class='bleu-headline' style='font-size:1.6em'>BLEU = "
+            f"<b class='bleu-score'>{expl.score:.4f}</b> <span style='font-size:0.6em;color:#555'>"
+            f"({expl.score * 100:.2f} / 100) &nbsp; BP = {expl.bp:.3f}, c = {expl.hyp_len}, r = {expl.ref_len}"
+            "</span></div>"
+        )
+
+    @property
+    def precisions(self) -> tuple[float | None, ...]:
+        """p_1 ... p_max_n as floats for the bar chart (None where there is nothing to show)."""
+        expl = self.result.explanation
+        if expl is None:
+            return (None,) * self.max_n
+        return tuple(None if o.precision is None else float(o.precision) for o in expl.orders)
+
+    @property
+    def precision_labels(self) -> tuple[str, ...]:
+        """'5/8'-style labels of the bars."""
+        expl = self.result.explanation
+        return ("",) * self.max_n if expl is None else tuple(o.precision_text for o in expl.orders)
+
+    @property
+    def lengths(self) -> tuple[int, int] | None:
+        """(c, r) for the BP curve, or None."""
+        expl = self.result.explanation
+        return None if expl is None else (expl.hyp_len, expl.ref_len)
+
+
+def playground_view_model(state: PlaygroundState) -> PlaygroundView:
+    """The playground's output for ``state``: the explain view, the score, the bars' values and (c, r)."""
+    try:
+        settings = Settings(state.max_n, parse_weights(state.weights, state.max_n), state.smoothing,
+                            state.tokenize, state.lowercase)
+    except ValueError as err:
+        return PlaygroundView(ExplainResult(message=str(err)), state.max_n)
+    return PlaygroundView(explain_texts(state.hypothesis, state.references, settings), state.max_n)
+
+
+# ---------------------------------------------------------------------------------------------- clip table
+
+
+@dataclass(frozen=True)
+class ClipTableView:
+    """The clip table of order n for an edited hypothesis."""
+
+    result: ExplainResult
+    n: int
+
+    @property
+    def order(self):
+        """The ``OrderReport`` of order n, or None."""
+        expl = self.result.explanation
+        return None if expl is None else expl.orders[self.n - 1]
+
+    @property
+    def precision_text(self) -> str | None:
+        """p_n as a fraction, e.g. '5/8'."""
+        return None if self.order is None else self.order.precision_text
+
+    @property
+    def html(self) -> str:
+        expl = self.result.explanation
+        if expl is None:
+            return notices_html(self.result.notices) + message_html(self.result.message)
+        chips = " ".join(  # for unigrams each token is its own n-gram: mark it ✓ / ✂ / ✗
+            f"<span style='font-family:monospace'>{html.escape(m.token)}"
+            f"<sup>{SYMBOLS[m.status] if self.n == 1 else ''}</sup></span>"
+            for m in token_marks(expl)[:200]
+        )
+        return (
+            notices_html(self.result.notices)
+            + f"<div class='bleu-clip' data-precision='{self.precision_text}' style='line-height:1.6'>"
+            f"<div>hypothesis: {chips}</div>{order_table_html(self.order, max_rows=40)}"
+            f"<div>p<sub>{self.n}</sub> = clipped matches / hypothesis {self.n}-grams = "
+            f"<b>{self.order.matches} / {self.order.denominator}</b></div></div>"
+        )
+
+
+def clip_table_view_model(
+    references: Sequence[str], hypothesis: str, n: int = 1, lowercase: bool = False
+) -> ClipTableView:
+    """The clip table of order ``n`` for ``hypothesis`` against ``references`` (whitespace tokens)."""
+    n = max(1, min(int(n), 9))
+    return ClipTableView(explain_texts(hypothesis, references, Settings(max_n=n, lowercase=lowercase)), n)
+
+
+# ---------------------------------------------------------------------------------------------- BP slider
+
+
+@dataclass(frozen=True)
+class BpView:
+    """The brevity penalty for hypothesis length c and reference length r."""
+
+    c: int
+    r: int
+    bp: float
+
+    @property
+    def rule(self) -> str:
+        """Which case of the definition applies, with the numbers in."""
+        if self.c == 0:
+            return "c = 0: an empty hypothesis gets BP = 0"
+        if self.c > self.r:
+            return f"c = {self.c} > r = {self.r}: longer than the reference, no penalty, BP = 1"
+        return f"c = {self.c} ≤ r = {self.r}: BP = exp(1 − r/c) = exp(1 − {self.r}/{self.c}) = {self.bp:.4f}"
+
+    @property
+    def html(self) -> str:
+        return (
+            f"<div class='bleu-bp' data-bp='{self.bp:.6g}' style='font-size:1.1em'>BP = <b>{self.bp:.4f}</b>"
+            f"<div style='font-size:0.9em'>{html.escape(self.rule)}</div></div>"
+        )
+
+
+def bp_view_model(hyp_len: int, ref_len: int) -> BpView:
+    """BP for c = ``hyp_len`` and r = ``ref_len`` (``brevity_penalty``), with the rule that applies."""
+    c, r = max(0, int(hyp_len)), max(0, int(ref_len))
+    return BpView(c, r, brevity_penalty(r, c))
+
+
+# ---------------------------------------------------------------------------------------------- smoothing
+
+
+@dataclass(frozen=True)
+class SmoothingRow:
+    """One smoothing method's result: the p_n it used and the score (None, with a ``problem``, if it cannot)."""
+
+    method: str
+    library: str
+    description: str
+    used: tuple[float | None, ...]
+    score: float | None
+    problem: str | None = None
+
+
+@dataclass(frozen=True)
+class SmoothingComparison:
+    """The same hypothesis scored with several smoothing methods."""
+
+    rows: tuple[SmoothingRow, ...] = ()
+    raw: tuple[str, ...] = ()  # p_n before smoothing, as fractions
+    message: str | None = None
+    notices: tuple[str, ...] = ()
+
+    def score(self, method: str) -> float | None:
+        """The score of ``method``."""
+        return next(row.score for row in self.rows if row.method == method)
+
+    @property
+    def html(self) -> str:
+        if self.message:
+            return notices_html(self.notices) + message_html(self.message)
+        cell = "border:1px solid #d0d7de;padding:2px 8px"
+        head = "".join(f"<th style='{cell}'>p<sub>{i}</sub> used</th>" for i in range(1, len(self.raw) + 1))
+        raw = "".join(f"<td style='{cell};text-align:right'>{p}</td>" for p in self.raw)
+        best = max((row.score for row in self.rows if row.score is not None), default=None)
+        body = []
+        for row in self.rows:
+            name = f"<td style='{cell}'><b>{row.method}</b> <small>({row.library})</small></td>"
+            what = f"<td style='{cell}'><small>{html.escape(row.description)}</small></td>"
+            if row.score is None:
+                body.append(f"<tr>{name}{what}<td style='{cell}' colspan='{len(self.raw) + 1}'>✗ "
+                            f"{html.escape(row.problem or '')}</td></tr>")
+                continue
+            used = "".join(
+                f"<td style='{cell};text-align:right'>{'–' if u is None else f'{u:.3g}'}</td>" for u in row.used
+            )
+            bar = (f"<div style='display:inline-block;height:0.8em;width:{max(row.score, 0) * 8:.2f}em;"
+                   "background:#1f5fa8;vertical-align:middle'></div>")
+            mark = " ★ highest" if row.score == best else ""
+            body.append(f"<tr>{name}{what}{used}<td style='{cell};text-align:right;white-space:nowrap'>"
+                        f"{row.score:.4f} {bar}{mark}</td></tr>")
+        return (
+            notices_html(self.notices)
+            + "<table class='bleu-smoothing' style='border-collapse:collapse;font-size:0.9em'>"
+            f"<tr><th style='{cell}'>method</th><th style='{cell}'>what it does</th>{head}"
+            f"<th style='{cell}'>BLEU (0–1)</th></tr>"
+            f"<tr><td style='{cell}' colspan='2'><i>p<sub>n</sub> before smoothing</i></td>{raw}"
+            f"<td style='{cell}'></td></tr>{''.join(body)}</table>"
+        )
+
+
+def smoothing_comparison(
+    references: Sequence[str],
+    hypothesis: str,
+    *,
+    methods: Sequence[str] = SMOOTHINGS,
+    max_n: int = 4,
+    tokenize: str = WHITESPACE,
+    lowercase: bool = False,
+) -> SmoothingComparison:
+    """``hypothesis`` scored with each smoothing method in ``methods`` (nltk's and sacrebleu's).
+
+    A method that cannot score this input (e.g. method6 on a hypothesis too short for it) gets a row that
+    says why; empty input gives the friendly message instead of a table.
+    """
+    if not methods:
+        return SmoothingComparison(message="Choose at least one smoothing method.")
+    first = explain_texts(hypothesis, references, Settings(max_n, None, "method0", tokenize, lowercase))
+    if first.explanation is None:
+        return SmoothingComparison(message=first.message, notices=first.notices)
+    rows = []
+    for method in methods:
+        result = explain_texts(hypothesis, references, Settings(max_n, None, method, tokenize, lowercase))
+        library = "nltk" if method in NLTK_METHODS else "sacrebleu"
+        expl = result.explanation
+        used = () if expl is None else tuple(o.smoothed for o in expl.orders)
+        rows.append(SmoothingRow(method, library, SMOOTHING_DESCRIPTIONS.get(method, ""), used,
+                                 None if expl is None else expl.score, result.message))
+    raw = tuple(o.precision_text for o in first.explanation.orders)
+    return SmoothingComparison(tuple(rows), raw, None, first.notices)
+
+
+# ---------------------------------------------------------------------------------------------- beat BLEU
+
+Rule = Callable[[Sequence[str], Sequence[Sequence[str]]], str | None]  # tokens -> why the rule is broken, or None
+NEGATIONS = frozenset({"not", "no", "never", "nobody", "nothing", "none", "neither", "nor", "cannot", "n't"})
+
+
+def _says_the_opposite(hyp: Sequence[str], refs: Sequence[Sequence[str]]) -> str | None:
+    in_refs = {t.lower() for r in refs for t in r}
+    negs = [t for t in hyp if (t.lower() in NEGATIONS or t.lower().endswith("n't")) and t.lower() not in in_refs]
+    return None if negs else "Your sentence must say the opposite: add a negation (not, no, never, isn't, ...)."
+
+
+def _no_cat(hyp: Sequence[str], refs: Sequence[Sequence[str]]) -> str | None:
+    return "The word 'cat' is not allowed: your sentence must not be about the cat." if any(
+        t.lower().strip(".,!?") in ("cat", "cats") for t in hyp) else None
+
+
+def _same_words_other_order(hyp: Sequence[str], refs: Sequence[Sequence[str]]) -> str | None:
+    if any(list(hyp) == list(r) for r in refs):
+        return "That is a reference word for word: change the order of the words."
+    if not any(sorted(hyp) == sorted(r) for r in refs):
+        return "Use exactly the words of one reference (each as often as it has it), only in another order."
+    return None
+
+
+def _at_most_four_words(hyp: Sequence[str], refs: Sequence[Sequence[str]]) -> str | None:
+    return None if len(hyp) <= 4 else f"Use at most 4 words (you have {len(hyp)})."
+
+
+@dataclass(frozen=True)
+class Challenge:
+    """A 'beat BLEU' task: a bad translation, by ``rule``, that still scores at least ``threshold`` (0–1)."""
+
+    key: str
+    title: str
+    task: str
+    references: tuple[str, ...]
+    threshold: float
+    rule: Rule
+    lesson: str  # the failure mode, revealed once the challenge is beaten
+    settings: Settings = field(default_factory=lambda: Settings(smoothing="method1"))
+    placeholder: str = "type your bad translation here"
+
+
+_CAT = ("the cat is on the mat", "there is a cat on the mat")
+CHALLENGES: dict[str, Challenge] = {
+    c.key: c
+    for c in (
+        Challenge(
+            "opposite", "Say the opposite",
+            "Write a sentence that means the opposite of the references (add a negation) and still scores ≥ 0.5.",
+            _CAT, 0.5, _says_the_opposite,
+            "BLEU counts matching n-grams; one extra word like 'not' costs only the few n-grams around it, "
+            "even though it flips the meaning. BLEU measures overlap, not meaning.",
+        ),
+        Challenge(
+            "no-cat", "Lose the cat",
+            "Write a sentence without the word 'cat' (so it is about something else) that scores ≥ 0.5.",
+            _CAT, 0.5, _no_cat,
+            "The most important word is worth no more than any other: BLEU gives every n-gram the same weight, "
+            "so swapping the one content word that matters still leaves most n-grams matching.",
+        ),
+        Challenge(
+            "swap", "Swap the roles",
+            "Use exactly the words of one reference in another order (e.g. put the mat on the cat) "
+            "and score ≥ 0.25.",
+            _CAT, 0.25, _same_words_other_order,
+            "Unigram precision is perfect for any reordering, and the short n-grams inside the swapped phrases "
+            "still match: BLEU only sees word order through 2- to 4-grams, and only locally.",
+        ),
+        Challenge(
+            "fragment", "Say almost nothing",
+            "Write at most 4 words that score ≥ 0.5 with sacrebleu's sentence BLEU (exp smoothing).",
+            _CAT, 0.5, _at_most_four_words,
+            "With effective order, a short fragment is only averaged over the orders it has, and the brevity "
+            "penalty for 4 words against 6 is mild (exp(1 − 6/4) ≈ 0.61): a fragment can beat a full translation.",
+            Settings(smoothing="exp"),
+        ),
+    )
+}
+
+
+@dataclass(frozen=True)
+class ChallengeResult:
+    """How a hypothesis does on a challenge: its score, whether it keeps the rule, whether BLEU is beaten."""
+
+    challenge: Challenge
+    result: ExplainResult
+    rule_problem: str | None  # why the hypothesis breaks the rule (None = keeps it)
+
+    @property
+    def score(self) -> float | None:
+        return self.result.score
+
+    @property
+    def beaten(self) -> bool:
+        """True if the hypothesis keeps the rule and scores at least the threshold."""
+        return self.score is not None and self.rule_problem is None and self.score >= self.challenge.threshold
+
+    @property
+    def html(self) -> str:
+        ch = self.challenge
+        if self.result.explanation is None:
+            return notices_html(self.result.notices) + message_html(self.result.message)
+        above = self.score >= ch.threshold
+        verdict = (
+            "<div class='bleu-verdict' data-beaten='true' style='font-size:1.3em;color:#1b5e20'>"
+            f"✓ You beat BLEU! {html.escape(ch.lesson)}</div>"
+            if self.beaten
+            else "<div class='bleu-verdict' data-beaten='false' style='font-size:1.1em'>✗ Not yet. "
+            + html.escape(self.rule_problem or f"Your score {self.score:.3f} is below {ch.threshold:g}: keep trying.")
+            + "</div>"
+        )
+        return (
+            notices_html(self.result.notices)
+            + f"<div style='font-size:1.4em'>BLEU = <b class='bleu-score'>{self.score:.4f}</b> "
+            f"{'≥' if above else '<'} {ch.threshold:g} {'✓' if above else '✗'}</div>"
+            f"<div>rule: {'✓ kept' if self.rule_problem is None else '✗ ' + html.escape(self.rule_problem)}</div>"
+            f"{verdict}<details style='margin-top:6px'><summary>why this score?</summary>"
+            f"{explanation_html(self.result.explanation)}</details>"
+        )
+
+
+def challenge_view_model(challenge: Challenge | str, hypothesis: str) -> ChallengeResult:
+    """Score ``hypothesis`` on ``challenge`` (a ``Challenge`` or a key of ``CHALLENGES``) and check its rule."""
+    if isinstance(challenge, str):
+        challenge = CHALLENGES[challenge]
+    result = explain_texts(hypothesis, challenge.references, challenge.settings)
+    expl = result.explanation
+    problem = None if expl is None else challenge.rule(expl.hypothesis, expl.references)
+    return ChallengeResult(challenge, result, problem)
