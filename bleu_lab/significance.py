@@ -28,7 +28,7 @@ import numpy as np
 
 from .sacrebleu_style import BleuScore, ScoreOptions, check_corpus, count_refs, score_from_stats
 from .smoothing import SACREBLEU_DEFAULTS
-from .statistics import BleuStats, segment_counts
+from .statistics import BleuStats, PreparedReferences, prepare_references, segment_counts
 from .tokenization import make_preprocessor
 from .validation import as_sequence, check_same_length
 
@@ -64,7 +64,11 @@ def stats_matrix(
     return _rows([[prep(r) for r in seg] for seg in refs], map(prep, hyps), opts.max_ngram_order)
 
 
-def _rows(refs_tokens: Sequence[Sequence[Sequence[str]]], hyps_tokens: Iterable[Sequence[str]], order: int):
+def _rows(
+    refs_tokens: Sequence[Sequence[Sequence[str]] | PreparedReferences],
+    hyps_tokens: Iterable[Sequence[str]],
+    order: int,
+) -> np.ndarray:
     """Statistics rows of tokenized segments: ``segment_counts`` for each, then the totals max(0, c-n+1)."""
     counts = [[c, r, *m] for c, r, m in (segment_counts(rs, h, order) for rs, h in zip(refs_tokens, hyps_tokens))]
     counts = np.array(counts, dtype=np.int64).reshape(len(counts), 2 + order)
@@ -387,8 +391,10 @@ def _prepare(baseline, system, references, seed, progress: bool, options: dict) 
     base, refs = check_corpus(base, segs)
     other, _ = check_corpus(other, segs)
     prep = _memo(make_preprocessor(opts.tokenize, opts.lowercase))  # each distinct string tokenized once
-    refs_tokens = [[prep(r) for r in seg] for seg in _progress(refs, progress, "references")]
     order = opts.max_ngram_order
+    refs_tokens = [  # each segment's reference n-grams collected once, for both systems
+        prepare_references([prep(r) for r in seg], order) for seg in _progress(refs, progress, "references")
+    ]
     base_rows = _rows(refs_tokens, (prep(h) for h in _progress(base, progress, "baseline")), order)
     # a segment the two systems translate identically has the same statistics: count only the others
     changed = [i for i, (a, b) in enumerate(zip(base, other)) if a != b]

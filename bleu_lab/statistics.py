@@ -66,34 +66,48 @@ class BleuStats:
         )
 
 
+@dataclass(frozen=True)
+class PreparedReferences:
+    """One segment's references, with their n-grams collected once for any number of hypotheses."""
+
+    tokens: tuple[Sequence[str], ...]
+    lengths: tuple[int, ...]
+    union: tuple[set, ...]  # union[n-1]: every n-gram that occurs in some reference
+
+
+def prepare_references(references: Sequence[Sequence[str]], max_order: int) -> PreparedReferences:
+    """Collect the n-grams (1 <= n <= max_order) of already-tokenized references."""
+    union = tuple(set().union(*[ngram_list(ref, n) for ref in references]) for n in range(1, max_order + 1))
+    return PreparedReferences(tuple(references), tuple(len(ref) for ref in references), union)
+
+
 def segment_counts(
-    references: Sequence[Sequence[str]], hypothesis: Sequence[str], max_order: int
+    references: Sequence[Sequence[str]] | PreparedReferences, hypothesis: Sequence[str], max_order: int
 ) -> tuple[int, int, list[int]]:
     """(c, r, clipped matches per order) for one already-tokenized segment: the hot loop of every score."""
+    refs = references if isinstance(references, PreparedReferences) else prepare_references(references, max_order)
     hyp_len = len(hypothesis)
-    ref_len = closest_length([len(ref) for ref in references], hyp_len)
+    ref_len = closest_length(refs.lengths, hyp_len)
     matches = [0] * max_order
     for n in range(1, min(max_order, hyp_len) + 1):
-        matches[n - 1] = clipped_matches(
-            ngram_list(hypothesis, n), [ngram_list(ref, n) for ref in references]
-        )
+        matches[n - 1] = clipped_matches(ngram_list(hypothesis, n), refs, n)
     return hyp_len, ref_len, matches
 
 
-def clipped_matches(hyp_ngrams: list, refs_ngrams: list[list]) -> int:
+def clipped_matches(hyp_ngrams: list, refs: PreparedReferences, n: int) -> int:
     """sum over distinct hypothesis n-grams g of min(Count_hyp(g), max_r Count_r(g)).
 
     Fast path: when no n-gram repeats in the hypothesis, clipping cannot bite, and the sum is just the
     number of hypothesis n-grams found in some reference (a set intersection, computed in C).
     """
     hyp_set = set(hyp_ngrams)
-    in_refs = set().union(*refs_ngrams)
+    found = hyp_set & refs.union[n - 1]
     if len(hyp_set) == len(hyp_ngrams):
-        return len(hyp_set & in_refs)
+        return len(found)
     hyp_counts = Counter(hyp_ngrams)
-    ref_counts = [Counter(ngrams) for ngrams in refs_ngrams]
+    ref_counts = [Counter(ngram_list(ref, n)) for ref in refs.tokens]
     total = 0
-    for g in hyp_set & in_refs:
+    for g in found:
         count = hyp_counts[g]
         total += 1 if count == 1 else min(count, max(rc[g] for rc in ref_counts))
     return total
