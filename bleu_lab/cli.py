@@ -73,14 +73,17 @@ def run(args: argparse.Namespace) -> None:
     streams = [read_lines(path, "reference") for path in args.references]
     for path, lines in zip(args.references, streams):
         _check_count(path, "reference", lines, args.hypothesis, hyps)
-    if len(streams) > 1:
-        for path, lines in zip(args.references, streams):
-            empty = sum(1 for line in lines if not line.strip())
-            if empty:
-                lines_word = "line" if empty == 1 else "lines"
-                print(f"note: {path} has {empty} empty {lines_word}, read as 'no reference for this segment'",
-                      file=sys.stderr)
+    for path, lines in zip(args.references, streams):
+        empty = sum(1 for line in lines if not line.strip())
+        if empty:
+            lines_word = "line" if empty == 1 else "lines"
+            meaning = "no reference for this segment" if len(streams) > 1 else "an empty reference"
+            print(f"note: {path} has {empty} empty {lines_word}, read as '{meaning}'", file=sys.stderr)
     references = references_per_segment(streams)
+    bare = sum(1 for seg in references if not any(r.strip() for r in seg))
+    if bare and len(streams) > 1:
+        print(f"note: {bare} segments have no reference in any file and are scored against an empty reference",
+              file=sys.stderr)
     options = {"tokenize": args.tokenize, "lowercase": args.lowercase, "smooth_method": args.smooth,
                "smooth_value": args.smooth_value}
     if args.explain is not None and not 1 <= args.explain <= len(hyps):
