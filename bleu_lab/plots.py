@@ -8,7 +8,7 @@ pile up or print twice.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import matplotlib.pyplot as plt
 from matplotlib.axes import Axes
@@ -209,3 +209,143 @@ def grouped_bars(
     ax.set_xticks(range(len(groups)), groups)
     ax.legend(fontsize=8)
     return ax
+
+
+# --- corpus level (lessons 08-09): sentence-score distributions, bootstrap intervals, randomization ---------
+
+
+def new_grid(
+    title: str, nrows: int, ncols: int, xlabel: str, ylabel: str, figsize: tuple[float, float] = (9.6, 5.4)
+) -> tuple[Figure, list[Axes]]:
+    """A styled figure with an ``nrows`` x ``ncols`` grid of axes sharing x and y (small multiples).
+
+    ``title`` goes on the figure; every axes gets the axis labels (set each one's own title for its panel).
+    Returns the figure and the axes as a flat list, row by row.
+    """
+    with plt.rc_context(STYLE):
+        fig, grid = plt.subplots(nrows, ncols, figsize=figsize, sharex=True, sharey=True, squeeze=False)
+        fig.suptitle(title)
+        axes = [ax for row in grid for ax in row]
+        for ax in axes:
+            ax.set_xlabel(xlabel)
+            ax.set_ylabel(ylabel)
+            ax.grid(True, alpha=STYLE["grid.alpha"])
+            ax.spines[["top", "right"]].set_visible(False)
+            ax.label_outer()
+    return fig, axes
+
+
+def score_histogram(
+    ax: Axes,
+    scores: Sequence[float],
+    corpus_score: float | None = None,
+    mean_score: float | None = None,
+    bin_width: float = 5.0,
+    color: str | None = None,
+) -> Axes:
+    """Histogram of sentence BLEU scores (0–100) in bins of ``bin_width``; the corpus BLEU and the mean of the
+    sentence scores, if given, as vertical lines (they differ: corpus BLEU pools the statistics first)."""
+    edges = [i * bin_width for i in range(int(math.ceil(100 / bin_width)) + 1)]
+    ax.hist(list(scores), bins=edges, color=color or COLORS["main"], edgecolor="white", linewidth=0.5)
+    if corpus_score is not None:
+        ax.axvline(corpus_score, color=COLORS["accent"], linewidth=2, label=f"corpus BLEU {corpus_score:.1f}")
+    if mean_score is not None:
+        ax.axvline(mean_score, color=COLORS["muted"], linewidth=2, linestyle="--",
+                   label=f"mean sentence BLEU {mean_score:.1f}")
+    ax.set_xlim(0, 100)
+    if corpus_score is not None or mean_score is not None:
+        ax.legend(fontsize=7, loc="best", framealpha=0.9)
+    return ax
+
+
+def bootstrap_distributions(
+    ax: Axes,
+    samples: dict[str, Sequence[float]],
+    intervals: dict[str, tuple[float, float]] | None = None,
+    bins: int = 40,
+) -> Axes:
+    """Overlaid histograms of each system's bootstrap scores; ``intervals[name] = (mean, half_width)`` draws the
+    95% confidence interval as a shaded band with the mean as a line."""
+    palette = [COLORS["main"], COLORS["accent"], COLORS["match"], COLORS["clipped"], COLORS["muted"]]
+    values = [float(v) for s in samples.values() for v in s]
+    if not values:
+        return ax
+    lo, hi = min(values), max(values)
+    width = (hi - lo) / bins if hi > lo else 1.0
+    edges = [lo + i * width for i in range(bins + 1)]
+    for i, (name, scores) in enumerate(samples.items()):
+        color = palette[i % len(palette)]
+        label = name
+        if intervals and name in intervals:
+            mean, half = intervals[name]
+            ax.axvspan(mean - half, mean + half, color=color, alpha=0.12)
+            ax.axvline(mean, color=color, linewidth=1.5)
+            label = f"{name}: {mean:.2f} ± {half:.2f} (95% CI)"
+        ax.hist([float(v) for v in scores], bins=edges, color=color, alpha=0.55, label=label)
+    ax.legend(fontsize=8)
+    return ax
+
+
+def ci_error_bars(
+    ax: Axes,
+    names: Sequence[str],
+    means: Sequence[float],
+    half_widths: Sequence[float],
+    scores: Sequence[float] | None = None,
+) -> Axes:
+    """One horizontal error bar per system: the bootstrap mean ± the 95% CI half-width; ``scores`` (the
+    full-test-set BLEU) as diamonds. Overlapping bars say little on their own: a paired test decides."""
+    ys = list(range(len(names)))
+    ax.errorbar(list(means), ys, xerr=list(half_widths), fmt="o", color=COLORS["main"], markerfacecolor="white",
+                markersize=8, capsize=4, label="bootstrap mean ± 95% CI")
+    if scores is not None:
+        ax.plot(list(scores), ys, "D", color=COLORS["accent"], markersize=4, zorder=3,
+                label="BLEU on the full test set")
+    ax.set_yticks(ys, list(names))
+    ax.set_ylim(-0.6, len(names) - 0.4)
+    ax.legend(fontsize=8, loc="best", framealpha=0.9)
+    return ax
+
+
+def randomization_null(ax: Axes, differences: Sequence[float], observed: float, bins: int = 40) -> Axes:
+    """Histogram of |BLEU_a - BLEU_b| over the shuffled trials of approximate randomization, with the observed
+    gap marked; the trials beyond it (what the p-value counts) in red."""
+    values = [float(d) for d in differences]
+    hi = max([*values, abs(observed)]) or 1.0
+    width = hi / bins
+    start = abs(observed) - width * math.floor(abs(observed) / width)  # the observed gap falls on a bin edge
+    edges = ([0.0] if start > 0 else []) + [start + width * i for i in range(math.ceil((hi - start) / width) + 2)]
+    below = [d for d in values if d <= abs(observed)]
+    above = [d for d in values if d > abs(observed)]
+    ax.hist(below, bins=edges, color=COLORS["main"], label="shuffles with a smaller gap")
+    ax.hist(above, bins=edges, color=COLORS["clipped"], label=f"shuffles with a larger gap ({len(above)})")
+    ax.axvline(abs(observed), color=COLORS["accent"], linewidth=2, label=f"observed gap {abs(observed):.2f}")
+    ax.legend(fontsize=8)
+    return ax
+
+
+def paired_gaps(ax: Axes, gaps: Sequence[float], observed: float, bins: int = 40) -> Axes:
+    """Histogram of the per-resample gaps BLEU_system - BLEU_baseline of a paired bootstrap, with 0 and the
+    observed gap marked: the paired view that two separate confidence intervals cannot give."""
+    values = [float(g) for g in gaps]
+    below = sum(1 for g in values if g < 0)
+    ax.hist(values, bins=bins, color=COLORS["main"], label=f"resampled gaps ({below} of {len(values)} below 0)")
+    ax.axvline(0, color=COLORS["muted"], linewidth=1.5, linestyle="--", label="no difference")
+    ax.axvline(observed, color=COLORS["accent"], linewidth=2, label=f"observed gap {observed:+.2f}")
+    ax.legend(fontsize=8, loc="best", framealpha=0.9)
+    return ax
+
+
+def figure_png(
+    title: str,
+    xlabel: str,
+    ylabel: str,
+    draw: Callable[[Axes], object],
+    figsize: tuple[float, float] = (5.6, 3.2),
+    dpi: int = 100,
+) -> bytes:
+    """PNG bytes of a styled figure off pyplot (nothing to close): ``draw(ax)`` fills the axes. For widgets
+    whose picture changes completely on every update (histograms), where ``LiveFigure``'s blitting cannot help."""
+    figure = LiveFigure(title, xlabel, ylabel, figsize, dpi)
+    draw(figure.ax)
+    return figure._png()

@@ -1,0 +1,222 @@
+"""Checks for lesson 09, comparing systems.
+
+- ``check_ar_p_value(my_ar_p_value)``: the approximate-randomization p-value from the trials' gaps,
+  (#{trials with a gap > observed} + 1) / (n + 1); wrong numbers are matched against the usual slips
+  (no +1, >= instead of >, counting the smaller gaps, a count instead of a fraction)
+- ``check_bootstrap_interpretation(result, answer)``: a paired bootstrap of fluent against degraded, run with
+  the defaults, and the one correct reading of its p-value (multiple choice)
+- ``check_bonferroni(my_bonferroni)``: which comparisons stay significant when m of them are made at once
+
+Expected values come from ``bleu_lab.significance``; the checks only compare and explain.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+
+import numpy as np
+
+from ..significance import BootstrapResult, p_value
+from . import Feedback, run_student_code
+
+# (case name, gaps |BLEU_a - BLEU_b| of the shuffled trials, observed gap)
+AR_CASES: tuple[tuple[str, tuple[float, ...], float], ...] = (
+    ("nine trials, four larger gaps", (0.2, 1.5, 0.7, 3.1, 0.4, 2.2, 0.9, 1.1, 0.3), 1.0),
+    ("ties: two trials exactly as large as the observed gap", (0.5, 1.0, 1.0, 2.0, 0.1), 1.0),
+    ("no trial beats the observed gap", (0.1, 0.2, 0.3, 0.2), 2.5),
+    ("every trial beats the observed gap", (3.0, 4.0, 5.0), 1.0),
+)
+
+
+def check_ar_p_value(func: Callable[[np.ndarray, float], float]) -> Feedback:
+    """Check ``func(trial_differences, observed)`` = (#{d > observed} + 1) / (len(d) + 1)."""
+    fb = Feedback("my_ar_p_value(trial_differences, observed)")
+    if not callable(func):
+        return fb.fail(f"pass your function itself (my_ar_p_value), not {type(func).__name__}")
+    for case, gaps, observed in AR_CASES:
+        expected = p_value(np.asarray(gaps), observed)
+        got = run_student_code(fb, func, np.asarray(gaps, dtype=float), observed)
+        if got is None:
+            continue
+        if isinstance(got, (bool, np.bool_)) or not isinstance(got, (int, float, np.integer, np.floating)):
+            fb.fail(f"case {case}: return the p-value as a number, not {type(got).__name__} ({got!r:.60})")
+            continue
+        if math.isclose(got, expected, rel_tol=1e-9, abs_tol=1e-12):
+            continue
+        fb.fail(f"case {case}: gaps {list(gaps)}, observed {observed}: expected p = {expected:.4f}, you returned "
+                f"{float(got):.4f}. " + _ar_hint(gaps, observed, float(got)))
+    if fb.passed:
+        fb.note("all cases right: strictly larger gaps, plus one for the observed test set itself")
+    return fb
+
+
+def _ar_hint(gaps: Sequence[float], observed: float, got: float) -> str:
+    n = len(gaps)
+    above = sum(g > observed for g in gaps)
+    at_least = sum(g >= observed for g in gaps)
+    candidates = [
+        (above / n, "Add one to both counts: p = (count + 1) / (n + 1). The observed assignment is itself one of "
+                    "the possible shuffles, and without the +1 a finite run could claim p = 0."),
+        ((at_least + 1) / (n + 1), "Count only gaps strictly larger than the observed one (>), not equal ones "
+                                   "(>=), as sacrebleu and multeval do."),
+        ((above + 1) / n, "The denominator is n + 1 (the trials plus the observed test set), not n."),
+        ((n - above + 1) / (n + 1), "You counted the trials with a SMALLER gap. The p-value counts how often "
+                                    "chance alone produced a gap larger than the observed one."),
+        (float(above), "That is a count; divide: p = (count + 1) / (n + 1)."),
+        (float(above + 1), "That is a count; divide: p = (count + 1) / (n + 1)."),
+    ]
+    for value, hint in candidates:
+        if math.isclose(got, value, rel_tol=1e-9, abs_tol=1e-12):
+            return hint
+    return f"{above} of the {n} gaps are larger than {observed}: p = ({above} + 1) / ({n} + 1)."
+
+
+# ------------------------------------------------------------------------------------------ interpretation
+
+BASELINE, SYSTEM = "degraded", "fluent"
+
+# letter -> (reading of the p-value, correct?, what to say about it)
+INTERPRETATIONS: dict[str, tuple[str, bool, str]] = {
+    "A": (
+        "1 - p is the probability that fluent is really better than degraded.",
+        False,
+        "A p-value is computed assuming there is NO real difference; it says how surprising the data would be "
+        "then. It is not the probability of any hypothesis, so 1 - p is not the probability that fluent is better.",
+    ),
+    "B": (
+        "p is the probability that the two systems are equally good.",
+        False,
+        "The p-value assumes the systems are equally good and asks how often a gap this large would still "
+        "appear; it cannot be the probability of the very assumption it starts from.",
+    ),
+    "C": (
+        "If the systems were equally good, gaps at least as large as the observed one would be common enough "
+        "(a fraction p of the resamples) that this test set does not show fluent to be better; it does not show "
+        "them to be equal either.",
+        True,
+        "Right: p > 0.05 means 'not shown', not 'no difference'. More segments, or a more consistent "
+        "difference, could still show one.",
+    ),
+    "D": (
+        "p > 0.05, so the two systems are equally good and the gap is pure noise.",
+        False,
+        "Absence of evidence is not evidence of absence: with 160 segments even a real 3-point difference can "
+        "fail to reach significance. 'Not significant' means the test set is too small or too noisy to tell.",
+    ),
+}
+
+
+def interpretations_text() -> str:
+    """The choices of the multiple-choice question, one per line."""
+    return "\n".join(f"{key}. {text}" for key, (text, _, _) in INTERPRETATIONS.items())
+
+
+def expected_bootstrap(corpus=None) -> BootstrapResult:
+    """The bootstrap the exercise asks for: degraded (baseline) vs fluent (system), ref A, the defaults."""
+    from ..data import load_corpus
+    from ..significance import paired_bootstrap
+
+    corpus = load_corpus("news") if corpus is None else corpus
+    return paired_bootstrap(corpus.systems[BASELINE], corpus.systems[SYSTEM], corpus.references_for("A"))
+
+
+def check_bootstrap_interpretation(result: object, answer: object, corpus=None) -> Feedback:
+    """Check a paired bootstrap of fluent (system) against degraded (baseline) and the reading of its p-value."""
+    fb = Feedback("a paired bootstrap and what its p-value means")
+    expected = expected_bootstrap(corpus)
+    if not isinstance(result, BootstrapResult):
+        fb.fail(f"result must be what bl.paired_bootstrap(...) returns, not {type(result).__name__}: "
+                "call it with the degraded outputs, the fluent outputs and the references of ref A")
+    else:
+        _check_run(fb, result, expected)
+    letter = answer.strip().upper() if isinstance(answer, str) else None
+    if letter not in INTERPRETATIONS:
+        fb.fail(f"answer must be one letter among {', '.join(INTERPRETATIONS)} (as a string, e.g. answer = 'A')")
+    else:
+        text, correct, why = INTERPRETATIONS[letter]
+        if correct:
+            fb.note(f"{letter}: {why}")
+        else:
+            fb.fail(f"{letter} is not right. {why}")
+    return fb
+
+
+def _check_run(fb: Feedback, result: BootstrapResult, expected: BootstrapResult) -> None:
+    base, system = result.baseline.score, result.system.score
+    want_base, want_system = expected.baseline.score, expected.system.score
+    if math.isclose(base, want_system) and math.isclose(system, want_base):
+        fb.fail(f"you swapped the two systems: the baseline (first argument) is {BASELINE}, the system "
+                f"(second) is {SYSTEM}, so that the difference system - baseline is positive")
+        return
+    if not (math.isclose(base, want_base) and math.isclose(system, want_system)):
+        fb.fail(f"your scores are {base:.2f} (baseline) and {system:.2f} (system), but {BASELINE} and {SYSTEM} "
+                f"score {want_base:.2f} and {want_system:.2f} against reference A: use corpus.systems[...] and "
+                "corpus.references_for('A'), with the default options")
+        return
+    if result.n_samples != expected.n_samples or result.seed != expected.seed:
+        fb.fail(f"you ran {result.n_samples} resamples with seed {result.seed}; keep the defaults "
+                f"(n_samples={expected.n_samples}, seed={expected.seed}) so that everyone reads the same p-value")
+        return
+    fb.note(f"your run: difference {result.difference:+.2f} BLEU, p = {result.p_value:.4f} "
+            f"({result.verdict})")
+
+
+# ------------------------------------------------------------------------------------------ multiple comparisons
+
+# (case name, p-values by comparison, family-wise alpha)
+BONFERRONI_CASES: tuple[tuple[str, dict[str, float], float], ...] = (
+    ("six comparisons at alpha = 0.05",
+     {"A vs B": 0.001, "A vs C": 0.02, "B vs C": 0.3, "A vs D": 0.004, "B vs D": 0.06, "C vs D": 0.011}, 0.05),
+    ("ten comparisons at alpha = 0.05",
+     {f"S{i} vs S{j}": p for (i, j), p in zip(
+         [(1, 2), (1, 3), (1, 4), (1, 5), (2, 3), (2, 4), (2, 5), (3, 4), (3, 5), (4, 5)],
+         [0.0004, 0.003, 0.006, 0.012, 0.049, 0.0049, 0.2, 0.03, 0.0009, 0.7])}, 0.05),
+    ("four comparisons at alpha = 0.01", {"w": 0.002, "x": 0.004, "y": 0.0001, "z": 0.009}, 0.01),
+    ("a single comparison (nothing to correct)", {"only": 0.03}, 0.05),
+)
+
+
+def expected_bonferroni(p_values: Mapping[str, float], alpha: float) -> set[str]:
+    """The comparisons with p < alpha / m (m = the number of comparisons)."""
+    m = len(p_values)
+    return {name for name, p in p_values.items() if p < alpha / m}
+
+
+def check_bonferroni(func: Callable[[dict[str, float], float], Iterable[str]]) -> Feedback:
+    """Check ``func(p_values, alpha)`` returns the names of the comparisons with p < alpha / m."""
+    fb = Feedback("my_bonferroni(p_values, alpha)")
+    if not callable(func):
+        return fb.fail(f"pass your function itself (my_bonferroni), not {type(func).__name__}")
+    for case, p_values, alpha in BONFERRONI_CASES:
+        expected = expected_bonferroni(p_values, alpha)
+        errors_before = len(fb.messages)
+        got = run_student_code(fb, func, dict(p_values), alpha)
+        if len(fb.messages) > errors_before:  # it raised: already reported
+            continue
+        if got is None or isinstance(got, (str, bytes)) or not isinstance(got, Iterable):
+            fb.fail(f"case {case}: return the names of the significant comparisons (a list or set), not {got!r:.60}")
+            continue
+        got = list(got)
+        if any(not isinstance(g, str) for g in got):
+            fb.fail(f"case {case}: return the comparisons' names (the dictionary keys), not {got!r:.80}")
+            continue
+        if set(got) == expected:
+            continue
+        fb.fail(f"case {case}: expected {sorted(expected)}, you returned {sorted(got)}. "
+                + _bonferroni_hint(p_values, alpha, set(got)))
+    if fb.passed:
+        fb.note("all cases right: with m comparisons, each one must reach p < alpha / m")
+    return fb
+
+
+def _bonferroni_hint(p_values: Mapping[str, float], alpha: float, got: set[str]) -> str:
+    m = len(p_values)
+    if got == {n for n, p in p_values.items() if p < alpha}:
+        return (f"You tested each comparison at alpha = {alpha:g}. With m = {m} comparisons, some 'significant' "
+                f"result is likely by chance alone; Bonferroni tests each at alpha / m = {alpha / m:g}.")
+    if got == {n for n, p in p_values.items() if p < alpha * m}:
+        return f"Divide alpha by m, don't multiply: the threshold is {alpha:g} / {m} = {alpha / m:g}."
+    if got == {n for n, p in p_values.items() if p >= alpha / m}:
+        return "You returned the comparisons that are NOT significant: keep those with p < alpha / m."
+    return f"The threshold is alpha / m = {alpha:g} / {m} = {alpha / m:g}; keep the names whose p is below it."

@@ -1,0 +1,322 @@
+"""The exercise checks of lessons 08-09: worked solutions pass, typical mistakes get the specific message."""
+
+from __future__ import annotations
+
+import math
+import runpy
+import statistics
+from pathlib import Path
+
+import numpy as np
+import pytest
+import sacrebleu
+
+import bleu_lab as bl
+from bleu_lab.exercises import comparing_systems as ex9
+from bleu_lab.exercises import corpus_bleu as ex8
+from bleu_lab.sacrebleu_style import ScoreOptions, score_from_stats
+from bleu_lab.significance import p_value
+
+SOLUTIONS = Path(__file__).resolve().parent.parent / "notebooks" / "solutions"
+
+
+def solution(name: str) -> dict:
+    """The namespace of a worked solution file (running it also runs its check)."""
+    return runpy.run_path(str(SOLUTIONS / name))
+
+
+def text(feedback) -> str:
+    return "\n".join(feedback.messages)
+
+
+@pytest.fixture(scope="module")
+def news():
+    return bl.load_corpus("news")
+
+
+# --- lesson 08, exercise 1: corpus BLEU from per-segment statistics -------------------------------------------------
+
+
+def total(stats):
+    return sum(stats[1:], stats[0])
+
+
+def test_corpus_cases_expected_scores_match_sacrebleu():
+    for _, hyps, refs in ex8.CORPUS_CASES:
+        streams = [list(s) for s in zip(*refs)]
+        assert bl.corpus_score(list(hyps), [list(r) for r in refs]).score == pytest.approx(
+            sacrebleu.corpus_bleu(list(hyps), streams).score, rel=1e-12)
+        pooled = total(ex8.case_stats(hyps, refs))
+        assert all(pooled.matches), "every pooled order has matches, so smoothing plays no part"
+
+
+def test_corpus_bleu_solution_passes(news):
+    my_corpus_bleu = solution("08_corpus_bleu.py")["my_corpus_bleu"]
+    fb = ex8.check_corpus_bleu(my_corpus_bleu)
+    assert fb.passed, fb
+    refs = news.references_for("A")
+    stats = [bl.corpus_score([h], [r]).stats for h, r in zip(news.systems["strong"], refs)]
+    assert my_corpus_bleu(stats) == pytest.approx(bl.corpus_score(news.systems["strong"], refs).score, rel=1e-12)
+
+
+def mean_of_segment_scores(stats):
+    return statistics.mean(score_from_stats(s).score for s in stats)
+
+
+def mean_of_sentence_scores(stats):
+    return statistics.mean(score_from_stats(s, ScoreOptions(effective_order=True)).score for s in stats)
+
+
+def without_bp(stats):
+    score = score_from_stats(total(stats))
+    return score.score / score.bp
+
+
+def averaged_precisions(stats):
+    score = score_from_stats(total(stats))
+    means = [statistics.mean(100 * s.matches[n] / s.totals[n] for s in stats if s.totals[n]) for n in range(4)]
+    return score.bp * math.exp(sum(map(math.log, means)) / 4)
+
+
+def averaged_bp(stats):
+    score = score_from_stats(total(stats))
+    return score.score / score.bp * statistics.mean(score_from_stats(s).bp for s in stats)
+
+
+def arithmetic_mean(stats):
+    score = score_from_stats(total(stats))
+    return score.bp * statistics.mean(score.precisions)
+
+
+def upside_down_bp(stats):
+    t = total(stats)
+    score = score_from_stats(t)
+    return score.score / score.bp * math.exp(1 - t.hyp_len / t.ref_len)
+
+
+def nltk_denominators(stats):
+    t = total(stats)
+    precisions = [100 * m / d for m, d in zip(t.matches, t.nltk_denominators)]
+    return score_from_stats(t).bp * math.exp(sum(map(math.log, precisions)) / 4)
+
+
+@pytest.mark.parametrize(
+    ("func", "message"),
+    [
+        (mean_of_segment_scores, "mean of the segments' BLEU scores"),
+        (mean_of_sentence_scores, "mean of sentence BLEU (with effective order"),
+        (lambda stats: score_from_stats(total(stats)).score / 100, "0–1 scale"),
+        (without_bp, "left out the brevity penalty"),
+        (averaged_precisions, "averaged each segment's p_n"),
+        (averaged_bp, "averaged the segments' brevity penalties"),
+        (arithmetic_mean, "arithmetic mean"),
+        (upside_down_bp, "upside down"),
+        (nltk_denominators, "nltk's denominators"),
+        (lambda stats: 42.0, "Sum the statistics"),
+    ],
+)
+def test_corpus_bleu_mistakes_get_their_message(func, message):
+    fb = ex8.check_corpus_bleu(func)
+    assert not fb.passed
+    assert message in text(fb)
+
+
+def test_corpus_bleu_bad_answers():
+    assert "pass your function itself" in text(ex8.check_corpus_bleu(3))
+    assert "as a number" in text(ex8.check_corpus_bleu(lambda stats: "57"))
+    raised = ex8.check_corpus_bleu(lambda stats: 1 / 0)
+    assert "ZeroDivisionError" in text(raised) and "segment_stats (a list of 2 BleuStats)" in text(raised)
+    as_score = ex8.check_corpus_bleu(lambda stats: score_from_stats(total(stats)))
+    assert as_score.passed  # a BleuScore is read as its .score
+
+
+# --- lesson 08, exercise 2: why the mean differs --------------------------------------------------------------------
+
+
+def test_why_solution_passes():
+    assert ex8.check_why_mean_differs(solution("08_why_mean_differs.py")["answer"]).passed
+
+
+@pytest.mark.parametrize("answer", ["ABC", "a, b, c", ["A", "B", "C"], {"c", "b", "a"}])
+def test_why_answer_formats(answer):
+    assert ex8.check_why_mean_differs(answer).passed
+
+
+@pytest.mark.parametrize(
+    ("answer", "message"),
+    [
+        (set(), "write the letters"),
+        (..., "write the letters"),
+        ("AB", "C is true too"),
+        ("ABCD", "D is false"),
+        ("ABCE", "rounding"),
+        ("ABCF", "same tokenizer"),
+        ("ABCZ", "no statement Z"),
+    ],
+)
+def test_why_wrong_answers(answer, message):
+    fb = ex8.check_why_mean_differs(answer)
+    assert not fb.passed
+    assert message in text(fb)
+
+
+def test_why_statements_are_printed():
+    lines = ex8.why_statements_text().splitlines()
+    assert [line[0] for line in lines] == list(ex8.WHY_STATEMENTS)
+
+
+# --- lesson 08, exercise 3: references without the empty-line trap --------------------------------------------------
+
+
+def test_reference_lists_solution_passes(news):
+    namespace = solution("08_reference_lists.py")
+    assert namespace["my_references"] == news.references
+    fb = ex8.check_reference_lists(namespace["my_references"])
+    assert fb.passed, fb
+    assert "nrefs:var" in text(fb)
+
+
+def test_reference_lists_trap(news):
+    a, b = news.reference_streams["A"], news.reference_streams["B"]
+    fb = ex8.check_reference_lists([[x, y] for x, y in zip(a, b)])
+    assert not fb.passed
+    trapped = sacrebleu.corpus_bleu(news.systems["degraded"], [a, b]).score
+    right = bl.corpus_score(news.systems["degraded"], news.references).score
+    assert "segment 61 has an empty reference" in text(fb)
+    assert f"degraded: {trapped:.1f} instead of {right:.1f}" in text(fb)
+
+
+@pytest.mark.parametrize(
+    ("build", "message"),
+    [
+        (lambda a, b: [a, b], "one list per reference FILE"),
+        (lambda a, b: [[x] for x in a], "segment 1 lacks the reference"),
+        (lambda a, b: [[x] for x in a[:60]], "there are 160 segments"),
+        (lambda a, b: [[x, y] if y else [] for x, y in zip(a, b)], "segment 61 has no reference at all"),
+        (lambda a, b: [x for x in a], "must be a list of reference strings"),
+        (lambda a, b: [[x.upper()] + ([y] if y else []) for x, y in zip(a, b)], "segment 1 lacks the reference"),
+    ],
+)
+def test_reference_lists_mistakes(news, build, message):
+    fb = ex8.check_reference_lists(build(news.reference_streams["A"], news.reference_streams["B"]))
+    assert not fb.passed
+    assert message in text(fb)
+
+
+def test_reference_lists_not_a_list():
+    assert "one list of reference strings per segment" in text(ex8.check_reference_lists("ref.A.de"))
+
+
+# --- lesson 09, exercise 1: the randomization p-value ---------------------------------------------------------------
+
+
+def test_ar_cases_expected_values():
+    assert [p_value(np.asarray(g), o) for _, g, o in ex9.AR_CASES] == pytest.approx([5 / 10, 2 / 6, 1 / 5, 4 / 4])
+
+
+def test_ar_solution_passes():
+    my_ar_p_value = solution("09_ar_p_value.py")["my_ar_p_value"]
+    assert ex9.check_ar_p_value(my_ar_p_value).passed
+    corpus = bl.load_corpus("news")
+    refs = corpus.references_for("A")
+    result = bl.paired_randomization(corpus.systems["degraded"], corpus.systems["fluent"], refs, n_trials=500)
+    assert my_ar_p_value(result.trial_differences, abs(result.difference)) == result.p_value
+
+
+@pytest.mark.parametrize(
+    ("func", "message"),
+    [
+        (lambda d, o: np.mean(d > o), "Add one to both counts"),
+        (lambda d, o: (np.sum(d >= o) + 1) / (len(d) + 1), "strictly larger"),
+        (lambda d, o: (np.sum(d > o) + 1) / len(d), "denominator is n + 1"),
+        (lambda d, o: (np.sum(d <= o) + 1) / (len(d) + 1), "SMALLER gap"),
+        (lambda d, o: int(np.sum(d > o)), "That is a count"),
+        (lambda d, o: d > o, "as a number"),
+        (lambda d, o: 0.5, "p = ("),
+    ],
+)
+def test_ar_mistakes(func, message):
+    fb = ex9.check_ar_p_value(func)
+    assert not fb.passed
+    assert message in text(fb)
+
+
+def test_ar_not_callable_and_raising():
+    assert "pass your function itself" in text(ex9.check_ar_p_value(0.5))
+    assert "ZeroDivisionError" in text(ex9.check_ar_p_value(lambda d, o: 1 / 0))
+
+
+# --- lesson 09, exercise 2: a bootstrap and its reading -------------------------------------------------------------
+
+
+def test_bootstrap_solution_passes():
+    namespace = solution("09_bootstrap_interpretation.py")
+    fb = ex9.check_bootstrap_interpretation(namespace["result"], namespace["answer"])
+    assert fb.passed, fb
+    assert "p = 0.0699" in text(fb)  # the defaults: 1000 resamples, seed 12345
+
+
+def test_bootstrap_expected_run_equals_sacrebleu_numbers(news):
+    expected = ex9.expected_bootstrap(news)
+    assert expected.baseline.score == pytest.approx(sacrebleu.corpus_bleu(news.systems["degraded"],
+                                                                          [news.reference_streams["A"]]).score)
+    assert expected.p_value > 0.05  # so that reading C is the right one
+
+
+@pytest.mark.parametrize("letter", ["A", "B", "D"])
+def test_bootstrap_wrong_readings(news, letter):
+    fb = ex9.check_bootstrap_interpretation(ex9.expected_bootstrap(news), letter)
+    assert not fb.passed
+    assert f"{letter} is not right" in text(fb)
+
+
+def test_bootstrap_answer_is_case_insensitive(news):
+    assert ex9.check_bootstrap_interpretation(ex9.expected_bootstrap(news), " c ").passed
+
+
+def test_bootstrap_run_mistakes(news):
+    refs = news.references_for("A")
+    degraded, fluent = news.systems["degraded"], news.systems["fluent"]
+    swapped = ex9.check_bootstrap_interpretation(bl.paired_bootstrap(fluent, degraded, refs), "C")
+    assert "swapped the two systems" in text(swapped)
+    fewer = ex9.check_bootstrap_interpretation(bl.paired_bootstrap(degraded, fluent, refs, n_samples=200), "C")
+    assert "keep the defaults" in text(fewer)
+    other = ex9.check_bootstrap_interpretation(bl.paired_bootstrap(degraded, news.systems["strong"], refs), "C")
+    assert "your scores are" in text(other)
+    missing = ex9.check_bootstrap_interpretation(None, "")
+    assert "result must be what bl.paired_bootstrap" in text(missing) and "one letter" in text(missing)
+
+
+# --- lesson 09, exercise 3: Bonferroni -------------------------------------------------------------------------------
+
+
+def test_bonferroni_solution_passes():
+    assert ex9.check_bonferroni(solution("09_bonferroni.py")["my_bonferroni"]).passed
+
+
+@pytest.mark.parametrize(
+    ("func", "message"),
+    [
+        (lambda p, a: [k for k, v in p.items() if v < a], "You tested each comparison at alpha"),
+        (lambda p, a: [k for k, v in p.items() if v < a * len(p)], "don't multiply"),
+        (lambda p, a: [k for k, v in p.items() if v >= a / len(p)], "NOT significant"),
+        (lambda p, a: [v for v in p.values() if v < a / len(p)], "the dictionary keys"),
+        (lambda p, a: None, "return the names"),
+        (lambda p, a: "A vs B", "return the names"),
+        (lambda p, a: [], "The threshold is alpha / m"),
+    ],
+)
+def test_bonferroni_mistakes(func, message):
+    fb = ex9.check_bonferroni(func)
+    assert not fb.passed
+    assert message in text(fb)
+
+
+def test_bonferroni_raising_and_not_callable():
+    assert "ZeroDivisionError" in text(ex9.check_bonferroni(lambda p, a: 1 / 0))
+    assert "pass your function itself" in text(ex9.check_bonferroni([]))
+
+
+def test_bonferroni_cases_have_no_exact_ties():
+    for _, p_values, alpha in ex9.BONFERRONI_CASES:
+        assert all(p != alpha / len(p_values) for p in p_values.values())
