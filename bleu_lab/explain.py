@@ -63,6 +63,15 @@ class Explanation:
     score: float
     notes: tuple[str, ...]
 
+    def __repr__(self) -> str:
+        hyp = " ".join(self.hypothesis)
+        hyp = hyp if len(hyp) <= 60 else hyp[:57] + "..."
+        return (
+            f"Explanation(score={self.score:.6g}, hypothesis={hyp!r}, references={len(self.references)}, "
+            f"p_n=[{', '.join(o.precision_text for o in self.orders)}], bp={self.bp:.6g}, "
+            f"smoothing={self.smoothing!r})"
+        )
+
     @property
     def precisions(self) -> tuple[Fraction | None, ...]:
         """p_1 ... p_N as fractions."""

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import bleu_lab as bl
+from bleu_lab.exercises import MAX_REPORTED_CASES
 from bleu_lab.exercises import modified_precision as ex2
 from bleu_lab.exercises import ngrams_and_clipping as ex1
 
@@ -87,7 +88,7 @@ def test_count_ngrams_mistakes_get_specific_messages(wrong, expected_phrase):
 def test_count_ngrams_names_the_case_and_stops_after_three():
     feedback = ex1.check_count_ngrams(lambda t, n: Counter())
     assert "tokens ['the', 'cat', 'is', 'on', 'the', 'mat'], n=1" in feedback.messages[0]
-    assert len([m for m in feedback.messages if m.startswith("tokens")]) == ex1.MAX_REPORTED_CASES
+    assert len([m for m in feedback.messages if m.startswith("tokens")]) == MAX_REPORTED_CASES
     assert "stopping after 3 failing cases" in feedback.messages[-1]
 
 

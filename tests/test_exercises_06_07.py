@@ -10,6 +10,7 @@ import pytest
 from nltk.translate.bleu_score import sentence_bleu as nltk_sentence_bleu
 
 import bleu_lab as bl
+from bleu_lab.exercises import MAX_REPORTED_CASES
 from bleu_lab.exercises import smoothing as ex6
 from bleu_lab.exercises import tokenization as ex7
 
@@ -114,7 +115,7 @@ def test_exp_malformed_answers_get_a_message_not_a_traceback(answer, message):
 
 def test_exp_stops_after_a_few_failing_cases():
     fb = ex6.check_exp_smoothing(lambda m, t: [0.0] * 4)
-    assert len(fb.messages) == ex6.MAX_REPORTED_CASES + 1
+    assert len(fb.messages) == MAX_REPORTED_CASES + 1
     assert "stopping after" in fb.messages[-1]
 
 

@@ -9,7 +9,10 @@ not just that something is.
 from __future__ import annotations
 
 import html
+from collections.abc import Callable
 from dataclasses import dataclass, field
+
+MAX_REPORTED_CASES = 3  # a check stops after this many failing cases: more messages would bury the first
 
 
 @dataclass
@@ -54,3 +57,21 @@ def run_student_code(feedback: Feedback, func, *args):
     except Exception as exc:  # noqa: BLE001 - any error in student code becomes feedback, not a traceback
         feedback.fail(f"calling it with {', '.join(map(repr, args))} raised {type(exc).__name__}: {exc}")
         return None
+
+
+def call_student(feedback: Feedback, func: Callable, *args) -> tuple[bool, object]:
+    """Run the student's ``func(*args)``: (True, None) if it failed (recorded in ``feedback``), else (False, result)."""
+    if not callable(func):
+        feedback.fail(f"pass your function itself (its name, without parentheses), not a {type(func).__name__}")
+        return True, None
+    before = len(feedback.messages)
+    result = run_student_code(feedback, func, *args)
+    return len(feedback.messages) > before, result
+
+
+def enough_failures(feedback: Feedback) -> bool:
+    """True (and a note added) once MAX_REPORTED_CASES cases have failed."""
+    if len(feedback.messages) < MAX_REPORTED_CASES:
+        return False
+    feedback.note(f"(stopping after {MAX_REPORTED_CASES} failing cases; fix these first)")
+    return True

@@ -16,8 +16,7 @@ from numbers import Rational, Real
 from ..clipping import clip_counts, clip_table, max_reference_counts
 from ..ngrams import count_ngrams
 from ..precision import modified_precision
-from . import Feedback
-from .ngrams_and_clipping import call_student, enough_failures
+from . import Feedback, call_student, enough_failures
 
 P2_BY_HAND_REFERENCES = ("the cat sat on the mat", "a cat is on the mat")
 P2_BY_HAND_HYPOTHESIS = "on the mat the cat sat on the mat"

@@ -11,9 +11,7 @@ from collections.abc import Callable, Mapping
 
 from ..clipping import clip_counts, max_reference_counts
 from ..ngrams import Ngram, count_ngrams, ngram_total
-from . import Feedback, run_student_code
-
-MAX_REPORTED_CASES = 3
+from . import Feedback, call_student, enough_failures
 
 # (tokens, n) pairs for my_count_ngrams: repeats, n = 1 and n > 1, whole sentence, too short, empty.
 COUNT_CASES: tuple[tuple[tuple[str, ...], int], ...] = (
@@ -53,21 +51,6 @@ def check_count_ngrams(func: Callable) -> Feedback:
         if enough_failures(fb):
             break
     return fb
-
-
-def call_student(fb: Feedback, func: Callable, *args) -> tuple[bool, object]:
-    """Run the student's function: (True, None) if it raised (the error is recorded in ``fb``), else (False, result)."""
-    before = len(fb.messages)
-    result = run_student_code(fb, func, *args)
-    return len(fb.messages) > before, result
-
-
-def enough_failures(fb: Feedback) -> bool:
-    """True (and a note added) once MAX_REPORTED_CASES cases have failed: more messages would only bury the first."""
-    if len(fb.messages) < MAX_REPORTED_CASES:
-        return False
-    fb.note(f"(stopping after {MAX_REPORTED_CASES} failing cases; fix these first)")
-    return True
 
 
 def _count_problem(tokens: tuple[str, ...], n: int, result: object) -> str | None:

@@ -17,9 +17,8 @@ from ..precision import ModifiedPrecision
 from ..sacrebleu_style import sentence_score
 from ..smoothing import EPSILON, NLTK_METHODS, method1, sacrebleu_precisions
 from ..statistics import BleuStats
-from . import Feedback, run_student_code
+from . import Feedback, call_student, enough_failures
 
-MAX_REPORTED_CASES = 3
 TOLERANCE = 1e-9
 
 # (matches, totals) per order 1-4 for my_exp_smoothing: one zero, zeros in a row, a gap between zeros, none.
@@ -58,13 +57,13 @@ def check_exp_smoothing(func: Callable) -> Feedback:
     """Check ``func(matches, totals)`` returns sacrebleu's 'exp'-smoothed p_1..p_4 in percent on every case."""
     fb = Feedback("my_exp_smoothing")
     for matches, totals in EXP_CASES:
-        result = _call(fb, func, list(matches), list(totals))
-        if result is _RAISED:
+        raised, result = call_student(fb, func, list(matches), list(totals))
+        if raised:
             break
         problem = _list_problem(result, len(matches)) or _exp_problem(matches, totals, result)
         if problem:
             fb.fail(f"matches={list(matches)}, totals={list(totals)}: {problem}")
-        if _enough(fb):
+        if enough_failures(fb):
             break
     return fb
 
@@ -101,13 +100,13 @@ def check_method1(func: Callable) -> Feedback:
     """Check ``func(matches, denominators, epsilon)`` returns nltk's method1 p_1..p_4 (0–1) on every case."""
     fb = Feedback("my_method1")
     for matches, denominators, epsilon in METHOD1_CASES:
-        result = _call(fb, func, list(matches), list(denominators), epsilon)
-        if result is _RAISED:
+        raised, result = call_student(fb, func, list(matches), list(denominators), epsilon)
+        if raised:
             break
         problem = _list_problem(result, len(matches)) or _method1_problem(matches, denominators, epsilon, result)
         if problem:
             fb.fail(f"matches={list(matches)}, denominators={list(denominators)}, epsilon={epsilon}: {problem}")
-        if _enough(fb):
+        if enough_failures(fb):
             break
     return fb
 
@@ -187,19 +186,6 @@ def _first_mismatch(sacre: str, choice: str) -> str | None:
     return None
 
 
-_RAISED = object()
-
-
-def _call(fb: Feedback, func: Callable, *args) -> object:
-    """Run the student's function; return _RAISED if it raised (the error is recorded in ``fb``)."""
-    if not callable(func):
-        fb.fail(f"pass your function itself (e.g. my_exp_smoothing), not {type(func).__name__}")
-        return _RAISED
-    before = len(fb.messages)
-    result = run_student_code(fb, func, *args)
-    return _RAISED if len(fb.messages) > before else result
-
-
 def _list_problem(result: object, length: int) -> list[str]:
     """A message if ``result`` is not a list of ``length`` numbers (empty list if it is)."""
     if result is None or result is Ellipsis:
@@ -221,10 +207,3 @@ def _close(got: float, want: float) -> bool:
 def _ordinal(k: int) -> str:
     return {1: "1st", 2: "2nd", 3: "3rd"}.get(k, f"{k}th")
 
-
-def _enough(fb: Feedback) -> bool:
-    """True (with a note) once MAX_REPORTED_CASES cases have failed: more messages would bury the first."""
-    if len(fb.messages) < MAX_REPORTED_CASES:
-        return False
-    fb.note(f"(stopping after {MAX_REPORTED_CASES} failing cases; fix these first)")
-    return True

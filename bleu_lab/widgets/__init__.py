@@ -13,9 +13,11 @@ Front doors (each returns a widget to display):
   bp_slider()            BP for a hypothesis length c and reference length r, on the curve
   smoothing_comparer()   one hypothesis under every smoothing method
   beat_bleu_challenge()  write a bad translation that BLEU scores highly
+  corpus_explorer()      (corpus.py) a system's sentence-score histogram and its weakest segments
+  system_comparer()      (corpus.py) two systems, a paired significance test, its p-value and CIs
 """
 
-from .corpus import corpus_explorer, system_comparer  # noqa: F401 - lessons 08-09 (bleu_lab.widgets.corpus)
+from .corpus import corpus_explorer, system_comparer
 from .inputs import EMPTY_HYPOTHESIS, NO_REFERENCES, clip_text, parse_references
 from .model import (
     CHALLENGES,
@@ -54,6 +56,8 @@ from .views import (
 )
 
 __all__ = [
+    "corpus_explorer",
+    "system_comparer",
     "CHALLENGES",
     "EMPTY_HYPOTHESIS",
     "EXAMPLES",
