@@ -15,7 +15,7 @@ from fractions import Fraction
 
 from .brevity import closest_length
 from .clipping import ClipRow, clip_counts, max_reference_counts
-from .explain_html import LEGEND_TEXT, explanation_html, marked_tokens_text
+from .explain_html import CLIPPED, LEGEND_TEXT, MATCH, MISS, explanation_html, marked_tokens_text
 from .ngrams import count_ngrams, ngrams
 from .nltk_style import UNIFORM_4, nltk_breakdown
 from .sacrebleu_style import ScoreOptions, score_from_stats
@@ -23,8 +23,6 @@ from .smoothing import NLTK_METHODS, SACREBLEU_METHODS, stats_order_needed
 from .statistics import segment_stats
 from .tokenization import TOKENIZERS, make_preprocessor
 from .validation import as_reference_list, as_tokens, check_choice, check_weights
-
-MATCH, CLIPPED, MISS = "match", "clipped", "miss"
 
 
 @dataclass(frozen=True)

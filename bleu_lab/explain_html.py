@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from .explain import Explanation, OrderReport
 
-MATCH, CLIPPED, MISS = "match", "clipped", "miss"  # same values as explain.py's occurrence statuses
+MATCH, CLIPPED, MISS = "match", "clipped", "miss"  # how each hypothesis n-gram fared (explain.py uses these)
 SYMBOLS = {MATCH: "✓", CLIPPED: "✂", MISS: "✗"}
 WORDS = {MATCH: "counted", CLIPPED: "clipped away", MISS: "in no reference"}
 # A single-hue ramp (light to dark): the order is readable in greyscale too, and the superscript repeats it.
