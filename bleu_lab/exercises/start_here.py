@@ -1,0 +1,78 @@
+"""Checks for lesson 00 (start here): reading an explanation, and a first hypothesis of your own."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from ..explain import explain
+from ..nltk_style import sentence_bleu
+from . import Feedback
+
+CAT_REFERENCES = ("the cat is on the mat", "there is a cat on the mat")
+CAT_HYPOTHESIS = "the cat and the cat on the mat"
+
+
+def _as_fraction(value: object) -> Fraction | None:
+    """A student's '5/8', Fraction(5, 8) or 0.625 as a Fraction (None if it is none of these)."""
+    if isinstance(value, bool) or value is None or value is Ellipsis:
+        return None
+    try:
+        return Fraction(value).limit_denominator(1000) if not isinstance(value, str) else Fraction(value.strip())
+    except (TypeError, ValueError, ZeroDivisionError):
+        return None
+
+
+def check_reading(p1: object, p4: object, bp: object) -> Feedback:
+    """Check p_1, p_4 and BP read off the explanation of the lesson's cat example."""
+    fb = Feedback("reading the explanation")
+    view = explain(list(CAT_REFERENCES), CAT_HYPOTHESIS)
+    want_p1, want_p4 = view.orders[0], view.orders[3]
+    got = _as_fraction(p1)
+    if got is None:
+        fb.fail(f"p1 = {p1!r}: write it as a fraction, e.g. p1 = '3/4' (the line 'p_1 = ...' of the explanation)")
+    elif got != Fraction(want_p1.matches, want_p1.denominator):
+        unclipped = sum(row.count for row in want_p1.rows if row.max_ref_count > 0)
+        if got == Fraction(unclipped, want_p1.total):
+            fb.fail(f"p1 = {p1}: that counts every 'the' that occurs in a reference ({unclipped} words); "
+                    "'the' occurs 3 times but earns at most 2, the most any single reference has (clipping)")
+        else:
+            fb.fail(f"p1 = {p1}: add up the 'clipped' column of the 1-gram table and divide by the "
+                    f"{want_p1.total} words of the hypothesis")
+    got = _as_fraction(p4)
+    if got is None:
+        fb.fail(f"p4 = {p4!r}: write it as a fraction, e.g. p4 = '1/2'")
+    elif got != Fraction(want_p4.matches, want_p4.denominator):
+        fb.fail(f"p4 = {p4}: the hypothesis has {want_p4.total} 4-grams (8 words - 4 + 1); count the ones with a "
+                "clipped count of 1 in the 4-gram table")
+    if isinstance(bp, bool) or not isinstance(bp, (int, float)):
+        fb.fail(f"bp = {bp!r}: BP is a number between 0 and 1 (the line 'BP = ...')")
+    elif abs(bp - view.bp) > 1e-9:
+        fb.fail(f"bp = {bp}: the hypothesis has c = {view.hyp_len} words and the closest reference r = "
+                f"{view.ref_len}; with c > r there is no penalty")
+    if fb.passed:
+        fb.note(f"p1 = {want_p1.precision_text}, p4 = {want_p4.precision_text}, BP = {view.bp:g}: "
+                f"the score is {view.score:.4f}")
+    return fb
+
+
+def check_better_hypothesis(hypothesis: object) -> Feedback:
+    """Check a new hypothesis for the cat example: not a copy of a reference, yet scoring higher than the machine's."""
+    fb = Feedback("a better translation")
+    if not isinstance(hypothesis, str) or not hypothesis.strip():
+        return fb.fail("write your translation as a string, e.g. my_hypothesis = 'a cat is on the mat'")
+    baseline = sentence_bleu(list(CAT_REFERENCES), CAT_HYPOTHESIS)
+    words = hypothesis.split()
+    if any(words == ref.split() for ref in CAT_REFERENCES):
+        return fb.fail("that is one of the references word for word: of course it scores 1. "
+                       "Write your own wording of the sentence")
+    view = explain(list(CAT_REFERENCES), hypothesis)
+    if view.score <= baseline:
+        weakest = min(view.orders, key=lambda o: o.matches / o.denominator)
+        fb.fail(f"it scores {view.score:.4g}, not above the machine's {baseline:.4f}. Its weakest step is "
+                f"p_{weakest.n} = {weakest.precision_text}: without a single matching {weakest.n}-gram the "
+                "geometric mean collapses; reuse a 4-word run of a reference")
+        if view.bp < 1:
+            fb.note(f"and it is short: BP = {view.bp:.3f} (c = {view.hyp_len}, r = {view.ref_len})")
+    else:
+        fb.note(f"{view.score:.4f} > {baseline:.4f}. Notice what BLEU rewarded: shared word runs, not meaning")
+    return fb

@@ -1,0 +1,45 @@
+"""Lesson 00's checks: the right answers pass, the typical mistakes get a message that says what is wrong."""
+
+from __future__ import annotations
+
+import runpy
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from bleu_lab.exercises.start_here import check_better_hypothesis, check_reading
+
+SOLUTIONS = Path(__file__).resolve().parent.parent / "notebooks" / "solutions"
+
+
+@pytest.mark.parametrize("p1, p4, bp", [("5/8", "1/5", 1.0), (Fraction(5, 8), Fraction(1, 5), 1), (0.625, 0.2, 1.0)])
+def test_reading_accepts_the_right_values_in_any_form(p1, p4, bp):
+    assert check_reading(p1, p4, bp).passed
+
+
+def test_reading_explains_the_unclipped_count():
+    feedback = check_reading("7/8", "1/5", 1.0)
+    assert not feedback.passed and "clipping" in str(feedback)
+
+
+def test_reading_explains_the_brevity_penalty_and_bad_forms():
+    feedback = check_reading(..., "2/5", 0.87)
+    text = str(feedback)
+    assert "write it as a fraction" in text and "4-grams" in text and "no penalty" in text
+
+
+def test_better_hypothesis():
+    assert check_better_hypothesis("a cat is on the mat").passed
+    assert "word for word" in str(check_better_hypothesis("the cat is on the mat"))
+    assert "without a single matching" in str(check_better_hypothesis("a cat sits upon the rug"))
+    assert not check_better_hypothesis("").passed
+
+
+@pytest.mark.parametrize("filename", ["00_reading.py", "00_better_hypothesis.py"])
+def test_solution_files_pass_their_checks(filename, capsys):
+    namespace = runpy.run_path(str(SOLUTIONS / filename))
+    if "reading" in filename:
+        assert check_reading(namespace["p1"], namespace["p4"], namespace["bp"]).passed
+    else:
+        assert check_better_hypothesis(namespace["my_hypothesis"]).passed
