@@ -22,6 +22,10 @@ def _as_fraction(value: object) -> Fraction | None:
         return None
 
 
+def _shown(value: object) -> str:
+    return "still ... (not filled in)" if value is Ellipsis else repr(value)
+
+
 def check_reading(p1: object, p4: object, bp: object) -> Feedback:
     """Check p_1, p_4 and BP read off the explanation of the lesson's cat example."""
     fb = Feedback("reading the explanation")
@@ -29,7 +33,7 @@ def check_reading(p1: object, p4: object, bp: object) -> Feedback:
     want_p1, want_p4 = view.orders[0], view.orders[3]
     got = _as_fraction(p1)
     if got is None:
-        fb.fail(f"p1 = {p1!r}: write it as a fraction, e.g. p1 = '3/4' (the line 'p_1 = ...' of the explanation)")
+        fb.fail(f"p1 is {_shown(p1)}: write it as a fraction, e.g. p1 = '3/4' (the line 'p_1 = ...' of the explanation)")
     elif got != Fraction(want_p1.matches, want_p1.denominator):
         unclipped = sum(row.count for row in want_p1.rows if row.max_ref_count > 0)
         if got == Fraction(unclipped, want_p1.total):
@@ -40,12 +44,12 @@ def check_reading(p1: object, p4: object, bp: object) -> Feedback:
                     f"{want_p1.total} words of the hypothesis")
     got = _as_fraction(p4)
     if got is None:
-        fb.fail(f"p4 = {p4!r}: write it as a fraction, e.g. p4 = '1/2'")
+        fb.fail(f"p4 is {_shown(p4)}: write it as a fraction, e.g. p4 = '1/2'")
     elif got != Fraction(want_p4.matches, want_p4.denominator):
         fb.fail(f"p4 = {p4}: the hypothesis has {want_p4.total} 4-grams (8 words - 4 + 1); count the ones with a "
                 "clipped count of 1 in the 4-gram table")
     if isinstance(bp, bool) or not isinstance(bp, (int, float)):
-        fb.fail(f"bp = {bp!r}: BP is a number between 0 and 1 (the line 'BP = ...')")
+        fb.fail(f"bp is {_shown(bp)}: BP is a number between 0 and 1 (the line 'BP = ...')")
     elif abs(bp - view.bp) > 1e-9:
         fb.fail(f"bp = {bp}: the hypothesis has c = {view.hyp_len} words and the closest reference r = "
                 f"{view.ref_len}; with c > r there is no penalty")
@@ -58,7 +62,7 @@ def check_reading(p1: object, p4: object, bp: object) -> Feedback:
 def check_better_hypothesis(hypothesis: object) -> Feedback:
     """Check a new hypothesis for the cat example: not a copy of a reference, yet scoring higher than the machine's."""
     fb = Feedback("a better translation")
-    if not isinstance(hypothesis, str) or not hypothesis.strip():
+    if not isinstance(hypothesis, str) or hypothesis.strip() in ("", "...", "…"):
         return fb.fail("write your translation as a string, e.g. my_hypothesis = 'a cat is on the mat'")
     baseline = sentence_bleu(list(CAT_REFERENCES), CAT_HYPOTHESIS)
     words = hypothesis.split()
