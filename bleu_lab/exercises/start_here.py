@@ -33,7 +33,7 @@ def check_reading(p1: object, p4: object, bp: object) -> Feedback:
     want_p1, want_p4 = view.orders[0], view.orders[3]
     got = _as_fraction(p1)
     if got is None:
-        fb.fail(f"p1 is {_shown(p1)}: write it as a fraction, e.g. p1 = '3/4' (the line 'p_1 = ...' of the explanation)")
+        fb.fail(f"p1 is {_shown(p1)}: write it as a fraction, e.g. p1 = '3/4' (see the line 'p_1 = ...')")
     elif got != Fraction(want_p1.matches, want_p1.denominator):
         unclipped = sum(row.count for row in want_p1.rows if row.max_ref_count > 0)
         if got == Fraction(unclipped, want_p1.total):
