@@ -7,7 +7,7 @@ A sentence of length L has max(0, L - n + 1) n-grams.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from .validation import as_tokens, check_order
 
@@ -28,12 +28,17 @@ def count_ngrams(tokens: Sequence[str] | str, n: int) -> Counter[Ngram]:
     return Counter(_ngram_iter(tokens, n))
 
 
-def ngram_list(tokens: Sequence[str], n: int) -> list:
-    """The n-grams of already-validated tokens, fast: plain tokens for n = 1, tuples for n >= 2.
+def ngram_list(tokens: Sequence[str], n: int) -> Sequence:
+    """The n-grams of already-validated tokens, fast: the tokens themselves for n = 1, tuples for n >= 2.
 
     This is the hot path used by the statistics module (unigrams need no tuple around them there).
     """
-    return list(tokens) if n == 1 else list(_ngram_iter(tokens, n))
+    return tokens if n == 1 else list(_ngram_iter(tokens, n))
+
+
+def ngram_iter(tokens: Sequence[str], n: int) -> Iterable:
+    """Like ``ngram_list`` but lazy: for feeding a set or Counter without building a list first."""
+    return tokens if n == 1 else _ngram_iter(tokens, n)
 
 
 def ngram_total(length: int, n: int) -> int:

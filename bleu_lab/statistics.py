@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from .brevity import closest_length
-from .ngrams import ngram_list, ngram_total
+from .ngrams import ngram_iter, ngram_list, ngram_total
 
 
 @dataclass(frozen=True)
@@ -77,7 +77,7 @@ class PreparedReferences:
 
 def prepare_references(references: Sequence[Sequence[str]], max_order: int) -> PreparedReferences:
     """Collect the n-grams (1 <= n <= max_order) of already-tokenized references."""
-    union = tuple(set().union(*[ngram_list(ref, n) for ref in references]) for n in range(1, max_order + 1))
+    union = tuple(set().union(*[ngram_iter(ref, n) for ref in references]) for n in range(1, max_order + 1))
     return PreparedReferences(tuple(references), tuple(len(ref) for ref in references), union)
 
 
@@ -94,7 +94,7 @@ def segment_counts(
     return hyp_len, ref_len, matches
 
 
-def clipped_matches(hyp_ngrams: list, refs: PreparedReferences, n: int) -> int:
+def clipped_matches(hyp_ngrams: Sequence, refs: PreparedReferences, n: int) -> int:
     """sum over distinct hypothesis n-grams g of min(Count_hyp(g), max_r Count_r(g)).
 
     Fast path: when no n-gram repeats in the hypothesis, clipping cannot bite, and the sum is just the
@@ -105,7 +105,7 @@ def clipped_matches(hyp_ngrams: list, refs: PreparedReferences, n: int) -> int:
     if len(hyp_set) == len(hyp_ngrams):
         return len(found)
     hyp_counts = Counter(hyp_ngrams)
-    ref_counts = [Counter(ngram_list(ref, n)) for ref in refs.tokens]
+    ref_counts = [Counter(ngram_iter(ref, n)) for ref in refs.tokens]
     total = 0
     for g in found:
         count = hyp_counts[g]
