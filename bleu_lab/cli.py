@@ -34,7 +34,7 @@ def build_parser(prog: str = "bleu-lab") -> argparse.ArgumentParser:
     )
     parser.add_argument("hypothesis", metavar="HYP", help="hypothesis file (system output)")
     parser.add_argument("references", metavar="REF", nargs="+", help="reference file(s)")
-    parser.add_argument("-t", "--tokenize", default="13a", choices=tuple(TOKENIZERS), metavar="TOK",
+    parser.add_argument("-t", "--tokenize", default="13a", choices=TOKENIZERS, metavar="TOK",
                         help=f"tokenizer: {', '.join(TOKENIZERS)} (default 13a)")
     parser.add_argument("-lc", "--lowercase", action="store_true", help="lowercase before tokenizing")
     parser.add_argument("-s", "--smooth", default="exp", choices=SACREBLEU_METHODS, metavar="METHOD",

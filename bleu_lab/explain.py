@@ -177,7 +177,7 @@ def _tokens(references: Sequence, hypothesis: object, tokenize: str | None, lowe
         if lowercase:
             hyp, refs = [t.lower() for t in hyp], [[t.lower() for t in r] for r in refs]
         return hyp, refs
-    check_choice(tokenize, "tokenize", tuple(TOKENIZERS))
+    check_choice(tokenize, "tokenize", TOKENIZERS)
     if not isinstance(hypothesis, str):
         raise TypeError("with tokenize=..., hypothesis must be a raw string (tokenization happens here)")
     prep = make_preprocessor(tokenize, lowercase)

@@ -73,7 +73,7 @@ class ScoreOptions:
     max_ngram_order: int = 4
 
     def __post_init__(self) -> None:
-        check_choice(self.tokenize, "tokenize", tuple(TOKENIZERS))
+        check_choice(self.tokenize, "tokenize", TOKENIZERS)
         check_choice(self.smooth_method, "smooth_method", SACREBLEU_METHODS)
         if not isinstance(self.lowercase, bool):
             raise TypeError(f"lowercase must be True or False, not {type(self.lowercase).__name__}")

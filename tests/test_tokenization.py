@@ -1,0 +1,83 @@
+"""bleu_lab's own mteval-v13a tokenizer cuts text exactly as sacrebleu's Tokenizer13a does."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
+from sacrebleu.metrics import BLEU
+from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
+
+import bleu_lab
+from bleu_lab.tokenization import (
+    RULES_13A,
+    TOKENIZERS,
+    get_tokenizer,
+    tokenize_13a,
+    tokenize_13a_steps,
+    tokenizer_signature,
+)
+
+# Pieces that meet every rule: digits next to . , -, every symbol class, entities, line breaks, odd whitespace.
+PIECES = ["a", "Zug", "über", "猫", "0", "7", "3.5", "1,000", ".", ",", "-", "--", "...", " ", "  ", "\t", "\n", "-\n",
+          "\xa0", "\u2009", "&", "&amp;", "&quot;", "&lt;", "&gt;", "amp;", "<skipped>", "<", ">", "'", '"', "(", ")",
+          "[", "]", "{", "}", "/", "\\", "$", "%", "?", "!", ":", ";", "@", "^", "_", "`", "|", "~", "*", "+", "=",
+          "#", "—", "–", "’", "€", "…", "·"]
+pieced_text = st.lists(st.sampled_from(PIECES), max_size=30).map("".join)
+
+
+@given(st.one_of(pieced_text, st.text(max_size=60)))
+@example("Die BJP hat 72 und liegt bei 97.")
+@example("Mit einem 2:0-Sieg, 3.5 Punkte & 1,000 Fans.")
+@example("x.... y,,, 4.-5 .5 5. ,5 a.b")
+def test_13a_equals_sacrebleu_tokenizer(text):
+    assert tokenize_13a(text) == Tokenizer13a()(text)
+
+
+@pytest.mark.parametrize("text,tokens", [
+    ("It is 3.5 km, not 1,000 km.", "It is 3.5 km , not 1,000 km ."),
+    ("The U.S. won 2-0!", "The U . S . won 2 - 0 !"),  # a period after a letter is always split off
+    ("Tom &amp; Jerry said &quot;hi&quot;", 'Tom & Jerry said " hi "'),
+    ("well-known (really)", "well-known ( really )"),
+    ("first line-\nsecond <skipped>line", "first linesecond line"),
+    ("", ""),
+])
+def test_13a_rules_on_hand_worked_examples(text, tokens):
+    assert tokenize_13a(text) == tokens
+
+
+@pytest.mark.parametrize("name", TOKENIZERS)
+def test_every_tokenizer_has_sacrebleus_signature(name):
+    assert tokenizer_signature(name) == BLEU(tokenize=name).tokenizer.signature()
+    assert get_tokenizer(name)("a b").split() == ["a", "b"]
+
+
+def test_tokenize_names_the_argument_on_bad_input():
+    with pytest.raises(ValueError, match="tokenize"):
+        bleu_lab.tokenize("a b", "moses")
+    with pytest.raises(TypeError, match="text"):
+        bleu_lab.tokenize(["a", "b"])
+
+
+def test_13a_equals_sacrebleu_on_every_line_of_wmt21(mtdata: Path):
+    files = sorted(p for p in mtdata.glob("*/newstest2021.*") if p.is_file())
+    assert len(files) >= 30
+    theirs = Tokenizer13a()
+    for path in files:
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+            assert tokenize_13a(line) == theirs(line), f"{path.name}:{number}"
+
+
+def test_13a_steps_end_in_the_tokenized_line_and_show_each_rule():
+    line = '"Don\'t worry," she said: the U.S. team\'s 2-0 &amp; 3.5 (again).'
+    steps = tokenize_13a_steps(line)
+    assert steps[0][1] == line.replace("&amp;", "&")
+    assert steps[-1] == ("collapse whitespace", tokenize_13a(line))
+    assert [description for description, _ in steps[1:-1]] == [rule.description for rule in RULES_13A]
+    assert " 2 - 0 " in steps[-2][1] and "2-0" in steps[-3][1]  # the dash rule is the last regex
+    with pytest.raises(TypeError, match="line"):
+        tokenize_13a_steps(None)
+    with pytest.raises(TypeError, match="line"):
+        tokenize_13a(b"bytes")
