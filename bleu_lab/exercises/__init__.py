@@ -75,3 +75,8 @@ def enough_failures(feedback: Feedback) -> bool:
         return False
     feedback.note(f"(stopping after {MAX_REPORTED_CASES} failing cases; fix these first)")
     return True
+
+
+def choices_text(choices: dict[str, tuple[str, bool, str]]) -> str:
+    """A multiple-choice question's options ``{letter: (text, correct, why)}``, one "A. text" per line."""
+    return "\n".join(f"{key}. {text}" for key, (text, _, _) in choices.items())

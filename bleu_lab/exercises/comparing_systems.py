@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 import numpy as np
 
 from ..significance import BootstrapResult, p_value
-from . import Feedback, run_student_code
+from . import Feedback, choices_text, run_student_code
 
 # (case name, gaps |BLEU_a - BLEU_b| of the shuffled trials, observed gap)
 AR_CASES: tuple[tuple[str, tuple[float, ...], float], ...] = (
@@ -109,7 +109,7 @@ INTERPRETATIONS: dict[str, tuple[str, bool, str]] = {
 
 def interpretations_text() -> str:
     """The choices of the multiple-choice question, one per line."""
-    return "\n".join(f"{key}. {text}" for key, (text, _, _) in INTERPRETATIONS.items())
+    return choices_text(INTERPRETATIONS)
 
 
 def expected_bootstrap(corpus=None) -> BootstrapResult:

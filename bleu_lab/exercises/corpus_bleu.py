@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Sequence
 from ..geometric_mean import uniform_log_mean
 from ..sacrebleu_style import BleuScore, ScoreOptions, corpus_score, score_from_stats
 from ..statistics import BleuStats
-from . import Feedback, run_student_code
+from . import Feedback, choices_text, run_student_code
 
 # The lesson's worked example: a short, good segment and a long, weaker one (lowercase words, no punctuation,
 # so 13a tokens are the words). The notebook uses these very strings.
@@ -207,7 +207,7 @@ WHY_STATEMENTS: dict[str, tuple[str, bool, str]] = {
 
 def why_statements_text() -> str:
     """The statements of the multiple-choice question, one per line."""
-    return "\n".join(f"{key}. {text}" for key, (text, _, _) in WHY_STATEMENTS.items())
+    return choices_text(WHY_STATEMENTS)
 
 
 def _letters(answer: object) -> set[str] | None:
