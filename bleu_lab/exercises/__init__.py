@@ -9,10 +9,14 @@ not just that something is.
 from __future__ import annotations
 
 import html
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 MAX_REPORTED_CASES = 3  # a check stops after this many failing cases: more messages would bury the first
+
+# Wrong tries so far per exercise name, in this kernel: "by hand" checks give a stronger hint each time.
+_wrong_tries: Counter[str] = Counter()
 
 
 @dataclass
@@ -80,3 +84,30 @@ def enough_failures(feedback: Feedback) -> bool:
 def choices_text(choices: dict[str, tuple[str, bool, str]]) -> str:
     """A multiple-choice question's options ``{letter: (text, correct, why)}``, one "A. text" per line."""
     return "\n".join(f"{key}. {text}" for key, (text, _, _) in choices.items())
+
+
+def tiered_hint(feedback: Feedback, hints: Sequence[str], answer: str, *, reveal: bool = False) -> Feedback:
+    """Fail ``feedback`` with a hint that grows with each wrong try of the same exercise.
+
+    The k-th wrong try (k = 1, 2, ...) shows ``hints[k-1]``; once every hint has been shown, or when the
+    student asks with ``reveal=True``, the next wrong try shows ``answer`` as well. So a first wrong answer
+    never gives the solution away, and nobody stays stuck for ever.
+    """
+    if not hints:
+        raise ValueError("hints must hold at least one hint: the first wrong try never shows the answer")
+    _wrong_tries[feedback.exercise] += 1
+    tries = _wrong_tries[feedback.exercise]
+    shown = hints[: min(tries, len(hints))]
+    feedback.fail(shown[-1] if len(shown) == 1 else "hints so far: " + " | ".join(shown))
+    if reveal or tries > len(hints):
+        feedback.note(f"the answer: {answer}")
+    else:
+        left = len(hints) - tries
+        more = f"{left} more hint(s) on the next tries, then the answer" if left else "the answer on the next try"
+        feedback.note(f"try again ({more}; or call the check with reveal=True)")
+    return feedback
+
+
+def reset_tries() -> None:
+    """Forget every exercise's wrong tries (as a fresh kernel would)."""
+    _wrong_tries.clear()

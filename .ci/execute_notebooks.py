@@ -1,0 +1,66 @@
+"""Re-execute lessons top to bottom in a fresh kernel and save them clean.
+
+    python .ci/execute_notebooks.py                 # every notebook in notebooks/
+    python .ci/execute_notebooks.py 03 playground    # only those whose file name starts with 03 or playground
+
+Each notebook runs in a new kernel from the current environment (run it with the project's venv Python), with
+notebooks/ as its working directory. The saved file carries no widget state (a widget shows live only), the
+kernelspec of the kernel the README installs, and no Python patch version, so a contributor's diff shows what
+changed in the lesson, not in metadata.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+
+NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
+KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
+TIMEOUT_PER_CELL = 300
+
+
+def normalize(nb: nbformat.NotebookNode) -> None:
+    """Keep only metadata that does not depend on the machine or on widget state."""
+    nb.metadata.pop("widgets", None)
+    nb.metadata["kernelspec"] = dict(KERNELSPEC)
+    info = nb.metadata.get("language_info", {})
+    nb.metadata["language_info"] = {
+        key: value for key, value in info.items() if key in ("name", "file_extension", "mimetype", "pygments_lexer")
+    }
+    for cell in nb.cells:
+        cell.metadata.pop("execution", None)
+
+
+def execute(path: Path) -> float:
+    nb = nbformat.read(path, as_version=4)
+    start = time.perf_counter()
+    client = NotebookClient(
+        nb,
+        timeout=TIMEOUT_PER_CELL,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(path.parent)}},
+        store_widget_state=False,
+    )
+    client.execute()
+    normalize(nb)
+    nbformat.write(nb, path)
+    return time.perf_counter() - start
+
+
+def main(prefixes: list[str]) -> int:
+    paths = sorted(p for p in NOTEBOOKS.glob("*.ipynb") if not prefixes or p.name.startswith(tuple(prefixes)))
+    if not paths:
+        print(f"no notebook in {NOTEBOOKS} starts with {' or '.join(prefixes)}", file=sys.stderr)
+        return 2
+    for path in paths:
+        seconds = execute(path)
+        print(f"{path.name}: executed in {seconds:.1f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
