@@ -11,6 +11,7 @@ changed in the lesson, not in metadata.
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from pathlib import Path
@@ -52,6 +53,9 @@ def execute(path: Path) -> float:
 
 
 def main(prefixes: list[str]) -> int:
+    # The kernels import bleu_lab from this checkout, whatever checkout the venv's editable install points at.
+    root = str(NOTEBOOKS.parent)
+    os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)
     paths = sorted(p for p in NOTEBOOKS.glob("*.ipynb") if not prefixes or p.name.startswith(tuple(prefixes)))
     if not paths:
         print(f"no notebook in {NOTEBOOKS} starts with {' or '.join(prefixes)}", file=sys.stderr)

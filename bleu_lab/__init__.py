@@ -23,7 +23,7 @@ from .clipping import ClipRow, clip_counts, clip_table, max_reference_counts
 from .data import Corpus, load_corpus, load_wmt
 from .explain import Explanation, explain
 from .ngrams import count_ngrams, ngrams
-from .nltk_style import corpus_bleu, sentence_bleu
+from .nltk_style import NoMatchWarning, corpus_bleu, sentence_bleu
 from .precision import ModifiedPrecision, modified_precision
 from .sacrebleu_style import BleuScore, corpus_score, sentence_score
 from .significance import BootstrapResult, RandomizationResult, paired_bootstrap, paired_randomization
@@ -40,6 +40,7 @@ __all__ = [
     "Corpus",
     "Explanation",
     "ModifiedPrecision",
+    "NoMatchWarning",
     "RandomizationResult",
     "brevity_penalty",
     "clip_counts",

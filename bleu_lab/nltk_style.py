@@ -35,6 +35,14 @@ from .validation import (
 UNIFORM_4 = (0.25, 0.25, 0.25, 0.25)
 
 
+class NoMatchWarning(UserWarning):
+    """Warned, as nltk warns, when some n-gram order has no match: unsmoothed BLEU is then 0.
+
+    A ``UserWarning`` subclass, so code written for nltk catches it; lessons silence it with
+    ``warnings.simplefilter("ignore", bl.NoMatchWarning)``.
+    """
+
+
 def sentence_bleu(
     references: Sequence,
     hypothesis: Sequence[str] | str,

@@ -15,12 +15,16 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 FIGSIZE = (6.4, 3.6)
+# Okabe & Ito's colour-blind-safe palette (https://jfly.uni-koeln.de/color/); series that must be told
+# apart also differ in hatching, marker or line style, never in colour alone.
 COLORS = {
-    "main": "#1f5fa8",  # blue: the quantity being taught
-    "accent": "#d9822b",  # orange: the current point / the student's value
-    "match": "#2e7d32",  # green: matched n-grams
-    "clipped": "#c62828",  # red: clipped-away or missing
-    "muted": "#8a8a8a",  # grey: references, guides
+    "main": "#0072B2",  # blue: the quantity being taught
+    "accent": "#E69F00",  # orange: the current point / the student's value
+    "match": "#009E73",  # bluish green: matched n-grams
+    "clipped": "#D55E00",  # vermillion: clipped-away or missing
+    "muted": "#7F7F7F",  # grey: references, guides
+    "extra": "#CC79A7",  # reddish purple: a further series
+    "sky": "#56B4E9",  # sky blue: a further series
 }
 STYLE = {
     "axes.grid": True,
