@@ -23,6 +23,7 @@ class ModifiedPrecision(Fraction):
     Its value and arithmetic are those of the reduced fraction; only the two attributes and the
     printed form keep the raw counts, so ``ModifiedPrecision(4, 8)`` prints as ``4/8`` and equals 1/2.
     Like nltk's, ``Fraction(p)`` would copy the raw counts unreduced: use ``p.as_fraction()`` instead.
+    It compares, hashes, formats and pickles as a number on every supported Python (3.11-3.13).
     """
 
     def __new__(cls, clipped: int, total: int) -> ModifiedPrecision:
@@ -30,10 +31,22 @@ class ModifiedPrecision(Fraction):
         check_length(total, "total")
         if total == 0:
             raise ValueError("total must be >= 1: a precision needs at least one hypothesis n-gram")
+        if clipped > total:
+            raise ValueError(f"clipped must be <= total (got {clipped} > {total}): clipping never adds credit")
         self = super().__new__(cls, clipped, total)
         self._clipped = clipped
         self._total = total
         return self
+
+    @classmethod
+    def from_float(cls, f: float) -> Fraction:  # type: ignore[override]
+        """A plain Fraction: Python 3.12+ calls this to compare with a float, and a float has no raw counts."""
+        return Fraction.from_float(f)
+
+    @classmethod
+    def from_decimal(cls, dec) -> Fraction:  # type: ignore[override]
+        """A plain Fraction, as ``from_float``."""
+        return Fraction.from_decimal(dec)
 
     @property
     def numerator(self) -> int:  # type: ignore[override]
@@ -55,8 +68,25 @@ class ModifiedPrecision(Fraction):
     def __str__(self) -> str:
         return f"{self._clipped}/{self._total}"
 
+    def __format__(self, format_spec: str) -> str:
+        """An empty spec prints the raw counts (``f"{p}"`` is ``"2/6"``); ``f"{p:.4f}"`` formats the float value.
+
+        The same on every Python: 3.12 gave Fraction a ``__format__`` of its own, which rounds the exact value
+        and so could print a different last digit than the float does.
+        """
+        if not format_spec:
+            return str(self)
+        return format(float(self), format_spec)
+
     def __reduce__(self):
         return (type(self), (self._clipped, self._total))
+
+    def __copy__(self) -> ModifiedPrecision:
+        return self  # immutable, like Fraction; Fraction's own copy would reduce 4/8 to 1/2
+
+    def __deepcopy__(self, memo: dict) -> ModifiedPrecision:
+        return self
+
 
 
 def modified_precision(references: Sequence, hypothesis: Sequence[str] | str, n: int) -> ModifiedPrecision:

@@ -26,6 +26,7 @@ from html import escape
 
 import numpy as np
 
+from .geometric_mean import uniform_log_mean
 from .sacrebleu_style import BleuScore, ScoreOptions, check_corpus, count_refs, score_from_stats
 from .smoothing import SACREBLEU_DEFAULTS
 from .statistics import BleuStats, PreparedReferences, prepare_references, segment_counts
@@ -33,7 +34,6 @@ from .tokenization import make_preprocessor
 from .validation import as_sequence, check_same_length
 
 SCORE_OPTIONS = tuple(f.name for f in fields(ScoreOptions))
-LOG_ZERO = -9999999999.0  # sacrebleu's log(0)
 FLOAT32_EXACT = 2**24  # float32 holds every integer below this
 _CHUNK = 2000  # resamples/trials summed per matrix product (bounds memory, drives the progress bar)
 
@@ -107,7 +107,7 @@ def scores_from_rows(rows: np.ndarray, options: ScoreOptions | None = None) -> n
     any_match = (rows[:, 2:2 + order] != 0).any(axis=1)
 
     k = len(rows)
-    log_sum = np.zeros(k)
+    columns = []  # p_n in percent, one column per order (0 where the order has no n-gram)
     mteval = np.ones(k)  # 'exp': the k-th zero-match order gets 100 / (2^k t_n)
     active = np.ones(k, dtype=bool)  # orders stop at the first one with no n-gram at all
     eff_order = np.full(k, order)
@@ -126,11 +126,12 @@ def scores_from_rows(rows: np.ndarray, options: ScoreOptions | None = None) -> n
                 precision = np.where(zero, 100.0 / (mteval.astype(arith) * total.astype(arith)), precision)
             elif options.smooth_method == "floor":
                 precision = np.where(zero, (100.0 * value) / total.astype(arith), precision)
-        precision = np.where(active, precision, 0).astype(np.float64)
-        counted = eff_order >= n if options.effective_order else np.ones(k, dtype=bool)
-        log_sum = np.where(counted, log_sum + _log(precision), log_sum)
+        columns.append(np.where(active, precision, 0).astype(np.float64))
 
-    mean_log = log_sum / eff_order
+    # The log-mean itself row by row with the scalar path's function: Python's sum() of floats is exact-ish
+    # (compensated) from 3.12 on, and sacrebleu sums with it, so the same call gives the same bits everywhere.
+    precisions = np.column_stack(columns).tolist()
+    mean_log = np.fromiter(map(uniform_log_mean, precisions, eff_order.tolist()), float, k)
     short = hyp_len < ref_len
     ratio = np.divide(ref_len, hyp_len, out=np.zeros(k), where=hyp_len > 0)
     bp = np.where(short, np.where(hyp_len > 0, _exp(1 - ratio), 0.0), 1.0)
@@ -140,13 +141,6 @@ def scores_from_rows(rows: np.ndarray, options: ScoreOptions | None = None) -> n
 def _arithmetic_dtype(dtype: np.dtype) -> np.dtype:
     """The dtype of ``100.0 * m_n`` for a scalar taken from a row of ``dtype`` (float32 stays float32 in NumPy 2)."""
     return np.result_type(type(100.0 * np.zeros(1, dtype)[0]))
-
-
-def _log(values: np.ndarray) -> np.ndarray:
-    """math.log elementwise (the very function sacrebleu calls), with log(0) = -9999999999."""
-    zero = values == 0.0
-    logs = np.fromiter(map(math.log, np.where(zero, 1.0, values).tolist()), float, len(values))
-    return np.where(zero, LOG_ZERO, logs)
 
 
 def _exp(values: np.ndarray) -> np.ndarray:

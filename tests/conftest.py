@@ -29,5 +29,8 @@ def mtdata_dir() -> Path | None:
 def mtdata() -> Path:
     path = mtdata_dir()
     if path is None:
-        pytest.skip("WMT21 data not available: set BLEU_LAB_MTDATA to shared/mtdata (CI does) to run this check")
+        pytest.skip(
+            "needs the WMT21 news test sets (newstest2021; research data, not shipped with bleu_lab): "
+            "set BLEU_LAB_MTDATA to a folder holding them in per-pair folders such as en-de/ to run it"
+        )
     return path

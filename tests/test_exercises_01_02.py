@@ -297,7 +297,7 @@ def test_word_salad_mistakes(answer, expected_phrase):
 ODD_VALUES = [None, ..., 0, -1, 1.5, float("nan"), "x", b"x", [], (), {}, {1: 2}, {("a",): None}, {"a": "b"}, object()]
 
 
-@pytest.mark.parametrize("odd", ODD_VALUES, ids=repr)
+@pytest.mark.parametrize("odd", ODD_VALUES, ids=lambda v: "object()" if type(v) is object else repr(v))
 def test_checks_turn_odd_answers_into_messages(odd):
     function_checks = [ex1.check_count_ngrams, ex1.check_clip, ex2.check_modified_precision]
     answer_checks = [ex1.check_clip_by_hand, ex2.check_p2_by_hand, ex2.check_word_salad]

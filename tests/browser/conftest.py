@@ -59,7 +59,7 @@ def _browser_skip_reason() -> str | None:
             "or point BLEU_LAB_CHROMIUM at a Chromium binary)"
         )
     if importlib.util.find_spec("playwright") is None:
-        return "browser tests need the playwright package (pip install -r requirements.txt)"
+        return 'browser tests need the playwright package (pip install -e ".[test]")'
     return None
 
 
