@@ -268,9 +268,10 @@ def bootstrap_distributions(
     intervals: dict[str, tuple[float, float]] | None = None,
     bins: int = 40,
 ) -> Axes:
-    """Overlaid histograms of each system's bootstrap scores; ``intervals[name] = (mean, half_width)`` draws the
-    95% confidence interval as a shaded band with the mean as a line."""
+    """Each system's bootstrap scores as a step histogram (own colour and line style); ``intervals[name] =
+    (lower, upper)`` shades that system's 95% percentile interval between its bounds."""
     palette = [COLORS["main"], COLORS["accent"], COLORS["match"], COLORS["clipped"], COLORS["muted"]]
+    styles = ["-", "--", "-.", ":"]
     values = [float(v) for s in samples.values() for v in s]
     if not values:
         return ax
@@ -278,14 +279,16 @@ def bootstrap_distributions(
     width = (hi - lo) / bins if hi > lo else 1.0
     edges = [lo + i * width for i in range(bins + 1)]
     for i, (name, scores) in enumerate(samples.items()):
-        color = palette[i % len(palette)]
+        color, style = palette[i % len(palette)], styles[i % len(styles)]
         label = name
         if intervals and name in intervals:
-            mean, half = intervals[name]
-            ax.axvspan(mean - half, mean + half, color=color, alpha=0.12)
-            ax.axvline(mean, color=color, linewidth=1.5)
-            label = f"{name}: {mean:.2f} ± {half:.2f} (95% CI)"
-        ax.hist([float(v) for v in scores], bins=edges, color=color, alpha=0.55, label=label)
+            low, high = intervals[name]
+            ax.axvspan(low, high, color=color, alpha=0.10)
+            for bound in (low, high):
+                ax.axvline(bound, color=color, linestyle=style, linewidth=1)
+            label = f"{name}: 95% interval [{low:.2f}, {high:.2f}]"
+        ax.hist([float(v) for v in scores], bins=edges, histtype="step", color=color, linestyle=style, linewidth=2,
+                label=label)
     ax.legend(fontsize=8)
     return ax
 
@@ -293,17 +296,18 @@ def bootstrap_distributions(
 def ci_error_bars(
     ax: Axes,
     names: Sequence[str],
-    means: Sequence[float],
-    half_widths: Sequence[float],
+    intervals: Sequence[tuple[float, float]],
     scores: Sequence[float] | None = None,
 ) -> Axes:
-    """One horizontal error bar per system: the bootstrap mean ± the 95% CI half-width; ``scores`` (the
-    full-test-set BLEU) as diamonds. Overlapping bars say little on their own: a paired test decides."""
+    """One horizontal bar per system from the lower to the upper bound of its 95% bootstrap interval; ``scores``
+    (the full-test-set BLEU) as diamonds. Overlapping bars say little on their own: a paired test decides."""
     ys = list(range(len(names)))
-    ax.errorbar(list(means), ys, xerr=list(half_widths), fmt="o", color=COLORS["main"], markerfacecolor="white",
-                markersize=8, capsize=4, label="bootstrap mean ± 95% CI")
+    for y, (low, high) in zip(ys, intervals):
+        ax.plot([low, high], [y, y], color=COLORS["main"], linewidth=2, solid_capstyle="butt",
+                label="95% bootstrap interval" if y == 0 else None)
+        ax.plot([low, high], [y, y], "|", color=COLORS["main"], markersize=10)
     if scores is not None:
-        ax.plot(list(scores), ys, "D", color=COLORS["accent"], markersize=4, zorder=3,
+        ax.plot(list(scores), ys, "D", color=COLORS["accent"], markersize=5, zorder=3,
                 label="BLEU on the full test set")
     ax.set_yticks(ys, list(names))
     ax.set_ylim(-0.6, len(names) - 0.4)

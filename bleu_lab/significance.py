@@ -70,7 +70,8 @@ def _rows(
     order: int,
 ) -> np.ndarray:
     """Statistics rows of tokenized segments: ``segment_counts`` for each, then the totals max(0, c-n+1)."""
-    counts = [[c, r, *m] for c, r, m in (segment_counts(rs, h, order) for rs, h in zip(refs_tokens, hyps_tokens))]
+    # hypotheses first: zip then exhausts their (possibly progress-bar) iterator, and the bar reaches 100%
+    counts = [[c, r, *m] for c, r, m in (segment_counts(rs, h, order) for h, rs in zip(hyps_tokens, refs_tokens))]
     counts = np.array(counts, dtype=np.int64).reshape(len(counts), 2 + order)
     return np.hstack([counts, np.maximum(counts[:, :1] - np.arange(order), 0)])
 
@@ -147,17 +148,42 @@ def _exp(values: np.ndarray) -> np.ndarray:
     return np.fromiter(map(math.exp, values.tolist()), float, len(values))
 
 
-def estimate_ci(scores: np.ndarray) -> tuple[float, float]:
-    """Mean of resampled scores and the 95% CI as a half-width: (s[n - n//40 - 1] - s[n//40]) / 2 on sorted s."""
+def percentile_interval(scores: np.ndarray) -> tuple[float, float]:
+    """The 95% percentile interval of resampled scores: (s[n//40], s[n - n//40 - 1]) on sorted s.
+
+    It need not be symmetric around the mean; sacrebleu reports only its half-width (``estimate_ci``).
+    """
     ordered = np.sort(scores)
     lower = len(ordered) // 40
-    upper = len(ordered) - lower - 1
-    return float(ordered.mean()), float(0.5 * (ordered[upper] - ordered[lower]))
+    return float(ordered[lower]), float(ordered[len(ordered) - lower - 1])
+
+
+def estimate_ci(scores: np.ndarray) -> tuple[float, float]:
+    """Mean of resampled scores and the 95% CI as sacrebleu gives it: half the width of ``percentile_interval``."""
+    low, high = percentile_interval(scores)
+    return float(np.mean(scores)), float(0.5 * (high - low))
 
 
 def p_value(sample_statistics: np.ndarray, observed: float) -> float:
     """(#{samples > observed} + 1) / (n + 1): the strict '>' and the +1 as in multeval and sacrebleu."""
     return (int(np.sum(sample_statistics > observed)) + 1) / (len(sample_statistics) + 1)
+
+
+def shift_p_value(system_scores: np.ndarray, baseline_scores: np.ndarray, observed: float) -> float:
+    """Two-sided bootstrap p-value by shifting the resampled gaps to the null hypothesis of no difference.
+
+        g_i = BLEU_sys(i) - BLEU_base(i)   (signed),   p = (#{i : |g_i - mean(g)| >= |observed|} + 1) / (N + 1)
+
+    Centring the *signed* gaps makes their distribution one in which the systems are equally good, so for
+    equally good systems p is roughly uniform on (0, 1] and p < 0.05 happens about 5% of the time.
+    """
+    gaps = system_scores - baseline_scores
+    return (int(np.sum(np.abs(gaps - gaps.mean()) >= abs(observed))) + 1) / (len(gaps) + 1)
+
+
+def win_rate(system_scores: np.ndarray, baseline_scores: np.ndarray) -> float:
+    """Koehn (2004)'s statistic: the share of resamples in which the system scores higher than the baseline."""
+    return float(np.mean(system_scores > baseline_scores))
 
 
 # --- results ------------------------------------------------------------------------------------------
@@ -204,7 +230,12 @@ class PairedResult:
 
 @dataclass(frozen=True)
 class BootstrapResult(PairedResult):
-    """Paired bootstrap: both scores, each system's resampled mean and 95% CI half-width, and the p-value."""
+    """Paired bootstrap: both scores, each system's resampled mean and 95% CI, Koehn's win rate and the p-value.
+
+    ``method`` says which p-value ``p_value`` is: ``"sacrebleu"`` (what sacrebleu prints) or ``"shift"`` (the
+    signed gaps shifted to the null; see ``shift_p_value``). ``*_ci`` are half-widths as sacrebleu reports them;
+    ``baseline_interval``/``system_interval`` give the actual bounds, which need not be symmetric.
+    """
 
     baseline_mean: float
     baseline_ci: float
@@ -213,30 +244,54 @@ class BootstrapResult(PairedResult):
     n_samples: int
     seed: int | None
     signature: str
+    method: str
+    win_rate: float  # share of resamples in which the system beats the baseline (Koehn 2004)
     baseline_samples: np.ndarray = field(repr=False, compare=False)  # one BLEU per resample
     system_samples: np.ndarray = field(repr=False, compare=False)
 
+    @property
+    def baseline_interval(self) -> tuple[float, float]:
+        """The baseline's 95% percentile interval (lower, upper) over the resamples."""
+        return percentile_interval(self.baseline_samples)
+
+    @property
+    def system_interval(self) -> tuple[float, float]:
+        """The system's 95% percentile interval (lower, upper) over the resamples."""
+        return percentile_interval(self.system_samples)
+
+    @property
+    def p_value_label(self) -> str:
+        """What the p-value is, in words."""
+        return P_VALUE_LABELS[self.method]
+
     def __str__(self) -> str:
+        (blo, bhi), (slo, shi) = self.baseline_interval, self.system_interval
         return (
             f"Paired bootstrap resampling ({self.n_samples} resamples, seed {self.seed})\n"
-            f"  baseline  BLEU = {self.baseline.score:6.2f}   resampled mean {self.baseline_mean:6.2f} "
-            f"± {self.baseline_ci:.2f} (95% CI)\n"
-            f"  system    BLEU = {self.system.score:6.2f}   resampled mean {self.system_mean:6.2f} "
-            f"± {self.system_ci:.2f} (95% CI)\n"
-            f"  difference {self.difference:+.2f}   p = {self.p_value:.4f} ({self.verdict})\n"
+            f"  baseline  BLEU = {self.baseline.score:6.2f}   95% interval [{blo:6.2f}, {bhi:6.2f}]\n"
+            f"  system    BLEU = {self.system.score:6.2f}   95% interval [{slo:6.2f}, {shi:6.2f}]\n"
+            f"  difference {self.difference:+.2f}   system wins {self.win_rate:.1%} of resamples\n"
+            f"  p = {self.p_value:.4f} ({self.p_value_label}; {self.verdict})\n"
             f"  {self.signature}"
         )
 
     def _repr_html_(self) -> str:
-        row = "<tr><td>{}</td><td>{:.2f}</td><td>{:.2f} ± {:.2f}</td></tr>"
+        row = "<tr><td>{}</td><td>{:.2f}</td><td>[{:.2f}, {:.2f}]</td></tr>"
         return (
             f"<div><b>Paired bootstrap resampling</b> ({self.n_samples} resamples, seed {self.seed})"
-            "<table><tr><th></th><th>BLEU</th><th>resampled mean ± 95% CI</th></tr>"
-            + row.format("baseline", self.baseline.score, self.baseline_mean, self.baseline_ci)
-            + row.format("system", self.system.score, self.system_mean, self.system_ci)
-            + f"</table>difference {self.difference:+.2f}, <b>p = {self.p_value:.4f}</b> "
-            f"({self.verdict})<br><code>{escape(self.signature)}</code></div>"
+            "<table><tr><th>system</th><th>BLEU</th><th>95% interval of the resampled scores</th></tr>"
+            + row.format("baseline", self.baseline.score, *self.baseline_interval)
+            + row.format("system", self.system.score, *self.system_interval)
+            + f"</table>difference {self.difference:+.2f}; the system wins {self.win_rate:.1%} of the resamples; "
+            f"<b>p = {self.p_value:.4f}</b> ({escape(self.p_value_label)}; {self.verdict})"
+            f"<br><code>{escape(self.signature)}</code></div>"
         )
+
+
+P_VALUE_LABELS = {
+    "sacrebleu": "sacrebleu's bootstrap p-value, anti-conservative for small gaps",
+    "shift": "two-sided, signed gaps shifted to the null",
+}
 
 
 @dataclass(frozen=True)
@@ -277,17 +332,26 @@ def paired_bootstrap(
     n_samples: int = 1000,
     seed: int | None = 12345,
     progress: bool = False,
+    method: str = "sacrebleu",
     **score_options: object,
 ) -> BootstrapResult:
     """Paired bootstrap resampling test of ``system_hypotheses`` against ``baseline_hypotheses``.
 
     ``references[i]`` lists the reference strings of segment i (as in ``corpus_score``); ``score_options``
     are ``corpus_score``'s. Each resample draws len(references) segment indices with replacement (the same
-    draw for both systems) and scores both; see the module docstring for the p-value. For a nonzero seed the
-    result equals sacrebleu's ``PairedTest(..., test_type='bs')`` run with ``SACREBLEU_SEED=seed``;
+    draw for both systems) and scores both. Every result carries ``win_rate``, Koehn (2004)'s share of
+    resamples the system wins. ``method`` picks the p-value:
+
+    - ``"sacrebleu"`` (default): equal to sacrebleu's ``PairedTest(..., test_type='bs')`` run with
+      ``SACREBLEU_SEED=seed``. It centres the *absolute* gaps, which is not a null distribution: for equally
+      good systems it says p < 0.05 more often than 5% of the time.
+    - ``"shift"``: the two-sided p-value of the signed gaps shifted to their mean (``shift_p_value``).
+
     ``seed=None`` draws fresh randomness.
     """
     _check_count(n_samples, "n_samples")
+    if method not in P_VALUE_LABELS:
+        raise ValueError(f"method must be one of {', '.join(map(repr, P_VALUE_LABELS))}, got {method!r}")
     setup = _prepare(baseline_hypotheses, system_hypotheses, references, seed, progress, score_options)
     n = len(setup.base_rows)
     rng = np.random.default_rng(seed)
@@ -299,7 +363,8 @@ def paired_bootstrap(
     exact = n * both.max() < FLOAT32_EXACT
     rows32 = both.astype(np.float32)
     sums = []
-    for start in _progress(range(0, n_samples, _CHUNK), progress, "bootstrap resamples"):
+    bar = _Bar(n_samples, progress, "bootstrap resamples")
+    for start in range(0, n_samples, _CHUNK):
         chunk = idxs[start:start + _CHUNK]
         if exact:  # how often each segment was drawn, times the rows: the resampled sums in one product
             offsets = (np.arange(len(chunk)) * n)[:, None]
@@ -307,17 +372,22 @@ def paired_bootstrap(
             sums.append(weights.astype(np.float32) @ rows32)
         else:  # huge corpora: sum in float32 resample by resample as sacrebleu does, rounding included
             sums.append(np.stack([rows32[sample].sum(0) for sample in chunk]))
+        bar.update(len(chunk))
+    bar.close()
     sums = np.vstack(sums).astype(np.float32)
     base_scores = scores_from_rows(sums[:, :width], setup.options)
     sys_scores = scores_from_rows(sums[:, width:], setup.options)
     base_mean, base_ci = estimate_ci(base_scores)
     sys_mean, sys_ci = estimate_ci(sys_scores)
-    sample_diffs = np.abs(sys_scores - base_scores)
-    observed = abs(setup.baseline.score - setup.system.score)
+    observed = setup.system.score - setup.baseline.score
+    if method == "shift":
+        p = shift_p_value(sys_scores, base_scores, observed)
+    else:
+        sample_diffs = np.abs(sys_scores - base_scores)
+        p = p_value(sample_diffs - sample_diffs.mean(), abs(observed))
     return BootstrapResult(
-        setup.baseline, setup.system, p_value(sample_diffs - sample_diffs.mean(), observed),
-        base_mean, base_ci, sys_mean, sys_ci, n_samples, seed, _signature(setup, "bs", n_samples, seed),
-        base_scores, sys_scores,
+        setup.baseline, setup.system, p, base_mean, base_ci, sys_mean, sys_ci, n_samples, seed,
+        _signature(setup, "bs", n_samples, seed), method, win_rate(sys_scores, base_scores), base_scores, sys_scores,
     )
 
 
@@ -349,11 +419,14 @@ def paired_randomization(
     delta = delta.astype(np.float32 if n * np.abs(delta).max() < FLOAT32_EXACT else np.float64)
     base_total, sys_total = setup.base_rows.sum(0), setup.sys_rows.sum(0)
     diffs = []
-    for start in _progress(range(0, n_trials, _CHUNK), progress, "randomization trials"):
+    bar = _Bar(n_trials, progress, "randomization trials")
+    for start in range(0, n_trials, _CHUNK):
         swapped = np.rint(take_baseline[start:start + _CHUNK].astype(delta.dtype) @ delta).astype(np.int64)
         scores_a = scores_from_rows(sys_total + swapped, setup.options)
         scores_b = scores_from_rows(base_total - swapped, setup.options)
         diffs.append(np.abs(scores_a - scores_b))
+        bar.update(len(swapped))
+    bar.close()
     trial_diffs = np.concatenate(diffs)
     observed = abs(setup.baseline.score - setup.system.score)
     return RandomizationResult(
@@ -436,6 +509,25 @@ def _check_seed(seed: object) -> None:
         raise TypeError(f"seed must be an int (or None for fresh randomness), not {type(seed).__name__}")
     if seed < 0:
         raise ValueError(f"seed must be >= 0, got {seed}")
+
+
+class _Bar:
+    """A tqdm bar that counts resamples or trials (not chunks), or nothing when progress is off."""
+
+    def __init__(self, total: int, enabled: bool, desc: str) -> None:
+        self._bar = None
+        if enabled:
+            from tqdm.auto import tqdm
+
+            self._bar = tqdm(total=total, desc=desc, leave=False)
+
+    def update(self, count: int) -> None:
+        if self._bar is not None:
+            self._bar.update(count)
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
 
 
 def _progress(items, enabled: bool, desc: str) -> Iterator:

@@ -227,18 +227,32 @@ def test_ar_solution_passes():
     ("func", "message"),
     [
         (lambda d, o: np.mean(d > o), "Add one to both counts"),
-        (lambda d, o: (np.sum(d >= o) + 1) / (len(d) + 1), "strictly larger"),
         (lambda d, o: (np.sum(d > o) + 1) / len(d), "denominator is n + 1"),
         (lambda d, o: (np.sum(d <= o) + 1) / (len(d) + 1), "SMALLER gap"),
         (lambda d, o: int(np.sum(d > o)), "That is a count"),
         (lambda d, o: d > o, "as a number"),
-        (lambda d, o: 0.5, "p = ("),
+        (lambda d, o: np.mean(d >= o), "Add one to both counts"),
+        (lambda d, o: 0.5, "at least as large"),
     ],
 )
 def test_ar_mistakes(func, message):
     fb = ex9.check_ar_p_value(func)
     assert not fb.passed
     assert message in text(fb)
+    assert "(4 + 1)" not in text(fb) and "5 / 10" not in text(fb)  # a hint, never the worked answer
+
+
+@pytest.mark.parametrize(
+    ("func", "note"),
+    [
+        (lambda d, o: (np.sum(d >= o) + 1) / (len(d) + 1), "Noreen (1989) and Riezler & Maxwell (2005)"),
+        (lambda d, o: (np.sum(d > o) + 1) / (len(d) + 1), "as sacrebleu and multeval do"),
+    ],
+)
+def test_ar_both_textbook_and_sacrebleu_conventions_pass(func, note):
+    fb = ex9.check_ar_p_value(func)
+    assert fb.passed
+    assert note in text(fb)
 
 
 def test_ar_not_callable_and_raising():

@@ -279,7 +279,11 @@ def test_result_fields_and_views(news):
     assert boot.signature == "nrefs:1|bs:200|seed:3|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0"
     text = str(boot)
     assert "Paired bootstrap resampling (200 resamples, seed 3)" in text
-    assert f"p = {boot.p_value:.4f}" in text and f"± {boot.system_ci:.2f}" in text
+    low, high = boot.system_interval
+    assert f"p = {boot.p_value:.4f}" in text and f"[{low:6.2f}, {high:6.2f}]" in text
+    assert high - low == pytest.approx(2 * boot.system_ci) and low <= boot.system_mean <= high
+    assert boot.method == "sacrebleu" and "anti-conservative" in text
+    assert boot.win_rate == np.mean(boot.system_samples > boot.baseline_samples) < 0.05
     assert "<table>" in boot._repr_html_() and boot.signature in boot._repr_html_()
 
     rand = paired_randomization(hyp_a, hyp_b, refs, n_trials=300, seed=3)
@@ -350,3 +354,76 @@ def test_n_trials_is_checked():
 def test_bad_corpora_are_named(baseline, system, references, error, message):
     with pytest.raises(error, match=message):
         paired_randomization(baseline, system, references, n_trials=10)
+
+
+# --- the shift-to-null bootstrap p-value and Koehn's win rate ----------------------------------------------
+
+
+def test_shift_method_keeps_the_draws_and_changes_only_the_p_value(news):
+    hyp_a, hyp_b, refs = news.systems["fluent"], news.systems["degraded"], news.references_for("A")
+    default = paired_bootstrap(hyp_a, hyp_b, refs, n_samples=300, seed=7)
+    shift = paired_bootstrap(hyp_a, hyp_b, refs, n_samples=300, seed=7, method="shift")
+    assert (shift.system_mean, shift.system_ci, shift.win_rate) == (default.system_mean, default.system_ci,
+                                                                    default.win_rate)
+    gaps = shift.system_samples - shift.baseline_samples
+    expected = (np.sum(np.abs(gaps - gaps.mean()) >= abs(shift.difference)) + 1) / 301
+    assert shift.method == "shift" and shift.p_value == expected
+    assert "shifted to the null" in str(shift)
+
+
+def test_unknown_method_is_a_clear_error(news):
+    with pytest.raises(ValueError, match="method must be one of 'sacrebleu', 'shift'"):
+        paired_bootstrap(news.systems["fluent"], news.systems["strong"], news.references_for("A"), method="koehn")
+
+
+def _coin_toss_pair(news, rng):
+    """Two equally good systems: each segment's output is taken from system X or Y by a fair coin, twice."""
+    x, y = news.systems["fluent"], news.systems["degraded"]
+    first = [a if coin else b for a, b, coin in zip(x, y, rng.integers(2, size=len(x)))]
+    second = [a if coin else b for a, b, coin in zip(x, y, rng.integers(2, size=len(x)))]
+    return first, second
+
+
+def test_shift_p_values_are_calibrated_for_equally_good_systems(news):
+    """Under the null the shift test flags about 5% at 0.05 and its p-values spread over (0, 1]."""
+    rng = np.random.default_rng(2024)
+    refs = news.references_for("A")
+    p_values = []
+    for trial in range(120):
+        first, second = _coin_toss_pair(news, rng)
+        p_values.append(paired_bootstrap(first, second, refs, n_samples=300, seed=trial + 1, method="shift").p_value)
+    p_values = np.array(p_values)
+    false_alarms = np.mean(p_values < 0.05)
+    assert 0.0 <= false_alarms <= 0.11  # 5% expected; 0.11 is beyond 2.5 standard errors of 120 trials
+    assert np.mean(p_values > 0.5) > 0.35 and p_values.max() > 0.9  # spread over (0, 1], not bunched low
+
+
+def test_progress_bars_count_resamples_and_reach_the_end(news, monkeypatch):
+    import tqdm.auto
+
+    bars = []
+
+    class Recording:
+        def __init__(self, iterable=None, total=None, desc="", leave=True):
+            self.iterable, self.total, self.desc, self.n = iterable, total, desc, 0
+            bars.append(self)
+
+        def __iter__(self):
+            for item in self.iterable:
+                self.n += 1
+                yield item
+
+        def update(self, count):
+            self.n += count
+
+        def close(self):
+            pass
+
+    monkeypatch.setattr(tqdm.auto, "tqdm", Recording)
+    refs = news.references_for("A")
+    paired_bootstrap(news.systems["fluent"], news.systems["strong"], refs, n_samples=2500, seed=1, progress=True)
+    paired_randomization(news.systems["fluent"], news.systems["strong"], refs, n_trials=2100, seed=1, progress=True)
+    counted = {bar.desc: (bar.n, bar.total) for bar in bars}
+    assert counted["bootstrap resamples"] == (2500, 2500)
+    assert counted["randomization trials"] == (2100, 2100)
+    assert counted["baseline"][0] == len(refs)  # the segment bar is exhausted, so it ends at 100%

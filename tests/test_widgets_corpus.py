@@ -93,8 +93,12 @@ def test_summary_lowest_is_clamped(news):
 
 def test_comparison_equals_the_paired_tests(news, refs_a):
     view = wc.comparison_view_model(news.systems, refs_a, "degraded", "fluent", "bootstrap", 500, 7)
-    direct = bl.paired_bootstrap(news.systems["degraded"], news.systems["fluent"], refs_a, n_samples=500, seed=7)
+    direct = bl.paired_bootstrap(news.systems["degraded"], news.systems["fluent"], refs_a, n_samples=500, seed=7,
+                                 method="shift")
     assert view.p_value == direct.p_value and view.result.system_ci == direct.system_ci
+    view = wc.comparison_view_model(news.systems, refs_a, "degraded", "fluent", "bootstrap-sacrebleu", 500, 7)
+    direct = bl.paired_bootstrap(news.systems["degraded"], news.systems["fluent"], refs_a, n_samples=500, seed=7)
+    assert view.p_value == direct.p_value and "anti-conservative" in view.html
     view = wc.comparison_view_model(news.systems, refs_a, "degraded", "fluent", "randomization", 800)
     direct = bl.paired_randomization(news.systems["degraded"], news.systems["fluent"], refs_a, n_trials=800)
     assert view.p_value == direct.p_value
@@ -171,7 +175,10 @@ def test_corpus_explorer_unknown_start_system_falls_back(news):
 
 def test_system_comparer_follows_its_controls(news, refs_a):
     view = wc.system_comparer("degraded", "fluent", systems=news.systems, references=refs_a, n=300)
+    assert "Paired approximate randomization" in view.output.value  # the valid test sacrebleu defaults to, first
+    view.test.value = "bootstrap"
     assert "Paired bootstrap resampling" in view.output.value and bytes(view.image.value).startswith(PNG)
+    assert "shifted to the null" in view.output.value
     view.test.value = "randomization"
     assert "Paired approximate randomization" in view.output.value
     view.system.value = "degraded"
@@ -213,14 +220,14 @@ def test_corpus_plots_are_titled_labelled_and_closed():
     plots.score_histogram(axes[0], [0, 10, 55, 60], corpus_score=50, mean_score=31.25)
     assert [line.get_label() for line in axes[0].get_lines()] == ["corpus BLEU 50.0", "mean sentence BLEU 31.2"]
     fig2, ax = plots.new_figure("intervals", "BLEU", "system")
-    plots.ci_error_bars(ax, ["a", "b"], [10, 20], [1, 2], scores=[10.5, 19.5])
+    plots.ci_error_bars(ax, ["a", "b"], [(9, 11), (18, 22)], scores=[10.5, 19.5])
     assert [t.get_text() for t in ax.get_yticklabels()] == ["a", "b"]
     plt.close(fig2)
     plots.paired_gaps(axes[2], [-1.0, 0.5, 2.0], 0.4)
     assert "1 of 3 below 0" in axes[2].get_legend().get_texts()[0].get_text()
     plots.randomization_null(axes[3], [0.1, 0.5, 0.9, 2.0], 0.5)
     assert "(2)" in axes[3].get_legend().get_texts()[1].get_text()  # two shuffles with a larger gap
-    plots.bootstrap_distributions(axes[4], {"a": [1.0, 2.0], "b": [2.0, 3.0]}, {"a": (1.5, 0.5)})
-    assert "a: 1.50 ± 0.50 (95% CI)" in [t.get_text() for t in axes[4].get_legend().get_texts()]
+    plots.bootstrap_distributions(axes[4], {"a": [1.0, 2.0], "b": [2.0, 3.0]}, {"a": (1.0, 2.0)})
+    assert "a: 95% interval [1.00, 2.00]" in [t.get_text() for t in axes[4].get_legend().get_texts()]
     plt.close(fig)
     assert len(plt.get_fignums()) == before

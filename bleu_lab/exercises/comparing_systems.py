@@ -1,8 +1,9 @@
 """Checks for lesson 09, comparing systems.
 
 - ``check_ar_p_value(my_ar_p_value)``: the approximate-randomization p-value from the trials' gaps,
-  (#{trials with a gap > observed} + 1) / (n + 1); wrong numbers are matched against the usual slips
-  (no +1, >= instead of >, counting the smaller gaps, a count instead of a fraction)
+  (#{trials with a gap >= observed} + 1) / (n + 1) as Noreen (1989) and Riezler & Maxwell (2005) define it, or
+  with > as sacrebleu and multeval count (both accepted; they differ only on ties); wrong numbers are matched
+  against the usual slips (no +1, counting the smaller gaps, a count instead of a fraction)
 - ``check_bootstrap_interpretation(result, answer)``: a paired bootstrap of fluent against degraded, run with
   the defaults, and the one correct reading of its p-value (multiple choice)
 - ``check_bonferroni(my_bonferroni)``: which comparisons stay significant when m of them are made at once
@@ -30,25 +31,46 @@ AR_CASES: tuple[tuple[str, tuple[float, ...], float], ...] = (
 
 
 def check_ar_p_value(func: Callable[[np.ndarray, float], float]) -> Feedback:
-    """Check ``func(trial_differences, observed)`` = (#{d > observed} + 1) / (len(d) + 1)."""
+    """Check ``func(trial_differences, observed)`` = (#{d >= observed} + 1) / (len(d) + 1), or with > (sacrebleu)."""
     fb = Feedback("my_ar_p_value(trial_differences, observed)")
     if not callable(func):
         return fb.fail(f"pass your function itself (my_ar_p_value), not {type(func).__name__}")
+    conventions = set()
     for case, gaps, observed in AR_CASES:
-        expected = p_value(np.asarray(gaps), observed)
         got = run_student_code(fb, func, np.asarray(gaps, dtype=float), observed)
         if got is None:
             continue
         if isinstance(got, (bool, np.bool_)) or not isinstance(got, (int, float, np.integer, np.floating)):
             fb.fail(f"case {case}: return the p-value as a number, not {type(got).__name__} ({got!r:.60})")
             continue
-        if math.isclose(got, expected, rel_tol=1e-9, abs_tol=1e-12):
+        matched = [name for name, value in _ar_conventions(gaps, observed).items()
+                   if math.isclose(got, value, rel_tol=1e-9, abs_tol=1e-12)]
+        if matched:
+            conventions.update(matched if len(matched) == 1 else ())
             continue
-        fb.fail(f"case {case}: gaps {list(gaps)}, observed {observed}: expected p = {expected:.4f}, you returned "
-                f"{float(got):.4f}. " + _ar_hint(gaps, observed, float(got)))
+        fb.fail(f"case {case}: gaps {list(gaps)}, observed {observed}: your p = {float(got):.4f} is not right. "
+                + _ar_hint(gaps, observed, float(got)))
     if fb.passed:
-        fb.note("all cases right: strictly larger gaps, plus one for the observed test set itself")
+        fb.note(_AR_PASS_NOTES.get(frozenset(conventions), _AR_PASS_NOTES[frozenset()]))
     return fb
+
+
+def _ar_conventions(gaps: Sequence[float], observed: float) -> dict[str, float]:
+    """The two accepted p-values: ties counted (>=, the textbook's) or not (>, sacrebleu's)."""
+    n = len(gaps)
+    return {">=": (sum(g >= observed for g in gaps) + 1) / (n + 1), ">": p_value(np.asarray(gaps), observed)}
+
+
+_AR_PASS_NOTES = {
+    frozenset({">="}): "all cases right. You counted gaps at least as large as the observed one (>=): the definition "
+                       "of Noreen (1989) and Riezler & Maxwell (2005). sacrebleu and multeval count only strictly "
+                       "larger gaps (>), so where a shuffle ties the observed gap their p is a little smaller.",
+    frozenset({">"}): "all cases right. You counted strictly larger gaps (>), as sacrebleu and multeval do. The "
+                      "textbook definition (Noreen 1989; Riezler & Maxwell 2005) counts gaps at least as large (>=), "
+                      "which gives a slightly larger p where a shuffle ties the observed gap.",
+    frozenset(): "all cases right: the trials with a gap at least as large as the observed one, plus one for the "
+                 "observed test set itself.",
+}
 
 
 def _ar_hint(gaps: Sequence[float], observed: float, got: float) -> str:
@@ -58,8 +80,6 @@ def _ar_hint(gaps: Sequence[float], observed: float, got: float) -> str:
     candidates = [
         (above / n, "Add one to both counts: p = (count + 1) / (n + 1). The observed assignment is itself one of "
                     "the possible shuffles, and without the +1 a finite run could claim p = 0."),
-        ((at_least + 1) / (n + 1), "Count only gaps strictly larger than the observed one (>), not equal ones "
-                                   "(>=), as sacrebleu and multeval do."),
         ((above + 1) / n, "The denominator is n + 1 (the trials plus the observed test set), not n."),
         ((n - above + 1) / (n + 1), "You counted the trials with a SMALLER gap. The p-value counts how often "
                                     "chance alone produced a gap larger than the observed one."),
@@ -69,7 +89,10 @@ def _ar_hint(gaps: Sequence[float], observed: float, got: float) -> str:
     for value, hint in candidates:
         if math.isclose(got, value, rel_tol=1e-9, abs_tol=1e-12):
             return hint
-    return f"{above} of the {n} gaps are larger than {observed}: p = ({above} + 1) / ({n} + 1)."
+    if math.isclose(got, at_least / n, rel_tol=1e-9, abs_tol=1e-12):
+        return candidates[0][1]
+    return ("Count the trials whose gap is at least as large as the observed one, then turn the count into a "
+            "share of the trials plus the observed test set itself.")
 
 
 # ------------------------------------------------------------------------------------------ interpretation

@@ -28,7 +28,12 @@ from .views import LABEL_STYLE, _View
 
 MAX_LOWEST = 20  # segments listed at most
 MAX_SAMPLES = 20_000  # resamples / trials at most (a few tenths of a second on the news corpus)
-TESTS = {"bootstrap": "paired bootstrap resampling", "randomization": "approximate randomization"}
+# The valid tests first; sacrebleu's bootstrap p-value last, labelled as sacrebleu's (lesson 9, section 7).
+TESTS = {
+    "randomization": "approximate randomization",
+    "bootstrap": "paired bootstrap",
+    "bootstrap-sacrebleu": "bootstrap, sacrebleu's p",
+}
 _CELL = "border:1px solid #d0d7de;padding:2px 6px;vertical-align:top"
 
 
@@ -181,7 +186,7 @@ class ComparisonView:
                 f"Bootstrap: {r.n_samples} resampled test sets", "corpus BLEU of a resampled test set", "resamples",
                 lambda ax: plots.bootstrap_distributions(
                     ax, {self.baseline: r.baseline_samples, self.system: r.system_samples},
-                    {self.baseline: (r.baseline_mean, r.baseline_ci), self.system: (r.system_mean, r.system_ci)}),
+                    {self.baseline: r.baseline_interval, self.system: r.system_interval}),
             )
         if isinstance(r, RandomizationResult):
             return plots.figure_png(
@@ -196,12 +201,13 @@ def comparison_view_model(
     references: Sequence[Sequence[str]],
     baseline: str,
     system: str,
-    test: str = "bootstrap",
+    test: str = "randomization",
     n: int = 1000,
     seed: int = 12345,
 ) -> ComparisonView:
-    """Run ``test`` ('bootstrap' or 'randomization') with ``n`` resamples/trials and ``seed``: ``system`` vs
-    ``baseline`` (names in ``systems``), ``references[i]`` the references of segment i."""
+    """Run ``test`` (a key of ``TESTS``) with ``n`` resamples/trials and ``seed``: ``system`` vs ``baseline`` (names
+    in ``systems``), ``references[i]`` the references of segment i. 'bootstrap' reports the shift-to-null p-value,
+    'bootstrap-sacrebleu' the p-value sacrebleu prints."""
     for name in (baseline, system):
         if name not in systems:
             return ComparisonView(baseline, system, message=f"There is no system {name!r}; choose among "
@@ -218,9 +224,12 @@ def comparison_view_model(
         return ComparisonView(baseline, system, message="The number of samples and the seed must be whole numbers.")
     if seed < 0:
         return ComparisonView(baseline, system, message="The seed must be 0 or more.")
-    run, count = (paired_bootstrap, "n_samples") if test == "bootstrap" else (paired_randomization, "n_trials")
+    if test == "randomization":
+        run, options = paired_randomization, {"n_trials": n}
+    else:
+        run, options = paired_bootstrap, {"n_samples": n, "method": "shift" if test == "bootstrap" else "sacrebleu"}
     try:
-        result = run(systems[baseline], systems[system], references, seed=seed, **{count: n})
+        result = run(systems[baseline], systems[system], references, seed=seed, **options)
     except (TypeError, ValueError) as err:
         return ComparisonView(baseline, system, message=f"These systems cannot be compared: {err}")
     return ComparisonView(baseline, system, result)
@@ -274,7 +283,7 @@ class SystemComparer(_View):
     css_class = "bleu-system-comparer"
 
     def __init__(self, systems: Mapping[str, Sequence[str]], references: Sequence[Sequence[str]], baseline: str,
-                 system: str, test: str = "bootstrap", n: int = 1000, seed: int = 12345):
+                 system: str, test: str = "randomization", n: int = 1000, seed: int = 12345):
         self.systems, self.reference_lists = dict(systems), references
         names = list(self.systems)
         self.baseline = w.Dropdown(options=names, value=baseline if baseline in names else names[0],
@@ -282,7 +291,8 @@ class SystemComparer(_View):
         self.system = w.Dropdown(options=names, value=system if system in names else names[-1],
                                  description="system", style=LABEL_STYLE)
         self.test = w.ToggleButtons(options=[(label, key) for key, label in TESTS.items()],
-                                    value=test if test in TESTS else "bootstrap", style=LABEL_STYLE)
+                                    value=test if test in TESTS else "randomization", description="test",
+                                    style={**LABEL_STYLE, "button_width": "auto"})
         self.n = w.IntSlider(max(100, min(int(n), MAX_SAMPLES)), min=100, max=MAX_SAMPLES, step=100,
                              description="samples / trials", style=LABEL_STYLE, continuous_update=False,
                              layout=w.Layout(width="32em"))
@@ -319,7 +329,7 @@ def system_comparer(
     *,
     systems: Mapping[str, Sequence[str]] | None = None,
     references: Sequence[Sequence[str]] | None = None,
-    test: str = "bootstrap",
+    test: str = "randomization",
     n: int = 1000,
     seed: int = 12345,
 ) -> SystemComparer:
