@@ -109,14 +109,18 @@ def _compare(args: argparse.Namespace, hyps: list[str], references: list[list[st
     system = read_lines(args.compare, "hypothesis")
     _check_count(args.compare, "hypothesis", system, args.hypothesis, hyps)
     common = {"seed": args.seed, "progress": args.progress, **options}
-    bootstrap = paired_bootstrap(hyps, system, references, n_samples=args.samples, **common)
     randomization = paired_randomization(hyps, system, references, n_trials=args.trials, **common)
+    bootstrap = paired_bootstrap(hyps, system, references, n_samples=args.samples, method="shift", **common)
+    common["progress"] = False  # the same resamples again, for the p-value sacrebleu prints
+    sacrebleu_p = paired_bootstrap(hyps, system, references, n_samples=args.samples, **common).p_value
     print(f"baseline: {args.hypothesis}\n  {bootstrap.baseline}")
     print(f"system:   {args.compare}\n  {bootstrap.system}")
     print(f"signature: {bootstrap.baseline.signature}\n")
-    print(bootstrap)
-    print()
     print(randomization)
+    print()
+    print(bootstrap)
+    print(f"  sacrebleu's --paired-bs prints p = {sacrebleu_p:.4f} for these resamples: its formula is "
+          "anti-conservative for small gaps")
 
 
 def _check_count(path: str, what: str, lines: list[str], hyp_path: str, hyps: list[str]) -> None:

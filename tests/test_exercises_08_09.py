@@ -267,7 +267,7 @@ def test_bootstrap_solution_passes():
     namespace = solution("09_bootstrap_interpretation.py")
     fb = ex9.check_bootstrap_interpretation(namespace["result"], namespace["answer"])
     assert fb.passed, fb
-    assert "p = 0.0699" in text(fb)  # the defaults: 1000 resamples, seed 12345
+    assert "p = 0.1409" in text(fb)  # method="shift", the defaults: 1000 resamples, seed 12345
 
 
 def test_bootstrap_expected_run_equals_sacrebleu_numbers(news):
@@ -275,6 +275,12 @@ def test_bootstrap_expected_run_equals_sacrebleu_numbers(news):
     assert expected.baseline.score == pytest.approx(sacrebleu.corpus_bleu(news.systems["degraded"],
                                                                           [news.reference_streams["A"]]).score)
     assert expected.p_value > 0.05  # so that reading C is the right one
+
+
+def test_bootstrap_right_reading_is_not_the_longest():
+    lengths = {letter: len(reading) for letter, (reading, _, _) in ex9.INTERPRETATIONS.items()}
+    right = next(letter for letter, (_, correct, _) in ex9.INTERPRETATIONS.items() if correct)
+    assert lengths[right] < max(lengths.values())
 
 
 @pytest.mark.parametrize("letter", ["A", "B", "D"])
@@ -293,8 +299,11 @@ def test_bootstrap_run_mistakes(news):
     degraded, fluent = news.systems["degraded"], news.systems["fluent"]
     swapped = ex9.check_bootstrap_interpretation(bl.paired_bootstrap(fluent, degraded, refs), "C")
     assert "swapped the two systems" in text(swapped)
-    fewer = ex9.check_bootstrap_interpretation(bl.paired_bootstrap(degraded, fluent, refs, n_samples=200), "C")
+    fewer = ex9.check_bootstrap_interpretation(bl.paired_bootstrap(degraded, fluent, refs, n_samples=200,
+                                                                   method="shift"), "C")
     assert "keep the defaults" in text(fewer)
+    sacrebleus = ex9.check_bootstrap_interpretation(bl.paired_bootstrap(degraded, fluent, refs), "C")
+    assert "method='shift'" in text(sacrebleus)
     other = ex9.check_bootstrap_interpretation(bl.paired_bootstrap(degraded, news.systems["strong"], refs), "C")
     assert "your scores are" in text(other)
     missing = ex9.check_bootstrap_interpretation(None, "")

@@ -5,7 +5,7 @@
   with > as sacrebleu and multeval count (both accepted; they differ only on ties); wrong numbers are matched
   against the usual slips (no +1, counting the smaller gaps, a count instead of a fraction)
 - ``check_bootstrap_interpretation(result, answer)``: a paired bootstrap of fluent against degraded, run with
-  the defaults, and the one correct reading of its p-value (multiple choice)
+  method="shift" and otherwise the defaults, and the one correct reading of its p-value (multiple choice)
 - ``check_bonferroni(my_bonferroni)``: which comparisons stay significant when m of them are made at once
 
 Expected values come from ``bleu_lab.significance``; the checks only compare and explain.
@@ -102,27 +102,26 @@ BASELINE, SYSTEM = "degraded", "fluent"
 # letter -> (reading of the p-value, correct?, what to say about it)
 INTERPRETATIONS: dict[str, tuple[str, bool, str]] = {
     "A": (
-        "1 - p is the probability that fluent is really better than degraded.",
+        "1 - p is the probability that fluent is really better than degraded, given this test set.",
         False,
         "A p-value is computed assuming there is NO real difference; it says how surprising the data would be "
         "then. It is not the probability of any hypothesis, so 1 - p is not the probability that fluent is better.",
     ),
     "B": (
-        "p is the probability that the two systems are equally good.",
+        "p is the probability that the two systems are equally good; a small p would mean they probably differ.",
         False,
         "The p-value assumes the systems are equally good and asks how often a gap this large would still "
         "appear; it cannot be the probability of the very assumption it starts from.",
     ),
     "C": (
-        "If the systems were equally good, gaps at least as large as the observed one would be common enough "
-        "(a fraction p of the resamples) that this test set does not show fluent to be better; it does not show "
-        "them to be equal either.",
+        "Equally good systems would often show a gap this large here: fluent is not shown better, nor shown equal.",
         True,
         "Right: p > 0.05 means 'not shown', not 'no difference'. More segments, or a more consistent "
         "difference, could still show one.",
     ),
     "D": (
-        "p > 0.05, so the two systems are equally good and the gap is pure noise.",
+        "p > 0.05, so the two systems are equally good and the gap between their scores on this test set is "
+        "just noise.",
         False,
         "Absence of evidence is not evidence of absence: with 160 segments even a real 3-point difference can "
         "fail to reach significance. 'Not significant' means the test set is too small or too noisy to tell.",
@@ -136,12 +135,13 @@ def interpretations_text() -> str:
 
 
 def expected_bootstrap(corpus=None) -> BootstrapResult:
-    """The bootstrap the exercise asks for: degraded (baseline) vs fluent (system), ref A, the defaults."""
+    """The bootstrap the exercise asks for: degraded (baseline) vs fluent (system), ref A, method="shift"."""
     from ..data import load_corpus
     from ..significance import paired_bootstrap
 
     corpus = load_corpus("news") if corpus is None else corpus
-    return paired_bootstrap(corpus.systems[BASELINE], corpus.systems[SYSTEM], corpus.references_for("A"))
+    return paired_bootstrap(corpus.systems[BASELINE], corpus.systems[SYSTEM], corpus.references_for("A"),
+                            method="shift")
 
 
 def check_bootstrap_interpretation(result: object, answer: object, corpus=None) -> Feedback:
@@ -176,6 +176,10 @@ def _check_run(fb: Feedback, result: BootstrapResult, expected: BootstrapResult)
         fb.fail(f"your scores are {base:.2f} (baseline) and {system:.2f} (system), but {BASELINE} and {SYSTEM} "
                 f"score {want_base:.2f} and {want_system:.2f} against reference A: use corpus.systems[...] and "
                 "corpus.references_for('A'), with the default options")
+        return
+    if result.method != expected.method:
+        fb.fail(f"your run reports {result.method!r} p-values: pass method='shift' for the two-sided p-value of "
+                "section 2 (the default, 'sacrebleu', is what sacrebleu prints, and runs anti-conservative)")
         return
     if result.n_samples != expected.n_samples or result.seed != expected.seed:
         fb.fail(f"you ran {result.n_samples} resamples with seed {result.seed}; keep the defaults "
