@@ -332,6 +332,23 @@ def randomization_null(ax: Axes, differences: Sequence[float], observed: float, 
     return ax
 
 
+def false_alarm_bars(ax: Axes, rates: dict[str, float], alpha: float = 0.05) -> Axes:
+    """One bar per test: the share of equally good pairs it called significant; a dashed line at ``alpha``, the share
+    a valid test promises. Bars differ in hatching as well as colour."""
+    palette = [COLORS["main"], COLORS["match"], COLORS["clipped"], COLORS["accent"]]
+    hatches = ["", "//", "xx", ".."]
+    xs = list(range(len(rates)))
+    for x, rate in zip(xs, rates.values()):
+        ax.bar(x, rate, width=0.6, color=palette[x % len(palette)], hatch=hatches[x % len(hatches)],
+               edgecolor="black", linewidth=0.5)
+        ax.text(x, rate, f"{rate:.0%}", ha="center", va="bottom", fontsize=9)
+    ax.axhline(alpha, color=COLORS["muted"], linestyle="--", linewidth=1.5, label=f"promised: {alpha:.0%}")
+    ax.set_xticks(xs, [name.replace(", ", ",\n") for name in rates], fontsize=8)
+    ax.set_ylim(0, max([alpha * 2, *rates.values()]) * 1.25)
+    ax.legend(fontsize=8, loc="upper left")
+    return ax
+
+
 def paired_gaps(ax: Axes, gaps: Sequence[float], observed: float, bins: int = 40) -> Axes:
     """Histogram of the per-resample gaps BLEU_system - BLEU_baseline of a paired bootstrap, with 0 and the
     observed gap marked: the paired view that two separate confidence intervals cannot give."""
