@@ -1,4 +1,4 @@
-"""bleu_lab's nltk front door gives nltk's numbers: generated cases plus the seeds' hand-worked examples."""
+"""bleu_lab's nltk front door gives nltk's numbers: generated cases plus the tutorials' hand-worked examples."""
 
 from __future__ import annotations
 
@@ -98,7 +98,7 @@ def test_closest_ref_length_and_brevity_penalty_equal_nltk(refs, hyp_len):
     assert bleu_lab.brevity_penalty(r, hyp_len) == nltk_bleu.brevity_penalty(r, hyp_len)
 
 
-# --- the seeds' hand-worked examples -------------------------------------------------------------------
+# --- the tutorials' hand-worked examples -------------------------------------------------------------------
 
 CAT_REFS = ["the cat is on the mat", "there is a cat on the mat"]
 CAT_HYP = "the cat and the cat on the mat"
@@ -138,7 +138,7 @@ def test_seed_000_it_is_ship_is_not_one_any_more():
 
 
 def test_seed_004_example_scores_zero_not_0638():
-    # seed 004 prints 0.638 but its own code returns 0.0: "the cat is on the mat" has no 4-gram match.
+    # a pure-Python tutorial prints 0.638 but its own code returns 0.0: "the cat is on the mat" has no 4-gram match.
     refs = ["there is a cat on the mat", "the cat sits on the mat"]
     assert bleu_lab.modified_precision(refs, "the cat is on the mat", 4).numerator == 0
     assert bleu_lab.sentence_score("the cat is on the mat", refs, smooth_method="none").score == 0.0

@@ -32,7 +32,9 @@ def test_reading_explains_the_brevity_penalty_and_bad_forms():
 def test_better_hypothesis():
     assert check_better_hypothesis("a cat is on the mat").passed
     assert "word for word" in str(check_better_hypothesis("the cat is on the mat"))
-    assert "without a single matching" in str(check_better_hypothesis("a cat sits upon the rug"))
+    assert "with no matching 3-gram at all" in str(check_better_hypothesis("a cat sits upon the rug"))
+    partial = str(check_better_hypothesis("the cat is on a red mat today"))
+    assert "only 1 of its 5 4-grams match a reference" in partial and "no matching" not in partial
     assert not check_better_hypothesis("").passed
 
 

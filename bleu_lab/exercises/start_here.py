@@ -72,9 +72,12 @@ def check_better_hypothesis(hypothesis: object) -> Feedback:
     view = explain(list(CAT_REFERENCES), hypothesis)
     if view.score <= baseline:
         weakest = min(view.orders, key=lambda o: o.matches / o.denominator)
+        why = (f"with no matching {weakest.n}-gram at all the geometric mean collapses to 0"
+               if weakest.matches == 0 else
+               f"only {weakest.matches} of its {weakest.denominator} {weakest.n}-grams match a reference, and the "
+               "geometric mean is pulled down by its weakest factor")
         fb.fail(f"it scores {view.score:.4g}, not above the machine's {baseline:.4f}. Its weakest step is "
-                f"p_{weakest.n} = {weakest.precision_text}: without a single matching {weakest.n}-gram the "
-                "geometric mean collapses; reuse a 4-word run of a reference")
+                f"p_{weakest.n} = {weakest.precision_text}: {why}. Reuse longer runs of words that a reference has")
         if view.bp < 1:
             fb.note(f"and it is short: BP = {view.bp:.3f} (c = {view.hyp_len}, r = {view.ref_len})")
     else:

@@ -1,7 +1,8 @@
 """Checks for lesson 5, when BLEU fails.
 
 - ``check_high_p1_low_bleu(hypothesis)``: every word right (p_1 = 1), full length (BP = 1), yet BLEU < 0.1
-- ``check_old_nltk_bleu(old_nltk_bleu)``: reproduce the scores seed 000 printed with an older nltk (3.2)
+- ``check_old_nltk_bleu(old_nltk_bleu)``: reproduce the scores the blog post *Introduction to BLEU in Python*
+  printed with an older nltk (3.2)
 
 Scores come from ``bleu_lab.explain`` / ``bleu_lab.sentence_bleu``; the checks compare and explain.
 """
@@ -19,8 +20,9 @@ NASA_REFERENCE = "The NASA Opportunity rover is battling a massive dust storm on
 THRESHOLD = 0.1
 
 SHIP_REFERENCES = ("this is a ship", "it is ship", "ship it is", "a ship, it is")
-# What seed 000 printed (an older nltk, 3.2, where an order with no match was dropped from the mean).
-SEED_000_PRINTED: dict[str, float] = {
+# What the blog post *Introduction to BLEU in Python* printed (an older nltk, 3.2, where an order with no match was
+# dropped from the mean).
+INTRO_POST_PRINTED: dict[str, float] = {
     "it is ship": 1.0,
     "it is a ship": 0.8408964152537145,
     "it": 0.1353352832366127,
@@ -59,12 +61,12 @@ def check_high_p1_low_bleu(hypothesis: str, reference: str = NASA_REFERENCE, thr
 
 
 def check_old_nltk_bleu(func: Callable[[Sequence[Sequence[str]], Sequence[str]], float]) -> Feedback:
-    """Check ``func(references, hypothesis)`` (token lists) against the values seed 000 printed."""
+    """Check ``func(references, hypothesis)`` (token lists) against the values the blog post printed."""
     fb = Feedback("old_nltk_bleu(references, hypothesis)")
     if not callable(func):
         return fb.fail(f"pass your function itself (old_nltk_bleu), not {type(func).__name__}")
     refs = [ref.split() for ref in SHIP_REFERENCES]
-    for hypothesis, printed in SEED_000_PRINTED.items():
+    for hypothesis, printed in INTRO_POST_PRINTED.items():
         got = run_student_code(fb, func, refs, hypothesis.split())
         if got is None:
             continue
@@ -73,7 +75,7 @@ def check_old_nltk_bleu(func: Callable[[Sequence[Sequence[str]], Sequence[str]],
             continue
         if math.isclose(got, printed, rel_tol=1e-9):
             continue
-        fb.fail(f"{hypothesis!r}: seed 000 printed {printed!r}, you returned {got!r}. "
+        fb.fail(f"{hypothesis!r}: the post printed {printed!r}, you returned {got!r}. "
                 + _old_nltk_hint(refs, hypothesis.split(), float(got)))
     if fb.passed:
         fb.note("all seven printed values reproduced: old nltk dropped the first order without a match and every "
