@@ -37,7 +37,10 @@ SUPERSCRIPTS = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 MAX_TOKENS = 200  # tokens shown in the token line
 MAX_GRID_TOKENS = 60  # tokens shown in the per-order grid
 MAX_ROWS = 25  # clip-table rows shown per order
-LEGEND_TEXT = "ⁿ = longest matching n-gram through the token · ✂ = clipped away · ✗ = in no reference"
+LEGEND_TEXT = (
+    "ⁿ = longest matching n-gram through the token · ✂ = clipped away (counted per n-gram, marked on its later "
+    "copies) · ✗ = in no reference"
+)
 
 _BOX = (
     "font-family:system-ui,-apple-system,'Segoe UI',sans-serif;font-size:0.95em;line-height:1.5;"

@@ -215,7 +215,7 @@ def grouped_bars(
     return ax
 
 
-# --- corpus level (lessons 08-09): sentence-score distributions, bootstrap intervals, randomization ---------
+# --- corpus level (lessons 8-9): sentence-score distributions, bootstrap intervals, randomization ---------
 
 
 def new_grid(

@@ -85,6 +85,11 @@ def test_count_ngrams_mistakes_get_specific_messages(wrong, expected_phrase):
     assert expected_phrase in text(feedback)
 
 
+def test_off_by_one_is_named_even_when_the_last_ngram_also_occurs_earlier():
+    off_by_one = ex1._count_problem(("the", "cat", "the"), 1, Counter({("the",): 1, ("cat",): 1}))
+    assert "you missed the last n-gram ('the',)" in off_by_one and "set" not in off_by_one
+
+
 def test_count_ngrams_names_the_case_and_stops_after_three():
     feedback = ex1.check_count_ngrams(lambda t, n: Counter())
     assert "tokens ['the', 'cat', 'is', 'on', 'the', 'mat'], n=1" in feedback.messages[0]

@@ -263,3 +263,45 @@ def test_old_nltk_todays_values_are_named():
     assert "auto_reweigh" in text(fb)
     # auto_reweigh happens to give the old value for the one-word hypothesis "it"
     assert "'it':" not in text(fb)
+
+
+# --- lesson 3, exercise 3b: what BLEU would do without BP (a written answer) -----------------------------------------
+
+
+@pytest.fixture
+def fresh_tries():
+    from bleu_lab.exercises import reset_tries
+
+    reset_tries()
+    yield
+    reset_tries()
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Without BP, BLEU would reward very short hypotheses with a perfect score.",
+        "It would favour outputs that omit most words, since precision alone stays high.",
+    ],
+)
+def test_without_bp_answers_with_both_key_points_pass(answer, fresh_tries):
+    from bleu_lab.exercises.brevity_penalty import check_without_bp
+
+    assert check_without_bp(answer).passed
+
+
+def test_without_bp_wrong_answers_get_hints_before_the_model_answer(fresh_tries):
+    from bleu_lab.exercises.brevity_penalty import MODEL_ANSWER_WITHOUT_BP, check_without_bp
+
+    first = str(check_without_bp("it would be quite different from now"))
+    assert "what kind of output" in first and MODEL_ANSWER_WITHOUT_BP not in first
+    second = str(check_without_bp("BLEU would be different from now"))
+    assert "Say both halves" in second and MODEL_ANSWER_WITHOUT_BP not in second
+    assert MODEL_ANSWER_WITHOUT_BP in str(check_without_bp("still no idea about it"))
+    assert "write your answer as a sentence" in str(check_without_bp(None))
+
+
+def test_without_bp_reveal_on_request(fresh_tries):
+    from bleu_lab.exercises.brevity_penalty import MODEL_ANSWER_WITHOUT_BP, check_without_bp
+
+    assert MODEL_ANSWER_WITHOUT_BP in str(check_without_bp("no idea at all here", reveal=True))

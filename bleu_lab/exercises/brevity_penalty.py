@@ -3,6 +3,7 @@
 - ``check_brevity_penalty(my_brevity_penalty)``: BP(r, c) on named cases (c = 0, c < r, c = r, c > r)
 - ``check_closest_ref_length(my_closest_ref_length)``: r from a list of reference lengths, ties to the shorter
 - ``check_short_hypothesis(hypothesis)``: a hypothesis with p_1 = 1 that BP still punishes (BP < 0.5)
+- ``check_without_bp(answer)``: a written answer, checked for its key points with tiered hints
 
 Expected values come from ``bleu_lab.brevity``; the checks only compare and explain.
 """
@@ -14,7 +15,7 @@ from collections.abc import Callable, Sequence
 
 from ..brevity import brevity_penalty, closest_ref_length
 from ..precision import modified_precision
-from . import Feedback, run_student_code
+from . import Feedback, run_student_code, tiered_hint
 
 # (case name, r, c): every branch of the definition, and the ones students miss.
 BP_CASES: tuple[tuple[str, int, int], ...] = (
@@ -146,3 +147,37 @@ def check_short_hypothesis(hypothesis: str, references: Sequence[str] = CAT_REFE
     if fb.passed:
         fb.note("precision alone calls this perfect; only the brevity penalty sees that most of the meaning is missing")
     return fb
+
+
+# Key points of "what would BLEU do without BP?": which outputs would win, and why (precision cannot see them).
+WITHOUT_BP_KEY_POINTS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("short output", ("short", "few", "fewer", "one word", "single word", "brief", "length", "omit", "leave out",
+                      "drop")),
+    ("a high score", ("high", "perfect", "reward", "favo", "prefer", "score well", "inflat", "precision", "cheat",
+                      "game", "gaming", "full marks", "win", "1.0", "100")),
+)
+WITHOUT_BP_HINTS = (
+    "Look at the hypothesis you wrote above: what kind of output gets p_1 = 1 most easily?",
+    "Say both halves: which outputs would escape punishment without BP, and what score precision alone gives them.",
+)
+
+
+def check_without_bp(answer: object, *, reveal: bool = False) -> Feedback:
+    """A written answer: without BP, short hypotheses of reference words would score high (precision-only BLEU).
+
+    Checked for its two key points (short output; a high score) by keywords; a wrong try gets a hint, never the
+    model answer until the hints are used up or the student asks with ``reveal=True``.
+    """
+    fb = Feedback("what BLEU would do without BP")
+    if not isinstance(answer, str) or len(answer.split()) < 4:
+        return fb.fail("write your answer as a sentence in a string, e.g. answer = \"Without BP, BLEU would ...\"")
+    text = answer.lower()
+    missing = [point for point, words in WITHOUT_BP_KEY_POINTS if not any(w in text for w in words)]
+    if missing:
+        return tiered_hint(fb, WITHOUT_BP_HINTS, MODEL_ANSWER_WITHOUT_BP, reveal=reveal)
+    fb.note("your sentence has both key points: short outputs, and a high precision-only score for them")
+    return fb
+
+
+MODEL_ANSWER_WITHOUT_BP = ("Without BP, BLEU would reward short outputs: a hypothesis of a few reference words has "
+                           "perfect precision, so leaving out most of the meaning would still score high.")

@@ -1,4 +1,4 @@
-"""Checks for lesson 09, comparing systems.
+"""Checks for lesson 9, comparing systems.
 
 - ``check_ar_p_value(my_ar_p_value)``: the approximate-randomization p-value from the trials' gaps,
   (#{trials with a gap >= observed} + 1) / (n + 1) as Noreen (1989) and Riezler & Maxwell (2005) define it, or

@@ -1,4 +1,4 @@
-"""Checks for lesson 08, corpus BLEU.
+"""Checks for lesson 8, corpus BLEU.
 
 - ``check_corpus_bleu(my_corpus_bleu)``: corpus BLEU (0–100) from a list of per-segment ``BleuStats``, by
   summing them first; a wrong number is matched against the usual mistakes (mean of sentence BLEU, averaged
@@ -182,7 +182,7 @@ WHY_STATEMENTS: dict[str, tuple[str, bool, str]] = {
         "A short segment often has no match at some order and needs smoothing (and sacrebleu's effective order) "
         "as a sentence; the pooled counts of a corpus rarely have a zero, so corpus BLEU needs none.",
         True,
-        "Smoothing and effective order change short sentences' scores a lot (lesson 06) and never touch a "
+        "Smoothing and effective order change short sentences' scores a lot (lesson 6) and never touch a "
         "corpus whose pooled counts have no zero — another reason the two numbers differ.",
     ),
     "D": (

@@ -1,4 +1,4 @@
-"""Checks for lesson 02 (modified precision): p_2 by hand, a full ``my_modified_precision``, a word salad.
+"""Checks for lesson 2 (modified precision): p_2 by hand, a full ``my_modified_precision``, a word salad.
 
 The expected values come from bleu_lab's ``modified_precision`` (nltk's semantics: clipped matches divided
 by max(1, number of hypothesis n-grams)); when an answer differs, the check recomputes the usual mistakes

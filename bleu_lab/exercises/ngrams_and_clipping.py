@@ -1,4 +1,4 @@
-"""Checks for lesson 01 (n-grams and clipping): counting n-grams, clipping counts, a clip table by hand.
+"""Checks for lesson 1 (n-grams and clipping): counting n-grams, clipping counts, a clip table by hand.
 
 Each check compares the student's answer with bleu_lab's own ``count_ngrams`` / ``clip_counts`` and,
 when they differ, names the case and the n-gram and says which typical mistake the numbers point to.
@@ -89,7 +89,8 @@ def _count_problem(tokens: tuple[str, ...], n: int, result: object) -> str | Non
     if extra:
         return f"{extra[0]} is not an n-gram of these tokens (the n-grams are {list(expected) or 'none'})"
     last = tuple(tokens[-n:]) if total else None
-    if missing and last in missing and sum(given.values()) == total - 1:
+    all_but_last = Counter(tuple(tokens[i:i + n]) for i in range(len(tokens) - n))
+    if total and given == dict(all_but_last):  # range(len(tokens) - n): the last window never starts
         return (
             f"you missed the last n-gram {last}: a sentence of {len(tokens)} tokens has "
             f"{len(tokens)} - {n} + 1 = {total} n-grams, so the start index runs up to len(tokens) - n inclusive"

@@ -1,4 +1,4 @@
-"""Checks for lesson 06 (smoothing): sacrebleu's 'exp' smoothing, nltk's method1, and which methods are the same.
+"""Checks for lesson 6 (smoothing): sacrebleu's 'exp' smoothing, nltk's method1, and which methods are the same.
 
 Each check runs the student's answer on small cases, compares with bleu_lab's own smoothing functions
 (``bleu_lab.smoothing``) and, when they differ, names the case and the n-gram order and says which typical

@@ -1,4 +1,4 @@
-"""Checks for lesson 00 (start here): reading an explanation, and a first hypothesis of your own."""
+"""Checks for lesson 0 (start here): reading an explanation, and a first hypothesis of your own."""
 
 from __future__ import annotations
 
@@ -51,8 +51,8 @@ def check_reading(p1: object, p4: object, bp: object) -> Feedback:
     if isinstance(bp, bool) or not isinstance(bp, (int, float)):
         fb.fail(f"bp is {_shown(bp)}: BP is a number between 0 and 1 (the line 'BP = ...')")
     elif abs(bp - view.bp) > 1e-9:
-        fb.fail(f"bp = {bp}: the hypothesis has c = {view.hyp_len} words and the closest reference r = "
-                f"{view.ref_len}; with c > r there is no penalty")
+        fb.fail(f"bp = {bp}: find c (the hypothesis length) and r (the closest reference length) in the "
+                "explanation, then ask which case of BP's formula they fall in")
     if fb.passed:
         fb.note(f"p1 = {want_p1.precision_text}, p4 = {want_p4.precision_text}, BP = {view.bp:g}: "
                 f"the score is {view.score:.4f}")
@@ -63,7 +63,7 @@ def check_better_hypothesis(hypothesis: object) -> Feedback:
     """Check a new hypothesis for the cat example: not a copy of a reference, yet scoring higher than the machine's."""
     fb = Feedback("a better translation")
     if not isinstance(hypothesis, str) or hypothesis.strip() in ("", "...", "…"):
-        return fb.fail("write your translation as a string, e.g. my_hypothesis = 'a cat is on the mat'")
+        return fb.fail("write your translation as a string of words, e.g. my_hypothesis = 'your own wording here'")
     baseline = sentence_bleu(list(CAT_REFERENCES), CAT_HYPOTHESIS)
     words = hypothesis.split()
     if any(words == ref.split() for ref in CAT_REFERENCES):

@@ -1,4 +1,4 @@
-"""Checks for lesson 07 (tokenization and reporting): token counts, nltk on words, a report line with a signature.
+"""Checks for lesson 7 (tokenization and reporting): token counts, nltk on words, a report line with a signature.
 
 Each check compares the student's answer with bleu_lab's own ``tokenize`` / ``sentence_bleu`` /
 ``corpus_score`` and, when they differ, says what the number points to (characters scored instead of

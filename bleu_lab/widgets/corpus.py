@@ -1,4 +1,4 @@
-"""Corpus-level widgets (lessons 08-09): one system's sentence scores, and two systems under a paired test.
+"""Corpus-level widgets (lessons 8-9): one system's sentence scores, and two systems under a paired test.
 
 Pure functions first: ``system_summary`` (a system's corpus BLEU, its sentence-BLEU histogram and its lowest
 segments) and ``comparison_view_model`` (paired bootstrap or approximate randomization between two systems)
