@@ -201,12 +201,16 @@ def grouped_bars(
     """Bars side by side: one group per label in ``groups``, one bar per entry of ``series`` (name -> values).
 
     Each bar is labelled with its value (``value_format``); e.g. scores per smoothing method for a few sentences.
+    Series differ in hatching as well as colour, so they stay apart in greyscale and for colour-blind readers.
     """
-    palette = list(colors or [COLORS["main"], COLORS["accent"], COLORS["match"], COLORS["clipped"], COLORS["muted"]])
+    palette = list(colors or [COLORS["main"], COLORS["accent"], COLORS["match"], COLORS["clipped"], COLORS["muted"],
+                              COLORS["extra"], COLORS["sky"]])
+    hatches = ["", "//", "..", "xx", "\\\\", "++", "oo", "--"]
     width = 0.8 / max(1, len(series))
     for i, (name, values) in enumerate(series.items()):
         xs = [g + (i - (len(series) - 1) / 2) * width for g in range(len(groups))]
-        bars = ax.bar(xs, values, width=width * 0.95, label=name, color=palette[i % len(palette)])
+        bars = ax.bar(xs, values, width=width * 0.95, label=name, color=palette[i % len(palette)],
+                      hatch=hatches[i % len(hatches)], edgecolor="black", linewidth=0.4)
         for bar, value in zip(bars, values):
             ax.annotate(value_format.format(value), (bar.get_x() + bar.get_width() / 2, bar.get_height()),
                         ha="center", va="bottom", xytext=(0, 2), textcoords="offset points", fontsize=7)
