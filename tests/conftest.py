@@ -34,3 +34,13 @@ def mtdata() -> Path:
             "set BLEU_LAB_MTDATA to a folder holding them in per-pair folders such as en-de/ to run it"
         )
     return path
+
+
+@pytest.fixture(autouse=True)
+def _fresh_exercise_tries():
+    """Each test starts as a fresh kernel would: no exercise has been tried yet (tiered hints count tries)."""
+    from bleu_lab.exercises import reset_tries
+
+    reset_tries()
+    yield
+    reset_tries()

@@ -154,7 +154,10 @@ def test_clip_by_hand_right_answer_passes_with_words_or_tuples():
 
 def test_clip_by_hand_mistakes():
     summed = hand_table() | {"a": 3}  # the hypothesis has "a" 4 times, ref 1 once, ref 2 twice: adding gives 3
+    first = text(ex1.check_clip_by_hand(summed))  # a first wrong try: a hint, not the answer
+    assert "take the smaller of the two numbers" in first and "'a': 2" not in first
     assert "did you add up the references?" in text(ex1.check_clip_by_hand(summed))
+    assert "'a': 2" in text(ex1.check_clip_by_hand(summed))  # after the hints, the table
     missing = {k: v for k, v in hand_table().items() if k != "mat"}
     assert "'mat' is missing" in text(ex1.check_clip_by_hand(missing))
     extra = hand_table() | {"dog": 0}
@@ -191,7 +194,9 @@ def test_p2_by_hand_right_answer_passes_in_every_exact_form():
     ],
 )
 def test_p2_by_hand_mistakes(answer, expected_phrase):
-    feedback = ex2.check_p2_by_hand(answer)
+    first = ex2.check_p2_by_hand(answer)
+    assert not first.passed and "p_2 = 5/8" not in text(first)  # a first wrong try never shows the answer
+    feedback = ex2.check_p2_by_hand(answer)  # the second: the diagnosis of the slip
     assert not feedback.passed
     assert expected_phrase in text(feedback)
 
@@ -199,6 +204,7 @@ def test_p2_by_hand_mistakes(answer, expected_phrase):
 def test_p2_by_hand_reduced_modified_precision_compares_by_value():
     # Fraction(ModifiedPrecision(6, 9)) keeps 6/9 unreduced; the check must still see that it equals 2/3 = p_1.
     p1 = bl.modified_precision(list(ex2.P2_BY_HAND_REFERENCES), ex2.P2_BY_HAND_HYPOTHESIS, 1)
+    ex2.check_p2_by_hand(p1)
     assert "that is p_1" in text(ex2.check_p2_by_hand(p1))
 
 

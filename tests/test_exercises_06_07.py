@@ -212,13 +212,15 @@ def test_token_counts_match_sacrebleus_own_lengths():
         assert score.sys_len == len(bl.tokenize(ex7.TOKEN_SENTENCE, name))
 
 
-def test_token_counts_wrong_count_shows_tokens_and_rule():
-    fb = ex7.check_token_counts({"13a": 9, "intl": 9, "none": 8})
-    assert not fb.passed
-    assert "intl: you predicted 9 tokens, it makes 13" in text(fb)
-    assert "'can', \"'\", 't'" in text(fb)
-    assert "apostrophes and hyphens inside words included" in text(fb)
-    assert len(fb.messages) == 1
+def test_token_counts_wrong_count_gets_the_rule_then_the_direction_then_the_tokens():
+    guess = {"13a": 9, "intl": 9, "none": 8}
+    first = ex7.check_token_counts(guess)
+    assert not first.passed
+    assert "apostrophes and hyphens inside words included" in text(first)
+    assert "13" not in text(first) and "'can'" not in text(first)  # no answer on a first wrong try
+    assert "intl: you predicted 9, which is too few" in text(ex7.check_token_counts(guess))
+    third = text(ex7.check_token_counts(guess))
+    assert "intl makes 13 tokens" in third and "'can', \"'\", 't'" in third
 
 
 def test_token_counts_placeholders_and_bad_types():

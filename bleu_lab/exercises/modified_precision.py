@@ -16,7 +16,7 @@ from numbers import Rational, Real
 from ..clipping import clip_counts, clip_table, max_reference_counts
 from ..ngrams import count_ngrams
 from ..precision import modified_precision
-from . import Feedback, call_student, enough_failures
+from . import Feedback, call_student, enough_failures, tiered_hint
 
 P2_BY_HAND_REFERENCES = ("the cat sat on the mat", "a cat is on the mat")
 P2_BY_HAND_HYPOTHESIS = "on the mat the cat sat on the mat"
@@ -41,8 +41,17 @@ WORD_SALAD_REFERENCE = "the cat is on the mat"
 WORD_SALAD_MIN_WORDS = 4
 
 
-def check_p2_by_hand(answer: object) -> Feedback:
-    """Check a hand-computed p_2 (a Fraction) for the P2_BY_HAND sentence pair."""
+P2_FIRST_HINT = ("p_2 = (clipped bigram matches) / (bigrams of the hypothesis): list the hypothesis's bigrams (one "
+                 "fewer than its words), and give each one at most as many matches as the ONE reference that has "
+                 "it most")
+
+
+def check_p2_by_hand(answer: object, *, reveal: bool = False) -> Feedback:
+    """Check a hand-computed p_2 (a Fraction) for the P2_BY_HAND sentence pair.
+
+    A wrong value gets a general hint first, then the diagnosis of the likely slip, and the value itself only after
+    that (or with ``reveal=True``).
+    """
     fb = Feedback("p_2 by hand")
     refs, hyp = list(P2_BY_HAND_REFERENCES), P2_BY_HAND_HYPOTHESIS
     expected = modified_precision(refs, hyp, 2)
@@ -50,7 +59,8 @@ def check_p2_by_hand(answer: object) -> Feedback:
     if value is None:
         return fb
     if value != expected:
-        fb.fail(f"you entered {_show(value)}; " + _precision_hint(refs, hyp, 2, value, exact=True))
+        diagnosis = f"you entered {_show(value)}; " + _precision_hint(refs, hyp, 2, value, exact=True)
+        tiered_hint(fb, [P2_FIRST_HINT, diagnosis], f"p_2 = {expected}", reveal=reveal)
     else:
         fb.note(f"p_2 = {expected}: {expected.numerator} clipped bigram matches out of {expected.denominator} bigrams")
     return fb

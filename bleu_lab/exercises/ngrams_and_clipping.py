@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 
 from ..clipping import clip_counts, max_reference_counts
 from ..ngrams import Ngram, count_ngrams, ngram_total
-from . import Feedback, call_student, enough_failures
+from . import Feedback, call_student, enough_failures, tiered_hint
 
 # (tokens, n) pairs for my_count_ngrams: repeats, n = 1 and n > 1, whole sentence, too short, empty.
 COUNT_CASES: tuple[tuple[tuple[str, ...], int], ...] = (
@@ -186,10 +186,15 @@ def diagnose_clipped_count(ngram: Ngram, given: object, count: int, ref_counts: 
     )
 
 
-def check_clip_by_hand(answer: object) -> Feedback:
+CLIP_FIRST_HINT = ("for each word of the hypothesis: count it in the hypothesis, find the ONE reference that uses it "
+                   "most, and take the smaller of the two numbers")
+
+
+def check_clip_by_hand(answer: object, *, reveal: bool = False) -> Feedback:
     """Check a hand-made unigram clip table ``{word: clipped count}`` for the CLIP_BY_HAND sentence pair.
 
-    Keys may be words (``'cat'``) or 1-gram tuples (``('cat',)``).
+    Keys may be words (``'cat'``) or 1-gram tuples (``('cat',)``). Wrong counts get a general hint first, then the
+    diagnosis per word, and the table itself only after that (or with ``reveal=True``).
     """
     fb = Feedback("clip table by hand")
     if answer is None or answer is Ellipsis:
@@ -208,13 +213,21 @@ def check_clip_by_hand(answer: object) -> Feedback:
     for gram in given:
         if gram not in hyp_counts:
             fb.fail(f"{gram[0]!r} is not a word of the hypothesis; the table has one row per hypothesis word")
+    wrong = []
     for gram in expected:
         if gram not in given:
             fb.fail(f"{gram[0]!r} is missing: it is a word of the hypothesis, so it needs a row")
             continue
         message = diagnose_clipped_count(gram, given[gram], hyp_counts[gram], [c[gram] for c in refs_counts])
-        if message:
+        if message and isinstance(given[gram], int) and not isinstance(given[gram], bool):
+            wrong.append(message)
+        elif message:
             fb.fail(message)
+    if wrong and fb.passed:  # the table's shape is right, some counts are not: hints before the answer
+        table = ", ".join(f"{g[0]!r}: {c}" for g, c in expected.items())
+        tiered_hint(fb, [CLIP_FIRST_HINT, " / ".join(wrong)], "{" + table + "}", reveal=reveal)
+    elif wrong:
+        fb.fail(CLIP_FIRST_HINT)
     if fb.passed:
         total = sum(hyp_counts.values())
         fb.note(f"so the hypothesis earns {sum(expected.values())} unigram credits out of {total}")

@@ -18,7 +18,7 @@ from nltk.translate.bleu_score import sentence_bleu as nltk_sentence_bleu
 from ..nltk_style import sentence_bleu
 from ..sacrebleu_style import corpus_score
 from ..tokenization import tokenize
-from . import Feedback, run_student_code
+from . import Feedback, run_student_code, tiered_hint
 
 # Exercise 1: how many tokens does each tokenizer make of this sentence?
 TOKEN_SENTENCE = "The well-known chef can't cook 3.5kg of rice."
@@ -57,21 +57,30 @@ _SCORE = re.compile(r"BLEU\s*[=:]\s*(\d+(?:\.(\d+))?)")
 _SIGNATURE = re.compile(r"nrefs:[^\s()]+")
 
 
-def check_token_counts(prediction: Mapping[str, int]) -> Feedback:
-    """Check the predicted number of tokens of ``TOKEN_SENTENCE`` under '13a', 'intl' and 'none'."""
+def check_token_counts(prediction: Mapping[str, int], *, reveal: bool = False) -> Feedback:
+    """Check the predicted number of tokens of ``TOKEN_SENTENCE`` under '13a', 'intl' and 'none'.
+
+    Wrong counts get the tokenizer's rule first, then how far off the prediction is, and the tokens themselves only
+    after that (or with ``reveal=True``).
+    """
     fb = Feedback("token_counts")
     if not isinstance(prediction, Mapping):
         expected = "a dict like {'13a': 0, 'intl': 0, 'none': 0}"
         return fb.fail(f"prediction must be {expected}, not {type(prediction).__name__}")
+    rules, offs, answers = [], [], []
     for name in TOKEN_TOKENIZERS:
         guess = prediction.get(name)
         tokens = tokenize(TOKEN_SENTENCE, name)
         if isinstance(guess, bool) or not isinstance(guess, int):
             fb.fail(f"prediction[{name!r}] is {guess!r}; write a whole number of tokens")
         elif guess != len(tokens):
-            fb.fail(
-                f"{name}: you predicted {guess} tokens, it makes {len(tokens)}: {tokens}. {TOKENIZER_HINTS[name]}"
-            )
+            rules.append(f"{name}: {guess} is not right. {TOKENIZER_HINTS[name]}")
+            offs.append(f"{name}: you predicted {guess}, which is {'too many' if guess > len(tokens) else 'too few'}")
+            answers.append(f"{name} makes {len(tokens)} tokens: {tokens}")
+    if rules and fb.passed:
+        tiered_hint(fb, [" / ".join(rules), " / ".join(offs)], " / ".join(answers), reveal=reveal)
+    elif rules:
+        fb.fail(" / ".join(rules))
     if fb.passed:
         chars = len(tokenize(TOKEN_SENTENCE, "char"))
         fb.note(f"for comparison, 'char' makes {chars} tokens: one per non-space character")
