@@ -343,3 +343,9 @@ def test_bonferroni_raising_and_not_callable():
 def test_bonferroni_cases_have_no_exact_ties():
     for _, p_values, alpha in ex9.BONFERRONI_CASES:
         assert all(p != alpha / len(p_values) for p in p_values.values())
+
+
+def test_multiple_choice_right_options_are_never_the_longest():
+    for choices in (ex9.INTERPRETATIONS, ex8.WHY_STATEMENTS):
+        longest = max(choices, key=lambda letter: len(choices[letter][0]))
+        assert not choices[longest][1], f"the longest option {longest} is a right one"

@@ -186,18 +186,22 @@ WHY_STATEMENTS: dict[str, tuple[str, bool, str]] = {
         "corpus whose pooled counts have no zero — another reason the two numbers differ.",
     ),
     "D": (
-        "Corpus BLEU is the median of the sentence scores, which resists outliers better than the mean.",
+        "Corpus BLEU is the median of the sentence scores rather than their mean, so it resists the outlying zeros of "
+        "very short segments better.",
         False,
         "Corpus BLEU is not computed from sentence scores at all — not their median, not their mean: it is "
         "one BLEU of the summed statistics.",
     ),
     "E": (
-        "The two numbers differ only by floating-point rounding.",
+        "The two numbers differ only by floating-point rounding, which builds up when 160 sentence scores are added "
+        "one by one.",
         False,
         "The gap is several BLEU points in the lesson (e.g. the worked example): far beyond rounding.",
     ),
     "F": (
-        "corpus_score tokenizes the text differently from sentence_score.",
+        "corpus_score tokenizes the text differently from sentence_score: it runs the 13a tokenizer over the whole "
+        "test set at once, so tokens at the segment boundaries are split differently than when each sentence is "
+        "tokenized on its own.",
         False,
         "Both use the same tokenizer (13a by default) and the same n-gram counts: only the way they are "
         "combined differs.",
