@@ -9,7 +9,7 @@ the mat"; clipped, "the" earns at most 2 (the most any one reference has), so 2/
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from .ngrams import Ngram, count_ngrams
@@ -43,6 +43,10 @@ def max_reference_counts(references: Sequence, n: int) -> Counter[Ngram]:
 
 def clip_counts(hypothesis_counts: Counter[Ngram], max_ref_counts: Counter[Ngram]) -> dict[Ngram, int]:
     """``{g: min(count, max_ref_counts[g])}`` for each n-gram g of the hypothesis."""
+    for value, name in ((hypothesis_counts, "hypothesis_counts"), (max_ref_counts, "max_ref_counts")):
+        if not isinstance(value, Mapping):
+            raise TypeError(f"{name} must be a Counter of n-grams, e.g. count_ngrams(tokens, n), "
+                            f"not {type(value).__name__}")
     return {g: min(count, max_ref_counts.get(g, 0)) for g, count in hypothesis_counts.items()}
 
 

@@ -158,16 +158,15 @@ def load_corpus(name: str = "news") -> Corpus:
     """
     if not isinstance(name, str):
         raise TypeError(f"name must be a corpus name (str), not {type(name).__name__}")
-    folder = corpus_dir() / name
-    if not folder.is_dir():
-        known = available_corpora()
+    known = available_corpora()
+    if name not in known:  # only names of shipped corpora: never a path ("", "..", "/etc") outside data/
         if not known:
             raise FileNotFoundError(
                 f"no shipped corpora found in {corpus_dir()}: the data/ folder comes with the bleu_lab repository "
                 "(clone the repository, then install it with pip install -e .)"
             )
         raise ValueError(f"unknown corpus {name!r}; available: {', '.join(known)}")
-    return _load_folder(name, folder)
+    return _load_folder(name, corpus_dir() / name)
 
 
 def _load_folder(name: str, folder: Path) -> Corpus:

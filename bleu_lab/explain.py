@@ -22,7 +22,7 @@ from .sacrebleu_style import ScoreOptions, score_from_stats
 from .smoothing import NLTK_METHODS, SACREBLEU_METHODS, stats_order_needed
 from .statistics import segment_stats
 from .tokenization import TOKENIZERS, make_preprocessor
-from .validation import as_reference_list, as_tokens, check_choice, check_weights
+from .validation import as_reference_list, as_tokens, check_choice, check_flag, check_weights
 
 
 @dataclass(frozen=True)
@@ -132,7 +132,7 @@ def explain(
     tokenize: str | None = None,
     lowercase: bool = False,
     smooth_value: float | None = None,
-    effective_order: bool = True,
+    effective_order: bool | None = None,
 ) -> Explanation:
     """Explain the sentence BLEU of ``hypothesis`` against ``references`` step by step.
 
@@ -140,10 +140,23 @@ def explain(
     name ('13a', 'intl', 'char', 'zh', 'none') tokenizes raw strings as ``sentence_score`` does.
     ``smoothing`` None or 'method0'...'method7' uses nltk's formula (score = ``sentence_bleu``);
     'exp', 'floor', 'add-k' or 'none' uses sacrebleu's (score = ``sentence_score(...).score / 100``,
-    with N = len(weights) uniform orders and ``smooth_value``/``effective_order`` as there).
+    with N = len(weights) uniform orders and ``smooth_value``/``effective_order`` (default True) as there).
+    Options of the other formula (``smooth_value``/``effective_order`` with an nltk method, ``auto_reweigh`` with a
+    sacrebleu one) are an error rather than silently ignored.
     """
     weights = check_weights(weights)
     name = "method0" if smoothing is None else check_choice(smoothing, "smoothing", NLTK_METHODS + SACREBLEU_METHODS)
+    check_flag(auto_reweigh, "auto_reweigh")
+    check_flag(lowercase, "lowercase")
+    if name in SACREBLEU_METHODS:
+        effective_order = True if effective_order is None else check_flag(effective_order, "effective_order")
+        if auto_reweigh:
+            raise ValueError(f"auto_reweigh is nltk's option; sacrebleu's {name!r} uses effective_order instead")
+    else:
+        for option, value in (("smooth_value", smooth_value), ("effective_order", effective_order)):
+            if value is not None:
+                raise ValueError(f"{option} is an option of sacrebleu's smoothing ('exp', 'floor', 'add-k', 'none'), "
+                                 f"not of nltk's {name!r}: leave it out, or choose a sacrebleu method")
     hyp, refs = _tokens(references, hypothesis, tokenize, lowercase)
     max_order = len(weights)
     stats = segment_stats(refs, hyp, stats_order_needed(name, max_order))

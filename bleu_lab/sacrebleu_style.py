@@ -21,9 +21,9 @@ import sacrebleu
 from .brevity import brevity_penalty
 from .geometric_mean import uniform_log_mean
 from .smoothing import SACREBLEU_DEFAULTS, SACREBLEU_METHODS, sacrebleu_precisions
-from .statistics import BleuStats, corpus_stats
+from .statistics import BleuStats, pooled_stats
 from .tokenization import TOKENIZERS, make_preprocessor, tokenizer_signature
-from .validation import as_sequence, as_text, check_choice, check_order
+from .validation import as_sequence, as_text, check_choice, check_order, plain_strings
 
 
 @dataclass(frozen=True)
@@ -115,7 +115,7 @@ def sentence_score(
     hypothesis = as_text(hypothesis, "hypothesis")
     refs = _reference_strings(references, "references")
     prep = make_preprocessor(tokenize, lowercase)
-    stats = corpus_stats([[prep(r) for r in refs]], [prep(hypothesis)], max_ngram_order)
+    stats = pooled_stats([[prep(r) for r in refs]], [prep(hypothesis)], max_ngram_order)
     return score_from_stats(stats, options, nrefs=len(refs))
 
 
@@ -137,7 +137,7 @@ def corpus_score(
     options = ScoreOptions(tokenize, lowercase, smooth_method, smooth_value, effective_order, max_ngram_order)
     hyps, refs = check_corpus(hypotheses, references)
     prep = make_preprocessor(tokenize, lowercase)
-    stats = corpus_stats(([prep(r) for r in seg] for seg in refs), map(prep, hyps), max_ngram_order)
+    stats = pooled_stats(([prep(r) for r in seg] for seg in refs), map(prep, hyps), max_ngram_order)
     return score_from_stats(stats, options, nrefs=count_refs(refs))
 
 
@@ -161,9 +161,7 @@ def score_from_stats(stats: BleuStats, options: ScoreOptions = ScoreOptions(), n
 def check_corpus(hypotheses: object, references: object) -> tuple[Sequence[str], list[list[str]]]:
     """Validate a corpus given per segment; return the hypotheses and each segment's reference list."""
     hyps = as_sequence(hypotheses, "hypotheses", "hypothesis strings (one per segment)")
-    if not set(map(type, hyps)) <= {str}:
-        i = next(i for i, h in enumerate(hyps) if not isinstance(h, str))
-        as_text(hyps[i], f"hypotheses[{i}]")
+    hyps = plain_strings(hyps, "hypotheses", "a hypothesis string")
     segs = as_sequence(references, "references", "reference lists, one per segment (references[i] for hypotheses[i])")
     if len(segs) != len(hyps):
         hint = ""
@@ -187,7 +185,4 @@ def _reference_strings(value: object, name: str) -> list[str]:
     seg = as_sequence(value, name, "reference strings; wrap a single reference in a list: [reference]")
     if len(seg) == 0:
         raise ValueError(f"{name} is empty: every hypothesis needs at least one reference")
-    if not set(map(type, seg)) <= {str}:
-        i = next(i for i, r in enumerate(seg) if not isinstance(r, str))
-        raise TypeError(f"{name}[{i}] must be a reference string, not {type(seg[i]).__name__}")
-    return list(seg)
+    return plain_strings(seg, name, "a reference string")

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from .brevity import closest_length
 from .ngrams import ngram_iter, ngram_list, ngram_total
+from .validation import as_reference_list, as_sequence, as_tokens, check_order, check_same_length
 
 
 @dataclass(frozen=True)
@@ -114,7 +115,10 @@ def clipped_matches(hyp_ngrams: Sequence, refs: PreparedReferences, n: int) -> i
 
 
 def segment_stats(references: Sequence[Sequence[str]], hypothesis: Sequence[str], max_order: int = 4) -> BleuStats:
-    """The ``BleuStats`` of one tokenized segment."""
+    """The ``BleuStats`` of one segment (strings are split on whitespace, as in ``sentence_bleu``)."""
+    references = as_reference_list(references, "references")
+    hypothesis = as_tokens(hypothesis, "hypothesis")
+    max_order = check_order(max_order, "max_order")
     hyp_len, ref_len, matches = segment_counts(references, hypothesis, max_order)
     totals = tuple(ngram_total(hyp_len, n) for n in range(1, max_order + 1))
     return BleuStats(hyp_len, ref_len, tuple(matches), totals, tuple(int(t == 0) for t in totals))
@@ -123,7 +127,27 @@ def segment_stats(references: Sequence[Sequence[str]], hypothesis: Sequence[str]
 def corpus_stats(
     list_of_references: Iterable[Sequence[Sequence[str]]], hypotheses: Iterable[Sequence[str]], max_order: int = 4
 ) -> BleuStats:
-    """The pooled ``BleuStats`` of a tokenized corpus: each count summed over segments."""
+    """The pooled ``BleuStats`` of a corpus: each count summed over segments (one reference list per hypothesis)."""
+    refs = list(list_of_references) if _iterable(list_of_references) else list_of_references
+    hyps = list(hypotheses) if _iterable(hypotheses) else hypotheses
+    as_sequence(refs, "list_of_references", "reference lists (one list per hypothesis)")
+    as_sequence(hyps, "hypotheses", "hypotheses (token lists or strings)")
+    check_same_length(refs, "list_of_references", hyps, "hypotheses")
+    return pooled_stats(
+        [as_reference_list(r, f"list_of_references[{i}]") for i, r in enumerate(refs)],
+        [as_tokens(h, f"hypotheses[{i}]") for i, h in enumerate(hyps)],
+        check_order(max_order, "max_order"),
+    )
+
+
+def _iterable(value: object) -> bool:
+    return isinstance(value, Iterable) and not isinstance(value, (str, bytes, bytearray, Sequence))
+
+
+def pooled_stats(
+    list_of_references: Iterable[Sequence[Sequence[str]]], hypotheses: Iterable[Sequence[str]], max_order: int = 4
+) -> BleuStats:
+    """``corpus_stats`` on input already checked and tokenized (the fast path the scorers use)."""
     hyp_total = ref_total = segments = 0
     matches = [0] * max_order
     totals = [0] * max_order

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import import_module
 
-from .validation import as_text, check_choice
+from .validation import as_text, check_choice, check_flag
 
 SACREBLEU_TOKENIZERS: dict[str, str] = {
     "intl": "tokenizer_intl.TokenizerV14International",
@@ -123,6 +123,7 @@ def tokenize(text: str, tokenize: str = "13a", lowercase: bool = False) -> list[
 
 def make_preprocessor(tokenize: str = "13a", lowercase: bool = False) -> Callable[[str], list[str]]:
     """A function text -> tokens doing sacrebleu's preprocessing: ``tokenizer(text.lower()?.rstrip()).split()``."""
+    check_flag(lowercase, "lowercase")
     tokenizer = get_tokenizer(tokenize)
     if lowercase:
         return lambda text: tokenizer(text.lower().rstrip()).split()

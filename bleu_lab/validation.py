@@ -8,7 +8,7 @@ never a ``ZeroDivisionError`` from deep inside the formula.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from numbers import Real
 
 Tokens = list[str]
@@ -25,22 +25,40 @@ def as_tokens(value: object, name: str) -> Tokens:
     if not isinstance(value, Sequence):
         raise TypeError(f"{name} must be a string or a list of string tokens, not {type(value).__name__}")
     tokens = list(value)
-    if not set(map(type, tokens)) <= {str}:
-        bad = next(t for t in tokens if not isinstance(t, str))
-        raise TypeError(f"{name} must contain only string tokens; found {bad!r} ({type(bad).__name__})")
-    return tokens
+    if all(type(t) is str for t in tokens):
+        return tokens
+    for bad in tokens:
+        if not isinstance(bad, str):
+            raise TypeError(f"{name} must contain only string tokens; found {bad!r} ({type(bad).__name__})")
+    return [str(t) for t in tokens]  # str subclasses such as numpy.str_ become plain strings
 
 
 def as_reference_list(value: object, name: str) -> list[Tokens]:
-    """Return one segment's references as a non-empty list of token lists."""
-    if isinstance(value, (str, bytes, bytearray)) or value is None or not isinstance(value, Sequence):
+    """Return one segment's references as a non-empty list of token lists.
+
+    Any iterable of references is accepted (a list, a tuple, ``reversed(refs)``, a generator), as nltk does.
+    """
+    if isinstance(value, (str, bytes, bytearray, Mapping)) or value is None or not isinstance(value, Iterable):
         raise TypeError(
             f"{name} must be a list of references (each a string or a list of tokens), "
             f"not {type(value).__name__}; wrap a single reference in a list: [reference]"
         )
-    if len(value) == 0:
+    refs = value if isinstance(value, Sequence) else list(value)
+    if len(refs) == 0:
         raise ValueError(f"{name} is empty: BLEU needs at least one reference")
-    return [as_tokens(ref, f"{name}[{i}]") for i, ref in enumerate(value)]
+    if len(refs) > 1 and all(isinstance(r, str) and len(r.split()) == 1 for r in refs):
+        raise ValueError(
+            f"{name} looks like one reference split into tokens ({len(refs)} one-word strings): a list of "
+            "references needs each reference as a string or a token list, so wrap it: [tokens]"
+        )
+    return [as_tokens(ref, f"{name}[{i}]") for i, ref in enumerate(refs)]
+
+
+def check_flag(value: object, name: str) -> bool:
+    """Return ``value`` if it is a real bool (True/False); a string such as "no" would otherwise count as true."""
+    if not isinstance(value, bool):
+        raise TypeError(f"{name} must be True or False, not {type(value).__name__} ({value!r})")
+    return value
 
 
 def as_text(value: object, name: str) -> str:
@@ -50,6 +68,17 @@ def as_text(value: object, name: str) -> str:
     if isinstance(value, (bytes, bytearray)):
         raise TypeError(f"{name} must be text (str), not bytes: decode it first, e.g. data.decode('utf-8')")
     raise TypeError(f"{name} must be a string, not {type(value).__name__}")
+
+
+def plain_strings(values: Sequence, name: str, what: str) -> list[str]:
+    """``values`` as a list of plain ``str`` (subclasses such as numpy.str_ converted); a non-string is an error."""
+    if all(type(v) is str for v in values):
+        return list(values)
+    for i, v in enumerate(values):
+        if not isinstance(v, str):
+            as_text(v, f"{name}[{i}]")  # bytes get the decode hint
+            raise TypeError(f"{name}[{i}] must be {what}, not {type(v).__name__}")
+    return [str(v) for v in values]
 
 
 def as_sequence(value: object, name: str, what: str) -> Sequence:
@@ -88,14 +117,16 @@ def check_length(value: object, name: str) -> int:
 
 def check_weights(weights: object, name: str = "weights") -> tuple[float, ...]:
     """Return ``weights`` as a non-empty tuple of finite, non-negative numbers (one per n-gram order)."""
-    if isinstance(weights, (str, bytes)) or weights is None or not isinstance(weights, Sequence):
+    if hasattr(weights, "ndim") and hasattr(weights, "tolist") and getattr(weights, "ndim", None) == 1:
+        weights = weights.tolist()  # a 1-d NumPy array, as nltk accepts
+    if isinstance(weights, (str, bytes, bytearray)) or weights is None or not isinstance(weights, Sequence):
         raise TypeError(f"{name} must be a tuple of numbers, one per n-gram order, e.g. (0.25, 0.25, 0.25, 0.25)")
     if len(weights) == 0:
         raise ValueError(f"{name} is empty: give one weight per n-gram order, e.g. (0.25, 0.25, 0.25, 0.25)")
     for i, w in enumerate(weights):
         if isinstance(w, Sequence):
             raise TypeError(
-                f"{name} must be one flat tuple of numbers; for several weightings call the function once for each"
+                f"{name} must be one flat tuple of numbers (one weight per n-gram order)"
             )
         if isinstance(w, bool) or not isinstance(w, Real):
             raise TypeError(f"{name}[{i}] must be a number, not {type(w).__name__}")
@@ -103,7 +134,7 @@ def check_weights(weights: object, name: str = "weights") -> tuple[float, ...]:
             raise ValueError(f"{name}[{i}] must be a finite number, got {w}")
         if w < 0:
             raise ValueError(f"{name}[{i}] must be >= 0 (a weight is a share of the score), got {w}")
-    return tuple(weights)
+    return tuple(float(w) for w in weights)
 
 
 def check_choice(value: object, name: str, choices: Sequence[str]) -> str:

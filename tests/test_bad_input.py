@@ -27,7 +27,7 @@ REFS = ["the cat is on the mat"]
         (lambda: bleu_lab.sentence_bleu(REFS, "the cat", weights=(0.5, -0.5)), ValueError, "weights[1]"),
         (lambda: bleu_lab.sentence_bleu(REFS, "the cat", weights=(math.nan,)), ValueError, "weights[0]"),
         (lambda: bleu_lab.sentence_bleu(REFS, "the cat", weights=(math.inf,)), ValueError, "weights[0]"),
-        (lambda: bleu_lab.sentence_bleu(REFS, "the cat", weights=[(0.5, 0.5)]), TypeError, "one flat tuple"),
+        (lambda: bleu_lab.sentence_bleu(REFS, "the cat", weights=[(0.5, 0.5), "ab"]), TypeError, "weights[1]"),
         (lambda: bleu_lab.sentence_bleu(REFS, "the cat", weights="0.25"), TypeError, "weights"),
         (lambda: bleu_lab.sentence_bleu(REFS, "the cat", smoothing="method9"), ValueError, "smoothing"),
         (lambda: bleu_lab.sentence_bleu(REFS, "the cat", smoothing=print), TypeError, "smoothing"),
@@ -84,3 +84,51 @@ def test_a_200k_token_sentence_scores_quickly():
     assert score == 1.0
     assert bleu_lab.sentence_score(" ".join(words), [" ".join(words)]).score == pytest.approx(100.0)
     assert time.perf_counter() - start < 5
+
+
+# --- the contract around the numbers: flags, weights, references, statistics, corpora -----------------------------
+
+
+@pytest.mark.parametrize(
+    "call, error, words",
+    [
+        (lambda: bleu_lab.sentence_bleu(REFS, "the cat", auto_reweigh="no"), TypeError, "auto_reweigh must be True"),
+        (lambda: bleu_lab.tokenize("The Cat", lowercase="False"), TypeError, "lowercase must be True or False"),
+        (lambda: bleu_lab.explain(REFS, "the cat", lowercase=1), TypeError, "lowercase"),
+        (lambda: bleu_lab.sentence_bleu(REFS, "the cat", weights=bytearray(b"\x01\x01")), TypeError, "weights"),
+        (lambda: bleu_lab.sentence_bleu("the cat is on the mat".split(), "the cat"), ValueError, "wrap it"),
+        (lambda: bleu_lab.explain(REFS, "the cat", smooth_value=0.1), ValueError, "smooth_value is an option"),
+        (lambda: bleu_lab.explain(REFS, "the cat", effective_order=False), ValueError, "effective_order"),
+        (lambda: bleu_lab.explain(REFS, "the cat", smoothing="exp", auto_reweigh=True), ValueError, "auto_reweigh"),
+        (lambda: bleu_lab.corpus_bleu([], []), ValueError, "hypotheses is empty"),
+        (lambda: bleu_lab.segment_stats("the cat", "the cat"), TypeError, "references"),
+        (lambda: bleu_lab.segment_stats(REFS, "the cat", max_order=0), ValueError, "max_order"),
+        (lambda: bleu_lab.corpus_stats([[["a"]]], [["a"], ["b"]]), ValueError, "list_of_references has 1"),
+        (lambda: bleu_lab.corpus_stats([REFS], [None]), TypeError, "hypotheses[0]"),
+        (lambda: bleu_lab.clip_counts(None, None), TypeError, "hypothesis_counts"),
+        (lambda: bleu_lab.clip_counts(bleu_lab.count_ngrams("a b", 1), ["a"]), TypeError, "max_ref_counts"),
+        (lambda: bleu_lab.load_corpus(""), ValueError, "unknown corpus ''"),
+        (lambda: bleu_lab.load_corpus("../tests"), ValueError, "unknown corpus"),
+        (lambda: bleu_lab.ModifiedPrecision(100, 8), ValueError, "clipped must be <= total"),
+    ],
+)
+def test_the_contract_around_the_numbers(call, error, words):
+    with pytest.raises(error) as raised:
+        call()
+    assert words in str(raised.value)
+
+
+def test_an_unknown_corpus_is_named_without_a_path():
+    from bleu_lab.data import corpus_dir
+
+    for name in ("", "..", "../tests", "/etc"):
+        with pytest.raises(ValueError) as raised:
+            bleu_lab.load_corpus(name)
+        assert str(corpus_dir()) not in str(raised.value) and "available: news" in str(raised.value)
+
+
+def test_statistics_split_strings_like_sentence_bleu():
+    split = bleu_lab.segment_stats(["the cat"], "the cat")
+    assert (split.hyp_len, split.matches[:2]) == (2, (2, 1))  # words, not characters
+    pooled = bleu_lab.corpus_stats(iter([["the cat"], ["a dog"]]), iter(["the cat", "a cat"]))
+    assert pooled.segments == 2 and pooled.hyp_len == 4

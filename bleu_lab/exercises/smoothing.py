@@ -12,7 +12,7 @@ import warnings
 from collections.abc import Callable, Mapping, Sequence
 from numbers import Real
 
-from ..nltk_style import sentence_bleu
+from ..nltk_style import sentence_bleu, without_warnings
 from ..precision import ModifiedPrecision
 from ..sacrebleu_style import sentence_score
 from ..smoothing import EPSILON, NLTK_METHODS, method1, sacrebleu_precisions
@@ -177,7 +177,7 @@ def _first_mismatch(sacre: str, choice: str) -> str | None:
         want = sentence_score(hyp, [ref], tokenize="none", smooth_method=sacre, effective_order=False).score / 100
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            got = sentence_bleu([ref], hyp, smoothing=choice)
+            got = without_warnings(sentence_bleu, [ref], hyp, smoothing=choice)
         if not math.isclose(got, want, rel_tol=1e-9, abs_tol=1e-12):
             return (
                 f"{sacre!r} is not {choice!r}: for hypothesis {hyp!r} (reference {ref!r}) sacrebleu's {sacre!r} gives "

@@ -5,7 +5,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from ..explain import explain
-from ..nltk_style import sentence_bleu
+from ..nltk_style import sentence_bleu, without_warnings
 from . import Feedback
 
 CAT_REFERENCES = ("the cat is on the mat", "there is a cat on the mat")
@@ -64,7 +64,7 @@ def check_better_hypothesis(hypothesis: object) -> Feedback:
     fb = Feedback("a better translation")
     if not isinstance(hypothesis, str) or hypothesis.strip() in ("", "...", "…"):
         return fb.fail("write your translation as a string of words, e.g. my_hypothesis = 'your own wording here'")
-    baseline = sentence_bleu(list(CAT_REFERENCES), CAT_HYPOTHESIS)
+    baseline = without_warnings(sentence_bleu, list(CAT_REFERENCES), CAT_HYPOTHESIS)
     words = hypothesis.split()
     if any(words == ref.split() for ref in CAT_REFERENCES):
         return fb.fail("that is one of the references word for word: of course it scores 1. "

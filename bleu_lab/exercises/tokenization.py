@@ -15,7 +15,7 @@ from numbers import Real
 
 from nltk.translate.bleu_score import sentence_bleu as nltk_sentence_bleu
 
-from ..nltk_style import sentence_bleu
+from ..nltk_style import sentence_bleu, without_warnings
 from ..sacrebleu_style import corpus_score
 from ..tokenization import tokenize
 from . import Feedback, run_student_code, tiered_hint
@@ -110,7 +110,7 @@ def _nltk_problem(ref: str, hyp: str, got: object) -> str | None:
     """What is wrong with one nltk_word_bleu result (None if it equals word-level BLEU)."""
     if isinstance(got, bool) or not isinstance(got, Real):
         return f"your function returned {got!r}; return nltk's score, a number between 0 and 1"
-    want = sentence_bleu([ref], hyp)
+    want = without_warnings(sentence_bleu, [ref], hyp)
     if _same(got, want):
         return None
     message = f"you returned {float(got):.6g}, word-level BLEU is {want:.6g}"

@@ -13,7 +13,7 @@ import math
 from collections.abc import Callable, Sequence
 
 from ..explain import explain
-from ..nltk_style import sentence_bleu
+from ..nltk_style import sentence_bleu, without_warnings
 from . import Feedback, run_student_code
 
 NASA_REFERENCE = "The NASA Opportunity rover is battling a massive dust storm on planet Mars."
@@ -85,10 +85,10 @@ def check_old_nltk_bleu(func: Callable[[Sequence[Sequence[str]], Sequence[str]],
 
 def _old_nltk_hint(refs: list[list[str]], hyp: list[str], got: float) -> str:
     """Compare with today's nltk values, the usual wrong turns."""
-    if math.isclose(got, sentence_bleu(refs, hyp), rel_tol=1e-9):
+    if math.isclose(got, without_warnings(sentence_bleu, refs, hyp), rel_tol=1e-9):
         return ("That is today's value: nltk now lets a zero p_n enter the mean as the tiniest float. "
                 "The old version left that order (and all higher ones) out of the sum instead.")
-    if math.isclose(got, sentence_bleu(refs, hyp, auto_reweigh=True), rel_tol=1e-9):
+    if math.isclose(got, without_warnings(sentence_bleu, refs, hyp, auto_reweigh=True), rel_tol=1e-9):
         return ("That is auto_reweigh, which spreads the weight as 1/c over the orders a short hypothesis has. "
                 "The old version kept w_n = 0.25 and simply dropped the failing orders.")
     return ("Find the first order n whose clipped match count is 0, then score with weights (0.25,) * (n - 1): "
