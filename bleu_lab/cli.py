@@ -12,7 +12,9 @@ files an empty reference line means "no reference for this segment". Errors prin
 from __future__ import annotations
 
 import argparse
+import re
 import sys
+import warnings
 from collections.abc import Sequence
 
 from .data import line_count_error, read_lines, references_per_segment
@@ -56,12 +58,28 @@ def build_parser(prog: str = "bleu-lab") -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None, prog: str = "bleu-lab") -> int:
     """Run the command line; return the exit code (0, or 2 after printing a one-line error)."""
     args = build_parser(prog).parse_args(argv)
-    try:
-        run(args)
-    except (OSError, ValueError, TypeError) as err:
-        print(f"{prog}: error: {err}", file=sys.stderr)
-        return EXIT_ERROR
+    with warnings.catch_warnings():
+        warnings.simplefilter("always", UserWarning)
+        warnings.showwarning = _note  # a warning (e.g. a byte order mark) prints as one "note:" line
+        try:
+            run(args)
+        except (OSError, ValueError, TypeError, MemoryError) as err:
+            print(f"{prog}: error: {err or type(err).__name__}", file=sys.stderr)
+            return EXIT_ERROR
     return 0
+
+
+def _note(message: Warning | str, *args: object, **kwargs: object) -> None:
+    print(f"note: {message}", file=sys.stderr)
+
+
+def _print(text: object, nrefs: int) -> None:
+    """Print a result; with several reference files the signature counts the files, as sacrebleu's does (a blank
+    line in one of them is a missing reference for that segment, not one reference fewer for the corpus)."""
+    text = str(text)
+    if nrefs > 1:
+        text = re.sub(r"nrefs:[^|\s]+", f"nrefs:{nrefs}", text)
+    print(text)
 
 
 def run(args: argparse.Namespace) -> None:
@@ -89,11 +107,11 @@ def run(args: argparse.Namespace) -> None:
     if args.explain is not None and not 1 <= args.explain <= len(hyps):
         raise ValueError(f"--explain {args.explain} is out of range: {args.hypothesis} has segments 1 to {len(hyps)}")
     if args.compare is not None:
-        _compare(args, hyps, references, options)
+        _compare(args, hyps, references, options, len(streams))
     else:
         score = corpus_score(hyps, references, **options)
-        print(score)
-        print(f"signature: {score.signature}")
+        _print(score, len(streams))
+        _print(f"signature: {score.signature}", len(streams))
     if args.explain is not None:
         _explain(args, hyps, references)
 
@@ -105,7 +123,8 @@ def _explain(args: argparse.Namespace, hyps: list[str], references: list[list[st
                   smooth_value=args.smooth_value))
 
 
-def _compare(args: argparse.Namespace, hyps: list[str], references: list[list[str]], options: dict) -> None:
+def _compare(args: argparse.Namespace, hyps: list[str], references: list[list[str]], options: dict,
+             nrefs: int) -> None:
     system = read_lines(args.compare, "hypothesis")
     _check_count(args.compare, "hypothesis", system, args.hypothesis, hyps)
     common = {"seed": args.seed, "progress": args.progress, **options}
@@ -113,12 +132,12 @@ def _compare(args: argparse.Namespace, hyps: list[str], references: list[list[st
     bootstrap = paired_bootstrap(hyps, system, references, n_samples=args.samples, method="shift", **common)
     common["progress"] = False  # the same resamples again, for the p-value sacrebleu prints
     sacrebleu_p = paired_bootstrap(hyps, system, references, n_samples=args.samples, **common).p_value
-    print(f"baseline: {args.hypothesis}\n  {bootstrap.baseline}")
-    print(f"system:   {args.compare}\n  {bootstrap.system}")
-    print(f"signature: {bootstrap.baseline.signature}\n")
-    print(randomization)
+    _print(f"baseline: {args.hypothesis}\n  {bootstrap.baseline}", nrefs)
+    _print(f"system:   {args.compare}\n  {bootstrap.system}", nrefs)
+    _print(f"signature: {bootstrap.baseline.signature}\n", nrefs)
+    _print(randomization, nrefs)
     print()
-    print(bootstrap)
+    _print(bootstrap, nrefs)
     print(f"  sacrebleu's --paired-bs prints p = {sacrebleu_p:.4f} for these resamples: its formula is "
           "anti-conservative for small gaps")
 

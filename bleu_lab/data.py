@@ -11,12 +11,16 @@ WMT test set through sacrebleu, which needs the internet the first time (sacrebl
 from __future__ import annotations
 
 import difflib
+import gzip
 import socket
+import sys
+import warnings
 from collections.abc import Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from html import escape
 from pathlib import Path
+from typing import BinaryIO
 
 DOWNLOAD_TIMEOUT = 60  # seconds before an unreachable download server counts as offline
 
@@ -28,19 +32,48 @@ class DataUnavailableError(RuntimeError):
 # --- reading files ------------------------------------------------------------------------------------
 
 
-def read_lines(path: str | Path, what: str = "text") -> list[str]:
-    """The lines of a UTF-8 text file, without their line endings ('\\n' or '\\r\\n').
+MAX_INPUT_BYTES = 256 * 1024 * 1024  # a WMT test set is well under 1 MB; anything this big is a mistake
 
-    Lines are split on '\\n' only, like sacrebleu's reader (str.splitlines would also split on rare
-    Unicode separators and shift every later segment). ``what`` names the file in error messages.
-    """
+
+def _read_bounded(path: str | Path, what: str) -> tuple[bytes, str | Path]:
+    """The bytes of ``path`` ('-' = standard input, '*.gz' = gzip), at most ``MAX_INPUT_BYTES`` of them."""
+    if str(path) == "-":
+        return _bounded(sys.stdin.buffer, what, "standard input"), "standard input"
     path = Path(path)
+    opener = gzip.open if path.suffix == ".gz" else open
     try:
-        data = path.read_bytes()
+        with opener(path, "rb") as stream:
+            return _bounded(stream, what, path), path
     except FileNotFoundError:
         raise FileNotFoundError(f"{what} file not found: {path}") from None
     except IsADirectoryError:
         raise IsADirectoryError(f"{what} file {path} is a directory, not a text file") from None
+    except (gzip.BadGzipFile, EOFError) as err:
+        raise ValueError(f"{what} file {path} is not a valid gzip file: {err}") from None
+
+
+def _bounded(stream: BinaryIO, what: str, name: object) -> bytes:
+    data = stream.read(MAX_INPUT_BYTES + 1)
+    if len(data) > MAX_INPUT_BYTES:
+        raise ValueError(f"{what} file {name} is larger than {MAX_INPUT_BYTES // 2**20} MB: not a test set "
+                         "(one segment per line, a few MB at most)")
+    return data
+
+
+def read_lines(path: str | Path, what: str = "text") -> list[str]:
+    """The lines of a UTF-8 text file, without their line endings ('\\n' or '\\r\\n').
+
+    ``path`` may be '-' (standard input) or a gzip file ending in '.gz', as sacrebleu reads them; a file starting
+    with a byte order mark gets a warning (the BOM stays in the first token, as in sacrebleu).
+
+    Lines are split on '\\n' only, like sacrebleu's reader (str.splitlines would also split on rare
+    Unicode separators and shift every later segment). ``what`` names the file in error messages.
+    """
+    data, path = _read_bounded(path, what)
+    if data.startswith(b"\xef\xbb\xbf"):
+        warnings.warn(f"{what} file {path} starts with a UTF-8 byte order mark (BOM); it stays part of the first "
+                      "token, as in sacrebleu, and can cost that segment matches: save the file as UTF-8 without BOM",
+                      stacklevel=2)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as err:

@@ -31,8 +31,8 @@ class BleuScore:
     """A sacrebleu-style BLEU result: the score (0–100) and the statistics it came from."""
 
     score: float
-    counts: tuple[int, ...]  # clipped n-gram matches per order
-    totals: tuple[int, ...]  # hypothesis n-grams per order
+    counts: tuple[int | float, ...]  # clipped n-gram matches per order (as sacrebleu reports them: + k under add-k)
+    totals: tuple[int | float, ...]  # hypothesis n-grams per order (likewise); the raw ones are in ``stats``
     precisions: tuple[float, ...]  # p_n in percent, after smoothing
     bp: float
     sys_len: int
@@ -153,6 +153,10 @@ def score_from_stats(stats: BleuStats, options: ScoreOptions = ScoreOptions(), n
         counts, totals, options.smooth_method, options.smooth_value, options.effective_order
     )
     score = bp * math.exp(uniform_log_mean(precisions, order))
+    if options.smooth_method == "add-k":  # sacrebleu reports the counts with k added for n >= 2, as it scored them
+        k = SACREBLEU_DEFAULTS["add-k"] if options.smooth_value is None else options.smooth_value
+        counts = (counts[0], *(c + k for c in counts[1:]))
+        totals = (totals[0], *(t + k for t in totals[1:]))
     return BleuScore(
         score, counts, totals, tuple(precisions), bp, stats.hyp_len, stats.ref_len, signature, stats, order
     )

@@ -354,6 +354,7 @@ def paired_bootstrap(
         raise ValueError(f"method must be one of {', '.join(map(repr, P_VALUE_LABELS))}, got {method!r}")
     setup = _prepare(baseline_hypotheses, system_hypotheses, references, seed, progress, score_options)
     n = len(setup.base_rows)
+    _check_work(n_samples, n, "n_samples")
     rng = np.random.default_rng(seed)
     idxs = rng.choice(n, size=(n_samples, n), replace=True)  # the very call sacrebleu makes
     both = np.hstack([setup.base_rows, setup.sys_rows])
@@ -411,6 +412,7 @@ def paired_randomization(
     _check_count(n_trials, "n_trials")
     setup = _prepare(baseline_hypotheses, system_hypotheses, references, seed, progress, score_options)
     n = len(setup.base_rows)
+    _check_work(n_trials, n, "n_trials")
     rng = np.random.default_rng(seed)
     take_baseline = rng.integers(2, size=(n_trials, n), dtype=bool)  # the very call sacrebleu makes
     # shuffled a = baseline where the coin says so, system elsewhere: sys_total + coins @ (base - sys)
@@ -492,6 +494,16 @@ def _signature(setup: _Setup, test: str, count: int, seed: int | None) -> str:
     """sacrebleu's signature for a paired test: nrefs:1|bs:1000|seed:12345|case:mixed|..."""
     nrefs, rest = setup.baseline.signature.split("|", 1)
     return f"{nrefs}|{test}:{count}|seed:{str(seed).lower()}|{rest}"
+
+
+MAX_DRAWS = 50_000_000  # resamples (or trials) x segments: the random draws held in memory at once (~400 MB)
+
+
+def _check_work(count: int, segments: int, name: str) -> None:
+    """Refuse a run whose random draws would not fit in memory, before drawing them."""
+    if count * segments > MAX_DRAWS:
+        raise ValueError(f"{name} = {count} on {segments} segments needs {count * segments:,} random draws; "
+                         f"at most {MAX_DRAWS:,} fit in memory here: use at most {MAX_DRAWS // segments:,} {name}")
 
 
 def _check_count(value: object, name: str) -> int:

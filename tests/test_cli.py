@@ -45,7 +45,7 @@ def test_options_reach_the_score(capsys, news):
 def test_several_references_drop_empty_lines_and_say_so(capsys, news):
     code, out, err = run_main(capsys, STRONG, REF_A, REF_B)
     expected = bleu_lab.corpus_score(news.systems["strong"], news.references)
-    assert code == 0 and out.splitlines()[0] == str(expected) and "nrefs:var" in out
+    assert code == 0 and out.splitlines()[0] == str(expected) and "nrefs:2|" in out
     assert err == f"note: {REF_B} has 100 empty lines, read as 'no reference for this segment'\n"
 
 
@@ -125,3 +125,51 @@ def test_usage_errors_come_from_argparse(capsys):
     with pytest.raises(SystemExit):
         main([STRONG, REF_A, "-t", "moses"])
     assert "invalid choice: 'moses'" in capsys.readouterr().err
+
+
+# --- input as sacrebleu reads it, and input no test set can be ---------------------------------------------------
+
+
+def test_standard_input_and_gzip_files_read_like_plain_files(capsys, tmp_path, monkeypatch):
+    import gzip
+    import io
+
+    plain = run_main(capsys, STRONG, REF_A)[1]
+    packed = tmp_path / "ref.A.de.gz"
+    packed.write_bytes(gzip.compress(Path(REF_A).read_bytes()))
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(Path(STRONG).read_bytes())))
+    assert run_main(capsys, "-", str(packed))[1] == plain
+
+
+def test_a_byte_order_mark_is_kept_as_sacrebleu_keeps_it_and_noted(capsys, tmp_path):
+    import sacrebleu
+
+    hyp = tmp_path / "bom.de"
+    hyp.write_bytes(b"\xef\xbb\xbf" + Path(STRONG).read_bytes())
+    code, out, err = run_main(capsys, str(hyp), REF_A)
+    lines = hyp.read_text(encoding="utf-8").split("\n")[:-1]
+    theirs = sacrebleu.corpus_bleu(lines, [load_corpus("news").reference_streams["A"]])
+    assert code == 0 and "byte order mark" in err and err.count("\n") == 1 and "Traceback" not in err
+    assert f"BLEU = {theirs.score:.2f}" in out and lines[0].startswith("\ufeff")
+
+
+def test_blank_reference_file_still_counts_in_nrefs(capsys, tmp_path):
+    blank = tmp_path / "blank.de"
+    blank.write_text("\n" * len(Path(REF_A).read_text(encoding="utf-8").splitlines()), encoding="utf-8")
+    code, out, _ = run_main(capsys, STRONG, REF_A, str(blank))
+    assert code == 0 and "nrefs:2|" in out and "nrefs:1|" not in out
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["/dev/zero", REF_A], "larger than 256 MB"),
+        ([STRONG, REF_A, "--compare", FLUENT, "--samples", "1000000000"], "fit in memory"),
+        ([STRONG, REF_A, "--compare", FLUENT, "--trials", "1000000000"], "fit in memory"),
+    ],
+)
+def test_impossible_sizes_are_one_line_errors(capsys, args, message):
+    if args[0] == "/dev/zero" and not Path("/dev/zero").exists():
+        pytest.skip("this system has no /dev/zero")
+    code, _, err = run_main(capsys, *args)
+    assert code == 2 and message in err and err.count("\n") == 1 and "Traceback" not in err

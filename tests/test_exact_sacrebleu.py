@@ -32,8 +32,10 @@ def assert_same_score(ours, theirs, metric, add_k: bool):
     assert ours.sys_len == theirs.sys_len and ours.ref_len == theirs.ref_len
     assert ours.bp == pytest.approx(theirs.bp, rel=1e-12)
     assert list(ours.precisions) == pytest.approx(list(theirs.precisions), rel=1e-9, abs=1e-9)
-    if not add_k:  # sacrebleu's add-k adds k into its reported counts; bleu_lab reports the raw counts
-        assert list(ours.counts) == list(theirs.counts) and list(ours.totals) == list(theirs.totals)
+    # the counts as sacrebleu reports them (under add-k with k added for n >= 2); the raw ones are in ours.stats
+    assert list(ours.counts) == list(theirs.counts) and list(ours.totals) == list(theirs.totals)
+    if add_k:
+        assert ours.stats.matches[0] == ours.counts[0]
     assert ours.signature == metric.get_signature().format()
 
 
