@@ -12,11 +12,49 @@ Nothing here computes BLEU: every number comes from the ``Explanation`` (see exp
 from __future__ import annotations
 
 import html
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-if TYPE_CHECKING:
-    from .explain import Explanation, OrderReport
+# This module only renders; it does not import explain.py (which imports it). What it needs of an explanation:
+
+
+class ClipRowLike(Protocol):
+    text: str
+    count: int
+    max_ref_count: int
+    clipped: int
+
+
+class OrderReport(Protocol):
+    """What the view reads of one order of an ``explain.OrderReport``."""
+
+    n: int
+    rows: Sequence[ClipRowLike]
+    matches: int
+    denominator: int
+    precision: float
+    smoothed: float | None
+    weight: float
+    occurrences: Sequence[str]
+
+
+class Explanation(Protocol):
+    """What the view reads of an ``explain.Explanation``."""
+
+    hypothesis: Sequence[str]
+    references: Sequence[Sequence[str]]
+    orders: Sequence[OrderReport]
+    hyp_len: int
+    ref_lens: Sequence[int]
+    ref_len: int
+    bp: float
+    smoothing: str
+    flavour: str
+    score: float
+    notes: Sequence[str]
+
+    def token_levels(self) -> list[int]: ...
 
 MATCH, CLIPPED, MISS = "match", "clipped", "miss"  # how each hypothesis n-gram fared (explain.py uses these)
 SYMBOLS = {MATCH: "✓", CLIPPED: "✂", MISS: "✗"}
@@ -25,7 +63,7 @@ WORDS = {MATCH: "counted", CLIPPED: "clipped away", MISS: "in no reference"}
 LEVEL_STYLES = {
     1: "background:#deebf7;color:#08306b",
     2: "background:#9ecae1;color:#08306b",
-    3: "background:#4292c6;color:#ffffff",
+    3: "background:#2171b5;color:#ffffff",  # white on it: 5.1:1 (WCAG AA needs 4.5:1)
     4: "background:#08519c;color:#ffffff",
 }
 STATUS_STYLES = {

@@ -19,3 +19,43 @@ def test_ruff_is_clean():
     result = subprocess.run([ruff, "check", "--output-format", "concise", "."], cwd=REPO, capture_output=True,
                             text=True)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def _package_imports(path: Path) -> set[str]:
+    """The bleu_lab modules a module imports at its top level (type-checking imports included)."""
+    import ast
+
+    package = "bleu_lab." + ".".join(path.relative_to(REPO / "bleu_lab").with_suffix("").parts)
+    package = package.removesuffix(".__init__")
+    base = package if path.name == "__init__.py" else package.rsplit(".", 1)[0]
+    found = set()
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        nodes = node.body if isinstance(node, ast.If) else [node]
+        for stmt in nodes:
+            if isinstance(stmt, ast.ImportFrom) and stmt.level:
+                parts = base.split(".")
+                parent = ".".join(parts[: len(parts) - stmt.level + 1])
+                target = f"{parent}.{stmt.module}" if stmt.module else parent
+                found.add(target)
+            elif isinstance(stmt, ast.ImportFrom) and (stmt.module or "").startswith("bleu_lab"):
+                found.add(stmt.module)
+    return found
+
+
+def test_the_package_has_no_import_cycles():
+    graph = {}
+    for path in (REPO / "bleu_lab").rglob("*.py"):
+        name = "bleu_lab." + ".".join(path.relative_to(REPO / "bleu_lab").with_suffix("").parts)
+        graph[name.removesuffix(".__init__")] = _package_imports(path)
+    modules = set(graph)
+
+    def visit(module, stack):
+        for target in graph.get(module, ()):
+            if target not in modules or target == "bleu_lab":
+                continue
+            assert target not in stack, "import cycle: " + " -> ".join([*stack, target])
+            visit(target, [*stack, target])
+
+    for module in graph:
+        if not module.endswith("__init__") and module != "bleu_lab":
+            visit(module, [module])

@@ -381,11 +381,12 @@ class SmoothingComparison:
             return notices_html(self.notices) + message_html(self.message)
         cell = "border:1px solid #d0d7de;padding:2px 8px"
         head = "".join(f"<th style='{cell}'>p<sub>{i}</sub> used</th>" for i in range(1, len(self.raw) + 1))
-        raw = "".join(f"<td style='{cell};text-align:right'>{p}</td>" for p in self.raw)
+        raw = "".join(f"<td style='{cell};text-align:right'>{html.escape(str(p))}</td>" for p in self.raw)
         best = max((row.score for row in self.rows if row.score is not None), default=None)
         body = []
         for row in self.rows:
-            name = f"<td style='{cell}'><b>{row.method}</b> <small>({row.library})</small></td>"
+            name = (f"<td style='{cell}'><b>{html.escape(row.method)}</b> "
+                    f"<small>({html.escape(row.library)})</small></td>")
             what = f"<td style='{cell}'><small>{html.escape(row.description)}</small></td>"
             if row.score is None:
                 body.append(f"<tr>{name}{what}<td style='{cell}' colspan='{len(self.raw) + 1}'>✗ "
@@ -423,6 +424,7 @@ def smoothing_comparison(
     A method that cannot score this input (e.g. method6 on a hypothesis too short for it) gets a row that
     says why; empty input gives the friendly message instead of a table.
     """
+    methods = (methods,) if isinstance(methods, str) else tuple(methods or ())  # one name is one method
     if not methods:
         return SmoothingComparison(message="Choose at least one smoothing method.")
     first = explain_texts(hypothesis, references, Settings(max_n, None, "method0", tokenize, lowercase))
@@ -430,6 +432,10 @@ def smoothing_comparison(
         return SmoothingComparison(message=first.message, notices=first.notices)
     rows = []
     for method in methods:
+        if method not in SMOOTHINGS:
+            rows.append(SmoothingRow(str(method), "?", "", (), None,
+                                     f"unknown method; choose among {', '.join(SMOOTHINGS)}"))
+            continue
         result = explain_texts(hypothesis, references, Settings(max_n, None, method, tokenize, lowercase))
         library = "nltk" if method in NLTK_METHODS else "sacrebleu"
         expl = result.explanation
