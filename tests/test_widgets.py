@@ -11,6 +11,7 @@ import pytest
 import bleu_lab as bl
 from bleu_lab import widgets as bw
 from bleu_lab.plots import LiveBpCurve, LivePrecisionBars
+from bleu_lab.widgets import model as wm
 from bleu_lab.widgets.inputs import MAX_WORDS, clip_references, clip_text, is_blank
 from bleu_lab.widgets.model import (
     CHALLENGES,
@@ -374,3 +375,63 @@ def test_playground_model_never_raises(hypothesis, references, max_n, weights, s
         # not always <= 1: sacrebleu rounds to 100.00000000000004, nltk method5 can exceed 1 (both reproduced)
         assert 0 <= view.score < 2 and len(view.precisions) == max_n
     assert view.html and view.score_html
+
+
+# --- odd input never raises, and every HTML view escapes what the student typed --------------------------------------
+
+ODD_SETTINGS = [None, "4", 4, wm.Settings(0), wm.Settings(10), wm.Settings(float("inf")), wm.Settings(True)]
+
+
+@pytest.mark.parametrize("settings", ODD_SETTINGS, ids=repr)
+def test_odd_settings_become_a_message(settings):
+    result = wm.explain_texts("the cat", ["the cat"], settings)
+    assert result.explanation is None and result.message and "bleu-message" in result.html
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: wm.clip_table_view_model(["the cat"], "the cat", float("inf")),
+        lambda: wm.clip_table_view_model(["the cat"], "the cat", "two"),
+        lambda: wm.bp_view_model(float("nan"), "x"),
+        lambda: wm.challenge_view_model("no-such-challenge", "the cat"),
+        lambda: wm.challenge_view_model(["opposite"], "the cat"),
+        lambda: wm.smoothing_comparison(["the cat"], "the cat", methods="method1"),
+        lambda: wm.smoothing_comparison(["the cat"], "the cat", methods=["method1", "nope"]),
+    ],
+)
+def test_odd_widget_input_never_raises(call):
+    view = call()
+    assert isinstance(view.html, str) and view.html.encode("utf-8")
+
+
+def test_a_lone_surrogate_is_replaced_and_said_so():
+    result = wm.explain_texts("the \ud800 cat", ["the cat \udfff"])
+    assert result.explanation is not None
+    assert any("invalid character" in n for n in result.notices)
+    result.html.encode("utf-8")  # the browser gets the view (a lone surrogate cannot be sent)
+
+
+INJECTION = "<img src=x onerror=alert(1)>"
+
+
+def test_every_html_view_escapes_what_it_is_given():
+    import bleu_lab as bl
+    from bleu_lab.widgets import corpus as wc
+
+    systems = {INJECTION: ["the cat sat", "a dog"], "plain": ["the cat is here", "a dog ran"]}
+    refs = [["the cat sat on the mat"], ["a dog ran"]]
+    views = [
+        bl.explain([INJECTION + " the cat"], INJECTION + " the cat")._repr_html_(),
+        wm.explain_texts(INJECTION, [INJECTION]).html,
+        wm.smoothing_comparison([INJECTION], INJECTION, methods=[INJECTION, "method1"]).html,
+        wm.challenge_view_model(INJECTION, INJECTION).html,
+        wm.clip_table_view_model([INJECTION], INJECTION, 1).html,
+        bl.sentence_score(INJECTION, [INJECTION])._repr_html_(),
+        wc.comparison_view_model(systems, refs, INJECTION, "plain", "randomization", 100).html,
+        wc.comparison_view_model(systems, refs, "plain", INJECTION, "bootstrap", 100).html,
+        wc.comparison_view_model(systems, refs, INJECTION, "nope", "bootstrap", 100).html,
+    ]
+    for view in views:
+        assert "<img" not in view, view[:200]
+    assert all("&lt;img" in view for view in views[:5])  # the views that show the text show it escaped

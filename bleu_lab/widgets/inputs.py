@@ -44,6 +44,11 @@ def clip_text(text: object, name: str = "text", max_words: int = MAX_WORDS, max_
     shown as its ``str()``.
     """
     text = "" if text is None else text if isinstance(text, str) else str(text)
+    cleaned = _without_lone_surrogates(text)
+    if cleaned != text:  # half of a broken character pair: the browser could not receive the view otherwise
+        clipped = clip_text(cleaned, name, max_words, max_chars)
+        notice = f"The {name} held an invalid character (half of a character pair); it is shown and scored as �."
+        return CleanText(clipped.text, f"{notice} {clipped.notice}" if clipped.notice else notice)
     if len(text) <= max_chars and len(text) <= max_words * 2:  # too few characters to hold too many words
         return CleanText(text)
     head = text[:max_chars]
@@ -60,6 +65,15 @@ def clip_text(text: object, name: str = "text", max_words: int = MAX_WORDS, max_
         "bleu_lab.explain(...) in a code cell scores text of any length."
     )
     return CleanText(" ".join(words), notice)
+
+
+def _without_lone_surrogates(text: str) -> str:
+    """``text`` with every unpaired UTF-16 surrogate (U+D800-U+DFFF) replaced by U+FFFD."""
+    return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace") if _has_surrogate(text) else text
+
+
+def _has_surrogate(text: str) -> bool:
+    return any("\ud800" <= ch <= "\udfff" for ch in text)
 
 
 def clip_references(references: object, max_refs: int = MAX_REFERENCES) -> tuple[list[str], list[str]]:

@@ -142,8 +142,33 @@ class ExplainResult:
         return "\n".join([*(f"notice: {n}" for n in self.notices), body or ""])
 
 
+MAX_N = 9  # the largest n-gram order a widget scores
+
+
+def settings_problem(settings: object) -> str | None:
+    """Why ``settings`` cannot be used by a widget (None if they can): never an exception for odd values."""
+    if not isinstance(settings, Settings):
+        return "Choose the settings first (max n, weights, smoothing, tokenizer)."
+    n = settings.max_n
+    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_N:
+        return f"max n must be a whole number from 1 to {MAX_N}, not {n!r}."
+    return None
+
+
+def whole_number(value: object, default: int, low: int, high: int) -> int:
+    """``value`` as an int clipped to [low, high]; ``default`` for anything that is not a finite number."""
+    try:
+        number = int(value)  # type: ignore[call-overload]
+    except (TypeError, ValueError, OverflowError):
+        return default
+    return max(low, min(number, high))
+
+
 def explain_texts(hypothesis: object, references: object, settings: Settings = Settings()) -> ExplainResult:
     """``explain`` for raw text from widget boxes: cut to size, blank boxes skipped, errors as messages."""
+    problem = settings_problem(settings)
+    if problem:
+        return ExplainResult(message=problem)
     hyp = clip_text(hypothesis, "hypothesis")
     refs, notices = clip_references(references)
     notices = ([hyp.notice] if hyp.notice else []) + notices
@@ -309,7 +334,7 @@ def clip_table_view_model(
     references: Sequence[str], hypothesis: str, n: int = 1, lowercase: bool = False
 ) -> ClipTableView:
     """The clip table of order ``n`` for ``hypothesis`` against ``references`` (whitespace tokens)."""
-    n = max(1, min(int(n), 9))
+    n = whole_number(n, 1, 1, MAX_N)
     return ClipTableView(explain_texts(hypothesis, references, Settings(max_n=n, lowercase=lowercase)), n)
 
 
@@ -343,7 +368,7 @@ class BpView:
 
 def bp_view_model(hyp_len: int, ref_len: int) -> BpView:
     """BP for c = ``hyp_len`` and r = ``ref_len`` (``brevity_penalty``), with the rule that applies."""
-    c, r = max(0, int(hyp_len)), max(0, int(ref_len))
+    c, r = whole_number(hyp_len, 0, 0, 10**6), whole_number(ref_len, 0, 0, 10**6)
     return BpView(c, r, brevity_penalty(r, c))
 
 
@@ -532,7 +557,7 @@ CHALLENGES: dict[str, Challenge] = {
 class ChallengeResult:
     """How a hypothesis does on a challenge: its score, whether it keeps the rule, whether BLEU is beaten."""
 
-    challenge: Challenge
+    challenge: Challenge | None  # None when no such challenge exists (``result`` then holds the message)
     result: ExplainResult
     rule_problem: str | None  # why the hypothesis breaks the rule (None = keeps it)
 
@@ -571,7 +596,11 @@ class ChallengeResult:
 
 def challenge_view_model(challenge: Challenge | str, hypothesis: str) -> ChallengeResult:
     """Score ``hypothesis`` on ``challenge`` (a ``Challenge`` or a key of ``CHALLENGES``) and check its rule."""
-    if isinstance(challenge, str):
+    if not isinstance(challenge, Challenge):
+        if not (isinstance(challenge, str) and challenge in CHALLENGES):
+            known = ", ".join(CHALLENGES)
+            return ChallengeResult(None, ExplainResult(message=f"There is no challenge {challenge!r}; choose one of "
+                                                               f"{known}."), None)
         challenge = CHALLENGES[challenge]
     result = explain_texts(hypothesis, challenge.references, challenge.settings)
     expl = result.explanation
