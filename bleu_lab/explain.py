@@ -15,7 +15,7 @@ from fractions import Fraction
 
 from .brevity import closest_length
 from .clipping import ClipRow, clip_counts, max_reference_counts
-from .explain_html import CLIPPED, LEGEND_TEXT, MATCH, MISS, explanation_html, marked_tokens_text
+from .explain_html import CLIPPED, LEGEND_TEXT, MATCH, MAX_TOKENS, MISS, explanation_html, marked_tokens_text
 from .ngrams import count_ngrams, ngrams
 from .nltk_style import UNIFORM_4, nltk_breakdown
 from .sacrebleu_style import ScoreOptions, score_from_stats
@@ -93,12 +93,12 @@ class Explanation:
         return f"BLEU = BP * exp({terms or '0'}) = {self.bp:.4g} * exp(...) = {self.score:.6g}"
 
     def __str__(self) -> str:
-        lines = [f"Hypothesis ({self.hyp_len} tokens): {' '.join(self.hypothesis)}"]
+        lines = [f"Hypothesis ({self.hyp_len} tokens): {_shown(self.hypothesis)}"]
         if self.hyp_len:
             lines += [f"  matches: {marked_tokens_text(self)}", f"  ({LEGEND_TEXT})"]
         lines.append("References:")
         for i, ref in enumerate(self.references, 1):
-            lines.append(f"  {i} ({len(ref)} tokens): {' '.join(ref)}")
+            lines.append(f"  {i} ({len(ref)} tokens): {_shown(ref)}")
         for o in self.orders:
             lines.append("")
             lines.append(f"{o.n}-grams" + " " * 24 + "count  max ref  clipped")
@@ -120,6 +120,13 @@ class Explanation:
 
     def _repr_html_(self) -> str:
         return explanation_html(self)
+
+
+def _shown(tokens: Sequence[str], limit: int = MAX_TOKENS) -> str:
+    """The tokens as text, cut after ``limit`` of them for display (the numbers always count them all)."""
+    if len(tokens) <= limit:
+        return " ".join(tokens)
+    return " ".join(tokens[:limit]) + f" … ({len(tokens) - limit:,} more tokens, all counted)"
 
 
 def explain(

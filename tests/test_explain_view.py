@@ -112,3 +112,17 @@ def test_plain_text_form_for_terminals(expl):
     assert "matches: the² cat² and✗" in text and LEGEND_TEXT in text
     assert "p_1 = 5/8" in text and "c = 8, r = 7" in text and "BLEU = BP * exp(" in text
     assert "<" not in text  # no markup in the terminal form
+
+
+def test_a_huge_input_is_shown_in_proportion_but_counted_in_full():
+    import random
+
+    rng = random.Random(0)
+    words = [f"w{i}" for i in range(3000)]
+    hyp = [rng.choice(words) for _ in range(60_000)]
+    ref = [rng.choice(words) for _ in range(60_000)]
+    expl = bleu_lab.explain([ref], hyp)
+    assert expl.score == bleu_lab.sentence_bleu([ref], hyp)  # the numbers use every token
+    text, page = str(expl), expl._repr_html_()
+    assert len(text) < 60_000 and len(page) < 400_000  # the display does not grow with the input
+    assert "more tokens, all counted" in text
