@@ -121,8 +121,8 @@ def test_a_huge_input_is_shown_in_proportion_but_counted_in_full():
     words = [f"w{i}" for i in range(3000)]
     hyp = [rng.choice(words) for _ in range(60_000)]
     ref = [rng.choice(words) for _ in range(60_000)]
-    expl = bleu_lab.explain([ref], hyp)
-    assert expl.score == bleu_lab.sentence_bleu([ref], hyp)  # the numbers use every token
+    expl = bl.explain([ref], hyp)
+    assert expl.score == bl.sentence_bleu([ref], hyp)  # the numbers use every token
     text, page = str(expl), expl._repr_html_()
     assert len(text) < 60_000 and len(page) < 400_000  # the display does not grow with the input
     assert "more tokens, all counted" in text
