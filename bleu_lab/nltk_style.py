@@ -69,8 +69,8 @@ def sentence_bleu(
     ``f(p_n, references=..., hypothesis=..., hyp_len=...)`` such as ``SmoothingFunction().method1``.
     An empty hypothesis, or one with no unigram match, scores 0. Warns ``NoMatchWarning`` as nltk does.
     """
-    return corpus_bleu([references], [hypothesis], weights, smoothing, auto_reweigh,
-                       smoothing_function=smoothing_function, _names=("references", "hypothesis"))
+    return _bleu([references], [hypothesis], weights, smoothing, auto_reweigh, smoothing_function,
+                 ("references", "hypothesis"))
 
 
 def corpus_bleu(
@@ -81,7 +81,6 @@ def corpus_bleu(
     auto_reweigh: bool = False,
     *,
     smoothing_function: Smoothing = None,
-    _names: tuple[str, str] | None = None,
 ) -> float | list[float]:
     """Corpus BLEU, 0–1, exactly as nltk's ``corpus_bleu`` (named methods 5–7 pool; see the module notes).
 
@@ -90,6 +89,12 @@ def corpus_bleu(
     ``weights``, ``smoothing`` and ``smoothing_function`` as in ``sentence_bleu``; a callable smoothing function
     receives the last segment's references and hypothesis, as nltk passes them.
     """
+    return _bleu(list_of_references, hypotheses, weights, smoothing, auto_reweigh, smoothing_function, None)
+
+
+def _bleu(list_of_references: Iterable, hypotheses: Sequence, weights: Weights, smoothing: Smoothing,
+          auto_reweigh: bool, smoothing_function: Smoothing, _names: tuple[str, str] | None) -> float | list[float]:
+    """corpus_bleu; ``_names`` = (references, hypothesis) names one sentence's arguments (sentence_bleu)."""
     weight_sets, several = _weight_sets(weights)
     smoothing = _one_smoothing(smoothing, smoothing_function)
     check_flag(auto_reweigh, "auto_reweigh")
@@ -177,12 +182,12 @@ def _listed(value: object) -> object:
 def _one_smoothing(smoothing: Smoothing, smoothing_function: Smoothing) -> str | Callable:
     if smoothing is not None and smoothing_function is not None:
         raise TypeError("give smoothing or smoothing_function (nltk's name for it), not both")
-    chosen = smoothing if smoothing is not None else smoothing_function
+    chosen, name = (smoothing, "smoothing") if smoothing is not None else (smoothing_function, "smoothing_function")
     if chosen is None:
         return "method0"
     if callable(chosen):
         return chosen
-    return check_choice(chosen, "smoothing", NLTK_METHODS)
+    return check_choice(chosen, name, NLTK_METHODS)
 
 
 @dataclass(frozen=True)

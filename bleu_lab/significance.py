@@ -31,7 +31,7 @@ from .sacrebleu_style import BleuScore, ScoreOptions, check_corpus, count_refs, 
 from .smoothing import SACREBLEU_DEFAULTS
 from .statistics import BleuStats, PreparedReferences, prepare_references, segment_counts
 from .tokenization import make_preprocessor
-from .validation import as_sequence, check_same_length
+from .validation import as_sequence, check_flag, check_same_length
 
 SCORE_OPTIONS = tuple(f.name for f in fields(ScoreOptions))
 FLOAT32_EXACT = 2**24  # float32 holds every integer below this
@@ -450,6 +450,7 @@ def _prepare(baseline, system, references, seed, progress: bool, options: dict) 
     """Validate, tokenize every reference once, and build both systems' statistics rows and scores."""
     opts = score_options(**options)
     _check_seed(seed)
+    check_flag(progress, "progress")
     base = as_sequence(baseline, "baseline_hypotheses", "hypothesis strings (one per segment)")
     other = as_sequence(system, "system_hypotheses", "hypothesis strings (one per segment)")
     segs = as_sequence(references, "references", "reference lists, one per segment (references[i] for segment i)")
