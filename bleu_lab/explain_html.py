@@ -83,7 +83,7 @@ LEGEND_TEXT = (
 _BOX = (
     "font-family:system-ui,-apple-system,'Segoe UI',sans-serif;font-size:0.95em;line-height:1.5;"
     "color:#1a1a1a;background:#ffffff;border:1px solid #d0d7de;border-radius:6px;padding:10px 12px;max-width:100%;"
-    "box-sizing:border-box"
+    "box-sizing:border-box;overflow-wrap:anywhere;word-break:break-word"  # a 3,000-character token wraps too
 )
 _TABLE = "border-collapse:collapse;font-size:0.9em;margin:2px 0"
 _CELL = "border:1px solid #d0d7de;padding:1px 6px"
@@ -158,7 +158,7 @@ def explanation_html(
 def order_table_html(order: OrderReport, max_rows: int = MAX_ROWS) -> str:
     """The clip table of one order: n-gram, count, max reference count, clipped, with a ✓/✂/✗ column."""
     esc = html.escape
-    head = "".join(f"<th style='{_CELL}'>{h}</th>" for h in ("n-gram", "count", "max ref", "clipped", ""))
+    head = "".join(f"<th style='{_CELL}'>{h}</th>" for h in ("n-gram", "count", "max ref", "clipped", "status"))
     body = []
     for row in order.rows[:max_rows]:
         status = MATCH if row.clipped == row.count else (CLIPPED if row.max_ref_count else MISS)
@@ -167,7 +167,7 @@ def order_table_html(order: OrderReport, max_rows: int = MAX_ROWS) -> str:
             f"<td style='{_CELL};text-align:right'>{row.count}</td>"
             f"<td style='{_CELL};text-align:right'>{row.max_ref_count}</td>"
             f"<td style='{_CELL};text-align:right'><b>{row.clipped}</b></td>"
-            f"<td style='{_CELL}' title='{WORDS[status]}'>{SYMBOLS[status]}</td></tr>"
+            f"<td style='{_CELL}' title='{WORDS[status]}'>{SYMBOLS[status]} <small>{WORDS[status]}</small></td></tr>"
         )
     if len(order.rows) > max_rows:
         more = len(order.rows) - max_rows
@@ -208,8 +208,9 @@ def _chip(mark: TokenMark) -> str:
     if mark.status != MATCH:
         title += f"; this occurrence is {WORDS[mark.status]}"
     return (
-        f"<span class='bleu-tok' title='{title}' style='{style}{deco[mark.status]};padding:0 3px;"
-        f"border-radius:3px;margin:0 2px 0 0;white-space:pre-wrap'>{html.escape(mark.token)}"
+        f"<span class='bleu-tok' title='{title}' aria-label='{html.escape(mark.token)}: {title}' "
+        f"style='{style}{deco[mark.status]};padding:0 3px;border-radius:3px;margin:0 2px 0 0;white-space:pre-wrap;"
+        f"overflow-wrap:anywhere;display:inline-block;max-width:100%'>{html.escape(mark.token)}"
         f"<sup style='font-size:0.75em;font-weight:bold'>{html.escape(mark.sup_text)}</sup></span>"
     )
 
@@ -259,7 +260,8 @@ def _grid_html(expl: Explanation) -> str:
     return (
         "<details open style='margin:4px 0'><summary>n-gram starting at each token: ✓ counted, "
         "✂ clipped away, ✗ in no reference</summary>"
-        f"<div style='overflow-x:auto'><table style='{_TABLE}'><tr><th style='{_CELL}'></th>{head}</tr>"
+        f"<div style='overflow-x:auto' tabindex='0' role='region' aria-label='which n-gram at each position matched'>"
+        f"<table style='{_TABLE}'><tr><th style='{_CELL}'>order</th>{head}</tr>"
         f"{''.join(rows)}</table></div>{more}</details>"
     )
 
@@ -269,7 +271,8 @@ def _tables_html(expl: Explanation, max_rows: int) -> str:
     return (
         "<details open style='margin:4px 0'><summary>clip tables: count, the most any one reference has, "
         "clipped = min(count, max ref)</summary>"
-        f"<div style='display:flex;flex-wrap:wrap;align-items:flex-start;max-height:24em;overflow:auto'>"
+        f"<div style='display:flex;flex-wrap:wrap;align-items:flex-start;max-height:24em;overflow:auto' tabindex='0' "
+        "role='region' aria-label='clip tables, one per n-gram order'>"
         f"{tables}</div></details>"
     )
 

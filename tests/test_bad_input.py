@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import time
 
 import pytest
 
@@ -77,13 +76,11 @@ def test_empty_hypothesis_scores_zero_everywhere():
     assert bleu_lab.brevity_penalty(5, 0) == 0.0
 
 
-def test_a_200k_token_sentence_scores_quickly():
+def test_a_200k_token_sentence_scores():  # its speed is measured in benchmarks/, not here
     words = [f"w{i % 5000}" for i in range(200_000)]
-    start = time.perf_counter()
     score = bleu_lab.sentence_bleu([words[::-1], words], words)
     assert score == 1.0
     assert bleu_lab.sentence_score(" ".join(words), [" ".join(words)]).score == pytest.approx(100.0)
-    assert time.perf_counter() - start < 5
 
 
 # --- the contract around the numbers: flags, weights, references, statistics, corpora -----------------------------

@@ -34,10 +34,12 @@ def test_shows_score_fractions_lengths_bp_and_formula(expl):
 
 def test_clip_table_columns_and_rows(expl):
     page = explanation_html(expl)
-    for header in ("n-gram", "count", "max ref", "clipped"):
+    for header in ("n-gram", "count", "max ref", "clipped", "status", "order"):
         assert f">{header}</th>" in page
-    # 'the' occurs 3 times, at most 2 in one reference: clipped to 2, marked clipped (✂) not only by colour
-    assert re.search(r">the</td>.*?>3</td>.*?>2</td>.*?<b>2</b></td>.*?>✂</td>", page)
+    assert "<th style='border:1px solid #d0d7de;padding:1px 6px'></th>" not in page  # no empty header cell
+    # 'the' occurs 3 times, at most 2 in one reference: clipped to 2, marked clipped (✂) in words, not only colour
+    assert re.search(r">the</td>.*?>3</td>.*?>2</td>.*?<b>2</b></td>.*?>✂ <small>clipped away</small></td>", page)
+    assert page.count("tabindex='0'") == 2  # both scroll boxes can be reached with the keyboard
 
 
 def test_token_marks_give_the_longest_match_and_clipping(expl):

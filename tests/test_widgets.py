@@ -4,7 +4,6 @@ through their controls' values, as a student's typing would."""
 from __future__ import annotations
 
 import math
-import time
 
 import pytest
 
@@ -117,8 +116,7 @@ def test_odd_unicode_never_raises(text, tokenize):
         assert "<img" not in result.html and "<script" not in result.html
 
 
-def test_huge_paste_is_fast_and_says_it_was_cut():
-    start = time.perf_counter()
+def test_huge_paste_is_cut_and_says_so():  # how fast each update is: benchmarks/bench_playground.py
     views = [
         bw.playground_view_model(PlaygroundState(HUGE, (HUGE, HUGE, HUGE, HUGE))),
         bw.playground_view_model(PlaygroundState(HUGE, (HUGE,), tokenize="char", smoothing="exp")),
@@ -127,8 +125,6 @@ def test_huge_paste_is_fast_and_says_it_was_cut():
         bw.challenge_view_model("opposite", HUGE),
     ]
     comparison = bw.smoothing_comparison([HUGE, HUGE], HUGE)
-    elapsed = time.perf_counter() - start
-    assert elapsed < 6 * 1.0, f"6 updates took {elapsed:.2f}s"  # each well under 1 s (see the benchmark)
     assert all(any("only its first" in n for n in v.result.notices) for v in views[:2])
     assert any("only its first" in n for n in comparison.notices)
     assert "bleu-notice" in views[0].html
