@@ -129,3 +129,10 @@ def test_statistics_split_strings_like_sentence_bleu():
     assert (split.hyp_len, split.matches[:2]) == (2, (2, 1))  # words, not characters
     pooled = bleu_lab.corpus_stats(iter([["the cat"], ["a dog"]]), iter(["the cat", "a cat"]))
     assert pooled.segments == 2 and pooled.hyp_len == 4
+
+
+def test_huge_weights_give_the_limit_or_a_clear_error():
+    refs, hyp = ["the cat is on the mat"], "the cat is on a mat"
+    assert bleu_lab.sentence_bleu(refs, hyp, (1e308,) * 4) == 0.0  # every log p_n <= 0: the limit is 0
+    with pytest.raises(ValueError, match="weights are too large"):
+        bleu_lab.sentence_bleu(refs, refs[0], (1e308,) * 4, "method5")  # nltk's method5 lifts p_1 above 1
