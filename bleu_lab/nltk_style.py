@@ -105,10 +105,12 @@ def _bleu(list_of_references: Iterable, hypotheses: Sequence, weights: Weights, 
         check_same_length(list_of_references, "list_of_references", hypotheses, "hypotheses")
         if len(hypotheses) == 0:
             raise ValueError("hypotheses is empty: corpus BLEU needs at least one hypothesis and its references")
-        refs = [as_reference_list(r, f"list_of_references[{i}]") for i, r in enumerate(list_of_references)]
+        refs = [as_reference_list(r, f"list_of_references[{i}]", tokenized_one=True)
+                for i, r in enumerate(list_of_references)]
         hyps = [as_tokens(h, f"hypotheses[{i}]") for i, h in enumerate(hypotheses)]
     else:
-        refs, hyps = [as_reference_list(list_of_references[0], _names[0])], [as_tokens(hypotheses[0], _names[1])]
+        refs = [as_reference_list(list_of_references[0], _names[0], tokenized_one=True)]
+        hyps = [as_tokens(hypotheses[0], _names[1])]
     order = max(len(w) for w in weight_sets)
     name = smoothing if isinstance(smoothing, str) else "method0"
     stats = pooled_stats(refs, hyps, stats_order_needed(name, order))

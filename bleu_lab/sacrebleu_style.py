@@ -162,17 +162,22 @@ def score_from_stats(stats: BleuStats, options: ScoreOptions = ScoreOptions(), n
     )
 
 
-def check_corpus(hypotheses: object, references: object) -> tuple[Sequence[str], list[list[str]]]:
-    """Validate a corpus given per segment; return the hypotheses and each segment's reference list."""
-    hyps = as_sequence(hypotheses, "hypotheses", "hypothesis strings (one per segment)")
-    hyps = plain_strings(hyps, "hypotheses", "a hypothesis string")
+def check_corpus(
+    hypotheses: object, references: object, name: str = "hypotheses"
+) -> tuple[Sequence[str], list[list[str]]]:
+    """Validate a corpus given per segment; return the hypotheses and each segment's reference list.
+
+    ``name`` is what the caller calls its hypotheses, for the messages (e.g. "baseline_hypotheses").
+    """
+    hyps = as_sequence(hypotheses, name, "hypothesis strings (one per segment)")
+    hyps = plain_strings(hyps, name, "a hypothesis string")
     segs = as_sequence(references, "references", "reference lists, one per segment (references[i] for hypotheses[i])")
     if len(segs) != len(hyps):
         hint = ""
         if segs and not isinstance(segs[0], str) and isinstance(segs[0], Sequence) and len(segs[0]) == len(hyps):
             hint = "; this looks like sacrebleu's transposed reference streams: convert with list(zip(*streams))"
         raise ValueError(
-            f"hypotheses and references must have one entry per segment, but hypotheses has {len(hyps)} "
+            f"{name} and references must have one entry per segment, but {name} has {len(hyps)} "
             f"and references has {len(segs)}{hint}"
         )
     refs = [_reference_strings(seg, f"references[{i}]") for i, seg in enumerate(segs)]

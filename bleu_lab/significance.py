@@ -31,7 +31,7 @@ from .sacrebleu_style import BleuScore, ScoreOptions, check_corpus, count_refs, 
 from .smoothing import SACREBLEU_DEFAULTS
 from .statistics import BleuStats, PreparedReferences, prepare_references, segment_counts
 from .tokenization import make_preprocessor
-from .validation import as_sequence, check_flag, check_same_length
+from .validation import as_sequence, check_flag, check_same_length, plain_strings
 
 SCORE_OPTIONS = tuple(f.name for f in fields(ScoreOptions))
 FLOAT32_EXACT = 2**24  # float32 holds every integer below this
@@ -458,8 +458,8 @@ def _prepare(baseline, system, references, seed, progress: bool, options: dict) 
     check_same_length(base, "baseline_hypotheses", segs, "references")
     if not base:
         raise ValueError("the corpus is empty: a significance test needs at least one segment")
-    base, refs = check_corpus(base, segs)
-    other, _ = check_corpus(other, segs)
+    base, refs = check_corpus(base, segs, "baseline_hypotheses")
+    other = plain_strings(other, "system_hypotheses", "a hypothesis string")
     prep = _memo(make_preprocessor(opts.tokenize, opts.lowercase))  # each distinct string tokenized once
     order = opts.max_ngram_order
     refs_tokens = [  # each segment's reference n-grams collected once, for both systems

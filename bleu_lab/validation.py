@@ -33,10 +33,12 @@ def as_tokens(value: object, name: str) -> Tokens:
     return [str(t) for t in tokens]  # str subclasses such as numpy.str_ become plain strings
 
 
-def as_reference_list(value: object, name: str) -> list[Tokens]:
+def as_reference_list(value: object, name: str, *, tokenized_one: bool = False) -> list[Tokens]:
     """Return one segment's references as a non-empty list of token lists.
 
     Any iterable of references is accepted (a list, a tuple, ``reversed(refs)``, a generator), as nltk does.
+    ``tokenized_one=True`` (nltk's front door, where references are token lists) rejects a list of one-word
+    strings: it is one tokenized reference that lost its brackets.
     """
     if isinstance(value, (str, bytes, bytearray, Mapping)) or value is None or not isinstance(value, Iterable):
         raise TypeError(
@@ -46,7 +48,7 @@ def as_reference_list(value: object, name: str) -> list[Tokens]:
     refs = value if isinstance(value, Sequence) else list(value)
     if len(refs) == 0:
         raise ValueError(f"{name} is empty: BLEU needs at least one reference")
-    if len(refs) > 1 and all(isinstance(r, str) and len(r.split()) == 1 for r in refs):
+    if tokenized_one and len(refs) > 1 and all(isinstance(r, str) and len(r.split()) == 1 for r in refs):
         raise ValueError(
             f"{name} looks like one reference split into tokens ({len(refs)} one-word strings): a list of "
             "references needs each reference as a string or a token list, so wrap it: [tokens]"

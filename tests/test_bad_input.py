@@ -136,3 +136,22 @@ def test_huge_weights_give_the_limit_or_a_clear_error():
     assert bleu_lab.sentence_bleu(refs, hyp, (1e308,) * 4) == 0.0  # every log p_n <= 0: the limit is 0
     with pytest.raises(ValueError, match="weights are too large"):
         bleu_lab.sentence_bleu(refs, refs[0], (1e308,) * 4, "method5")  # nltk's method5 lifts p_1 above 1
+
+
+def test_one_word_references_are_fine_outside_nltks_token_lists():
+    from bleu_lab.widgets import model as wm
+
+    assert bleu_lab.explain(["cat", "dog"], "cat", weights=(1.0,)).score == 1.0  # two one-word references
+    assert wm.explain_texts("cat", ["cat", "dog"]).explanation is not None
+    with pytest.raises(ValueError, match="wrap it"):
+        bleu_lab.sentence_bleu(["cat", "dog"], "cat")  # nltk's front door: a tokenized reference without brackets
+
+
+@pytest.mark.parametrize("which", ["baseline_hypotheses", "system_hypotheses"])
+def test_paired_tests_name_the_system_whose_output_is_bad(which):
+    good = ["the cat sat", "a dog ran"]
+    kwargs = {"baseline_hypotheses": good, "system_hypotheses": good, "references": [["the cat"], ["a dog"]]}
+    kwargs[which] = ["the cat sat", 3]
+    for test in (bleu_lab.paired_bootstrap, bleu_lab.paired_randomization):
+        with pytest.raises(TypeError, match=rf"{which}\[1\]"):
+            test(**kwargs)
