@@ -15,10 +15,12 @@ The modules follow the lessons, one concept each:
   explain.py            every step of one score, for lessons and widgets
   significance.py       paired bootstrap and approximate randomization between two systems (as sacrebleu)
   data.py               the shipped corpus (data/news), text files, sacrebleu's WMT test sets
+  chrf.py               chrF / chrF++: BLEU's neighbour, character n-gram F-score (as sacrebleu's CHRF)
   cli.py                the command line: bleu-lab HYP REF [REF ...] (python -m bleu_lab)
 """
 
 from .brevity import brevity_penalty, closest_ref_length
+from .chrf import ChrfScore, corpus_chrf, sentence_chrf
 from .clipping import ClipRow, clip_counts, clip_table, max_reference_counts
 from .data import Corpus, load_corpus, load_wmt
 from .explain import Explanation, explain
@@ -36,6 +38,7 @@ __all__ = [
     "BleuScore",
     "BleuStats",
     "BootstrapResult",
+    "ChrfScore",
     "ClipRow",
     "Corpus",
     "Explanation",
@@ -47,6 +50,7 @@ __all__ = [
     "clip_table",
     "closest_ref_length",
     "corpus_bleu",
+    "corpus_chrf",
     "corpus_score",
     "corpus_stats",
     "count_ngrams",
@@ -60,6 +64,7 @@ __all__ = [
     "paired_randomization",
     "segment_stats",
     "sentence_bleu",
+    "sentence_chrf",
     "sentence_score",
     "tokenize",
 ]

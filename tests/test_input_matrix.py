@@ -25,6 +25,8 @@ VALID = {
     "clip_table": {"references": REFS, "hypothesis": HYP, "n": 2},
     "closest_ref_length": {"references": REFS, "hyp_len": 8},
     "corpus_bleu": {"list_of_references": [REFS], "hypotheses": [HYP]},
+    "corpus_chrf": {"hypotheses": [HYP], "references": [REFS]},
+    "sentence_chrf": {"hypothesis": HYP, "references": REFS},
     "corpus_score": {"hypotheses": [HYP], "references": [REFS]},
     "corpus_stats": {"list_of_references": [REFS], "hypotheses": [HYP]},
     "count_ngrams": {"tokens": HYP, "n": 2},

@@ -1,0 +1,225 @@
+"""chrF and chrF++ — BLEU's neighbour: an F-score over character n-grams (and, for chrF++, word n-grams).
+
+For each order n (characters 1..6, then words 1..2 for chrF++), count the hypothesis n-grams, the reference
+n-grams and their overlap (each n-gram earns at most as often as the reference has it, as in BLEU's clipping):
+
+    P_n = matches_n / hyp_n        R_n = matches_n / ref_n
+    chrF_beta = (1 + beta^2) * P * R / (beta^2 * P + R)      P, R = averages of P_n, R_n over the orders
+
+with beta = 2 (recall counts twice as much as precision), on a 0–100 scale. Characters are taken with the spaces
+removed; words are split on whitespace with one punctuation mark split off each end. With several references each
+segment uses the one that gives it the best F-score; a corpus sums the statistics of its segments first.
+
+Exactly sacrebleu 2.6's ``CHRF`` (Popović 2015, https://aclanthology.org/W15-3049/; chrF++: Popović 2017,
+https://aclanthology.org/W17-4770/), including its treatment of orders with no n-grams: by default the averages
+use only the orders where both sides have n-grams (``eps_smoothing=False``); ``eps_smoothing=True`` averages the
+per-order F-scores instead, with 1e-16 for empty orders, as the original chrF++.py, nltk and Moses do.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import sacrebleu
+
+from .sacrebleu_style import check_corpus, count_refs
+from .validation import as_text, check_flag, check_length, check_order, plain_strings
+
+EPS = 1e-16  # sacrebleu's stand-in for an undefined precision or recall
+PUNCTUATION = frozenset('!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~')
+
+
+@dataclass(frozen=True)
+class ChrfOptions:
+    """What defines a chrF score (and its signature)."""
+
+    char_order: int = 6
+    word_order: int = 0
+    beta: int = 2
+    lowercase: bool = False
+    whitespace: bool = False
+    eps_smoothing: bool = False
+
+    def __post_init__(self) -> None:
+        check_order(self.char_order, "char_order")
+        check_length(self.word_order, "word_order")
+        check_length(self.beta, "beta")
+        for name in ("lowercase", "whitespace", "eps_smoothing"):
+            check_flag(getattr(self, name), name)
+
+    @property
+    def name(self) -> str:
+        """'chrF2', or 'chrF2++' with word 2-grams."""
+        return f"chrF{self.beta}" + "+" * self.word_order
+
+    def signature(self, nrefs: int | str) -> str:
+        """sacrebleu's signature, e.g. ``nrefs:1|case:mixed|eff:yes|nc:6|nw:0|space:no|version:2.6.0``."""
+        return (
+            f"nrefs:{nrefs}|case:{'lc' if self.lowercase else 'mixed'}|eff:{'no' if self.eps_smoothing else 'yes'}"
+            f"|nc:{self.char_order}|nw:{self.word_order}|space:{'yes' if self.whitespace else 'no'}"
+            f"|version:{sacrebleu.__version__}"
+        )
+
+
+@dataclass(frozen=True)
+class ChrfScore:
+    """A chrF result: the score (0–100), the pooled [hyp, ref, match] counts per order, and the signature."""
+
+    score: float
+    stats: tuple[int, ...]  # hyp_n, ref_n, matches_n for each order: characters 1..char_order, then words
+    options: ChrfOptions = field(repr=False)
+    signature: str = ""
+
+    @property
+    def name(self) -> str:
+        return self.options.name
+
+    def __str__(self) -> str:
+        return f"{self.name} = {self.score:.2f}"
+
+
+# --- step 1: the n-grams -----------------------------------------------------------------------------------------
+
+
+def char_ngrams(text: str, n: int, whitespace: bool = False) -> Counter[str]:
+    """Character n-grams of ``text``, spaces removed first unless ``whitespace``."""
+    line = text if whitespace else "".join(text.split())
+    return Counter(line[i:i + n] for i in range(len(line) - n + 1))
+
+
+def chrf_words(text: str) -> list[str]:
+    """Whitespace tokens, with one punctuation mark split off the end (or else the start) of each longer token."""
+    words = []
+    for w in text.split():
+        if len(w) > 1 and w[-1] in PUNCTUATION:
+            words += [w[:-1], w[-1]]
+        elif len(w) > 1 and w[0] in PUNCTUATION:
+            words += [w[0], w[1:]]
+        else:
+            words.append(w)
+    return words
+
+
+def word_ngrams(words: Sequence[str], n: int) -> Counter[str]:
+    """Word n-grams, each joined by one space."""
+    return Counter(" ".join(words[i:i + n]) for i in range(len(words) - n + 1))
+
+
+def ngram_profile(text: str, options: ChrfOptions) -> list[Counter[str]]:
+    """The n-gram counts chrF compares: one Counter per character order, then one per word order."""
+    profile = [char_ngrams(text, n, options.whitespace) for n in range(1, options.char_order + 1)]
+    if options.word_order:
+        words = chrf_words(text)
+        profile += [word_ngrams(words, n) for n in range(1, options.word_order + 1)]
+    return profile
+
+
+# --- step 2: statistics and the F-score ----------------------------------------------------------------------------
+
+
+def match_statistics(hyp: Counter[str], ref: Counter[str]) -> list[int]:
+    """[hypothesis n-grams, reference n-grams, matches]; matches clip each n-gram at its reference count.
+
+    As sacrebleu: when the reference has no n-gram of this order, the hypothesis count is 0 too.
+    """
+    matches = sum(min(count, ref[g]) for g, count in hyp.items() if g in ref)
+    return [sum(hyp.values()) if ref else 0, sum(ref.values()), matches]
+
+
+def f_score(stats: Sequence[int], options: ChrfOptions) -> float:
+    """chrF (0–100) from [hyp, ref, match] per order, with sacrebleu's arithmetic, step for step."""
+    factor = options.beta ** 2
+    order = options.char_order + options.word_order
+    score = avg_prec = avg_rec = 0.0
+    effective_order = 0
+    for i in range(order):
+        n_hyp, n_ref, n_match = stats[3 * i: 3 * i + 3]
+        prec = n_match / n_hyp if n_hyp > 0 else EPS
+        rec = n_match / n_ref if n_ref > 0 else EPS
+        denom = factor * prec + rec
+        score += ((1 + factor) * prec * rec / denom) if denom > 0 else EPS
+        if n_hyp > 0 and n_ref > 0:
+            avg_prec += prec
+            avg_rec += rec
+            effective_order += 1
+    if options.eps_smoothing:
+        return 100 * score / order
+    if effective_order:
+        avg_prec /= effective_order
+        avg_rec /= effective_order
+    else:
+        avg_prec = avg_rec = 0.0
+    if avg_prec + avg_rec:
+        return 100 * ((1 + factor) * avg_prec * avg_rec / ((factor * avg_prec) + avg_rec))
+    return 0.0
+
+
+def segment_statistics(hypothesis: str, references: Sequence[str], options: ChrfOptions) -> list[int]:
+    """The statistics of one segment against the reference that gives it the best F-score (the first on a tie)."""
+    hyp = ngram_profile(_cased(hypothesis, options), options)
+    best, best_f = [], -1.0
+    for reference in references:
+        ref = ngram_profile(_cased(reference, options), options)
+        stats = [x for h, r in zip(hyp, ref) for x in match_statistics(h, r)]
+        f = f_score(stats, options)
+        if f > best_f:
+            best, best_f = stats, f
+    return best
+
+
+# --- the front doors -----------------------------------------------------------------------------------------------
+
+
+def sentence_chrf(
+    hypothesis: str,
+    references: Sequence[str],
+    *,
+    char_order: int = 6,
+    word_order: int = 0,
+    beta: int = 2,
+    lowercase: bool = False,
+    whitespace: bool = False,
+    eps_smoothing: bool = False,
+) -> ChrfScore:
+    """chrF of one hypothesis string against its reference strings, as ``sacrebleu.CHRF(...).sentence_score``."""
+    hypothesis = as_text(hypothesis, "hypothesis")
+    refs = plain_strings(_reference_list(references), "references", "a reference string")
+    return corpus_chrf([hypothesis], [refs], char_order=char_order, word_order=word_order, beta=beta,
+                       lowercase=lowercase, whitespace=whitespace, eps_smoothing=eps_smoothing)
+
+
+def corpus_chrf(
+    hypotheses: Sequence[str],
+    references: Sequence[Sequence[str]],
+    *,
+    char_order: int = 6,
+    word_order: int = 0,
+    beta: int = 2,
+    lowercase: bool = False,
+    whitespace: bool = False,
+    eps_smoothing: bool = False,
+) -> ChrfScore:
+    """Corpus chrF: statistics summed over segments, then one F-score. ``references[i]`` lists segment i's
+    references (as ``corpus_score``); equal to ``sacrebleu.CHRF(...).corpus_score`` on the transposed streams."""
+    options = ChrfOptions(char_order, word_order, beta, lowercase, whitespace, eps_smoothing)
+    hyps, refs = check_corpus(hypotheses, references)
+    total = [0] * (3 * (char_order + word_order))
+    for hyp, seg in zip(hyps, refs):
+        for i, x in enumerate(segment_statistics(hyp, seg, options)):
+            total[i] += x
+    return ChrfScore(f_score(total, options), tuple(total), options, options.signature(count_refs(refs)))
+
+
+def _cased(text: str, options: ChrfOptions) -> str:
+    return text.lower() if options.lowercase else text
+
+
+def _reference_list(references: object) -> Sequence:
+    if isinstance(references, str) or not isinstance(references, Sequence):
+        raise TypeError(f"references must be a list of reference strings, not {type(references).__name__}; "
+                        "wrap a single reference in a list: [reference]")
+    if not references:
+        raise ValueError("references is empty: chrF needs at least one reference")
+    return references
