@@ -1,0 +1,111 @@
+"""Does a metric agree with people? System-level agreement between metric scores and human judgements.
+
+Given one metric score and one human score per system (higher = better for both), look at every pair of
+systems (a, b) and compare the signs of the two differences:
+
+    pairwise accuracy = #{pairs with sign(metric_a - metric_b) == sign(human_a - human_b)} / #pairs
+
+(Kocmi et al. 2021, https://aclanthology.org/2021.wmt-1.57/: how often the metric makes the decision a person
+would make about a pair of systems.) Kendall's tau counts the same pairs with a sign:
+
+    tau_b = (C - D) / sqrt((P - T_x) * (P - T_y))
+
+with C concordant and D discordant pairs, P all pairs, T_x and T_y the pairs tied in x and in y (tau-b, the
+variant scipy.stats.kendalltau computes by default). Without ties, tau = 2 * accuracy - 1.
+Scores where lower is better (an MQM error score, TER) must be negated first.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import combinations
+from numbers import Real
+
+
+@dataclass(frozen=True)
+class PairDecision:
+    """One pair of systems: which one the metric prefers, which one people prefer, and whether they agree."""
+
+    first: str
+    second: str
+    metric_difference: float  # metric(first) - metric(second)
+    human_difference: float  # human(first) - human(second)
+
+    @property
+    def agree(self) -> bool:
+        """Both differences have the same sign (both zero counts as agreeing, as in Kocmi et al.)."""
+        return _sign(self.metric_difference) == _sign(self.human_difference)
+
+    def __str__(self) -> str:
+        mark = "agree" if self.agree else "DISAGREE"
+        return (f"{self.first} vs {self.second}: metric {self.metric_difference:+.3f}, "
+                f"people {self.human_difference:+.3f} -> {mark}")
+
+
+def pair_decisions(names: Sequence[str], metric: Sequence[float], human: Sequence[float]) -> list[PairDecision]:
+    """Every pair of systems (in the order given) with its metric and human differences."""
+    metric, human = _check_scores(names, metric, human)
+    return [PairDecision(names[i], names[j], metric[i] - metric[j], human[i] - human[j])
+            for i, j in combinations(range(len(names)), 2)]
+
+
+def pairwise_accuracy(metric: Sequence[float], human: Sequence[float]) -> float:
+    """Share of system pairs that the metric orders as people do (Kocmi et al. 2021)."""
+    decisions = pair_decisions(_index_names(metric), metric, human)
+    return sum(d.agree for d in decisions) / len(decisions)
+
+
+def kendall_tau(x: Sequence[float], y: Sequence[float]) -> float:
+    """Kendall's tau-b between two score lists: +1 same order, -1 reversed order, 0 unrelated."""
+    decisions = pair_decisions(_index_names(x), x, y)
+    concordant = sum(_sign(d.metric_difference) * _sign(d.human_difference) > 0 for d in decisions)
+    discordant = sum(_sign(d.metric_difference) * _sign(d.human_difference) < 0 for d in decisions)
+    pairs = len(decisions)
+    tied_x = sum(d.metric_difference == 0 for d in decisions)
+    tied_y = sum(d.human_difference == 0 for d in decisions)
+    if tied_x == pairs or tied_y == pairs:
+        raise ValueError("Kendall's tau is undefined when every score in x (or in y) is the same")
+    return (concordant - discordant) / math.sqrt((pairs - tied_x) * (pairs - tied_y))
+
+
+def ranking(names: Sequence[str], scores: Sequence[float]) -> list[str]:
+    """The names from best to worst (highest score first; ties keep the given order)."""
+    scores, _ = _check_scores(names, scores, scores)
+    return [name for _, name in sorted(zip(scores, names), key=lambda pair: -pair[0])]
+
+
+def _sign(value: float) -> int:
+    return (value > 0) - (value < 0)
+
+
+def _is_sequence(value: object) -> bool:
+    return isinstance(value, Sequence) and not isinstance(value, str)
+
+
+def _index_names(values: object) -> list[str]:
+    """'0', '1', ... as names for unnamed scores (none for a value that is not a list: the checks say why)."""
+    return [str(i) for i in range(len(values))] if hasattr(values, "__len__") and not isinstance(values, str) else []
+
+
+def _check_scores(names: object, metric: object, human: object) -> tuple[list[float], list[float]]:
+    """Two lists of finite numbers, one per name, at least two systems."""
+    if not _is_sequence(names) or not all(isinstance(n, str) for n in names):
+        raise TypeError("names must be a list of system names (str)")
+    lists = []
+    for label, values in (("metric", metric), ("human", human)):
+        if isinstance(values, str) or not hasattr(values, "__len__") or not hasattr(values, "__iter__"):
+            raise TypeError(f"{label} must be a list of numbers, one per system, not {type(values).__name__}")
+        values = list(values)
+        bad = next((v for v in values if isinstance(v, bool) or not isinstance(v, Real)), None)
+        if bad is not None:
+            raise TypeError(f"{label} must hold numbers, not {type(bad).__name__} ({bad!r:.40})")
+        if any(not math.isfinite(v) for v in values):
+            raise ValueError(f"{label} must hold finite numbers (no NaN or infinity)")
+        if len(values) != len(names):
+            raise ValueError(f"{label} has {len(values)} scores for {len(names)} systems: give one per system")
+        lists.append([float(v) for v in values])
+    if len(names) < 2:
+        raise ValueError(f"agreement needs at least two systems (a pair to compare), got {len(names)}")
+    return lists[0], lists[1]

@@ -1,0 +1,68 @@
+"""Published system-level scores: what people said about real systems, beside their BLEU and chrF.
+
+``load_system_scores()`` reads ``data/wmt21/newstest2021_en-de_system_scores.tsv``: WMT21 English→German
+(newstest2021), one row per system that professional translators rated with MQM (Freitag et al.), with
+
+- ``mqm``: the expert MQM error score (weighted errors per segment: lower is better) and its published rank;
+- ``wmt_da``: the WMT direct-assessment score as printed beside it (higher is better) and its rank;
+- ``bleu`` and ``chrf``: the WMT21 organisers' official scores against reference A, C, D and all three
+  (empty for the human translations ref-A and ref-C, which were rated as if they were systems).
+
+Sources and citations: ``data/wmt21/README.md``. The numbers are copied, not computed here.
+"""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass
+from pathlib import Path
+
+from .data import corpus_dir
+
+SYSTEM_SCORES_FILE = Path("wmt21") / "newstest2021_en-de_system_scores.tsv"
+REFERENCES = ("A", "C", "D", "all")
+
+
+@dataclass(frozen=True)
+class SystemScores:
+    """One system's published scores (``bleu``/``chrf`` map a reference name, or 'all', to the score)."""
+
+    system: str
+    official_name: str  # its name in the WMT21 automatic-score table ('' for a human translation)
+    kind: str  # 'machine' or 'human'
+    mqm: float
+    mqm_rank: int
+    wmt_da: float
+    wmt_da_rank: int
+    bleu: dict[str, float]
+    chrf: dict[str, float]
+
+    @property
+    def is_human(self) -> bool:
+        return self.kind == "human"
+
+
+def load_system_scores() -> list[SystemScores]:
+    """The WMT21 en-de table, in the order of its MQM ranking (best first)."""
+    path = corpus_dir() / SYSTEM_SCORES_FILE
+    if not path.is_file():
+        raise FileNotFoundError(f"{path} is missing: the data/ folder comes with the bleu_lab repository")
+    with path.open(encoding="utf-8", newline="") as handle:
+        return [_row(row) for row in csv.DictReader(handle, delimiter="\t")]
+
+
+def _row(row: dict[str, str]) -> SystemScores:
+    def scores(metric: str) -> dict[str, float]:
+        return {ref: float(row[f"{metric}_{ref}"]) for ref in REFERENCES if row[f"{metric}_{ref}"]}
+
+    return SystemScores(
+        system=row["system"],
+        official_name=row["official_name"],
+        kind=row["kind"],
+        mqm=float(row["mqm"]),
+        mqm_rank=int(row["mqm_rank"]),
+        wmt_da=float(row["wmt_da"]),
+        wmt_da_rank=int(row["wmt_da_rank"]),
+        bleu=scores("bleu"),
+        chrf=scores("chrf"),
+    )

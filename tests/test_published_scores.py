@@ -1,0 +1,138 @@
+"""The shipped WMT21 en-de table holds exactly the published numbers, and the agreement measures are right."""
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from test_real_data import official_scores
+
+from bleu_lab.agreement import kendall_tau, pair_decisions, pairwise_accuracy, ranking
+from bleu_lab.published_scores import REFERENCES, load_system_scores
+
+# A second, independent copy of the published MQM table: the README of github.com/google/wmt-mqm-human-evaluation,
+# "newstest2021 / English to German", rows "| System | expert-based MQM | WMT DA |" as printed there.
+PUBLISHED_MQM_TABLE = """
+| ref-C | 0.51(1) | 0.320(3) |
+| VolcTrans-GLAT | 1.04(2) | 0.301(6) |
+| Facebook-AI | 1.05(3) | 0.378(2) |
+| ref-A | 1.22(4) | 0.280(8) |
+| Nemo | 1.34(5) | 0.250(10) |
+| HuaweiTSC | 1.38(6) | 0.312(4) |
+| Online-W | 1.46(7) | 0.391(1) |
+| UEdin | 1.51(8) | 0.305(5) |
+| eTranslation | 1.70(9) | 0.281(7) |
+| VolcTrans-AT | 1.74(10) | 0.280(9) |
+"""
+
+
+def published_rows():
+    for line in PUBLISHED_MQM_TABLE.strip().splitlines():
+        system, mqm, da = (cell.strip() for cell in line.strip("| ").split("|"))
+        yield system, mqm, da
+
+
+def value_and_rank(cell: str) -> tuple[float, int]:
+    value, rank = cell.rstrip(")").split("(")
+    return float(value), int(rank)
+
+
+def test_every_mqm_and_da_number_is_the_published_one():
+    table = {row.system: row for row in load_system_scores()}
+    published = list(published_rows())
+    assert list(table) == [system for system, _, _ in published]
+    for system, mqm, da in published:
+        assert (table[system].mqm, table[system].mqm_rank) == value_and_rank(mqm), system
+        assert (table[system].wmt_da, table[system].wmt_da_rank) == value_and_rank(da), system
+
+
+def test_printed_ranks_follow_from_printed_scores():
+    """MQM ranks ascend with the error score; DA ranks descend with the score (0.280 vs 0.280: printed order)."""
+    rows = load_system_scores()
+    assert [r.mqm_rank for r in sorted(rows, key=lambda r: r.mqm)] == list(range(1, len(rows) + 1))
+    by_da = sorted(rows, key=lambda r: (-r.wmt_da, r.wmt_da_rank))
+    assert [r.wmt_da_rank for r in by_da] == list(range(1, len(rows) + 1))
+
+
+def test_machines_have_bleu_and_chrf_for_every_reference_and_humans_none():
+    for row in load_system_scores():
+        if row.is_human:
+            assert row.bleu == {} and row.chrf == {} and row.official_name == ""
+        else:
+            assert set(row.bleu) == set(row.chrf) == set(REFERENCES)
+            for ref in ("A", "C", "D"):
+                assert row.bleu[ref] < row.bleu["all"] and row.chrf[ref] < row.chrf["all"]
+
+
+def test_bleu_and_chrf_are_the_official_wmt21_numbers(mtdata):
+    official = official_scores(mtdata)
+    machines = [row for row in load_system_scores() if not row.is_human]
+    assert len(machines) == 8
+    for row in machines:
+        for ref in REFERENCES:
+            assert row.bleu[ref] == official[("en-de", row.official_name, f"bleu-{ref}")], (row.system, ref)
+            assert row.chrf[ref] == official[("en-de", row.official_name, f"chrf-{ref}")], (row.system, ref)
+
+
+# ---------------------------------------------------------------------------------------------- agreement
+
+
+def test_pairwise_accuracy_by_hand():
+    # three systems: (a,b) and (a,c) agree, (b,c) disagree -> 2/3
+    decisions = pair_decisions(["a", "b", "c"], [30.0, 28.0, 29.0], [0.4, 0.3, 0.1])
+    assert [d.agree for d in decisions] == [True, True, False]
+    assert pairwise_accuracy([30.0, 28.0, 29.0], [0.4, 0.3, 0.1]) == pytest.approx(2 / 3)
+    assert pairwise_accuracy([1, 2, 3, 4], [10, 20, 30, 40]) == 1.0
+    assert pairwise_accuracy([1, 2, 3, 4], [40, 30, 20, 10]) == 0.0
+
+
+def test_kendall_tau_by_hand_with_ties():
+    # x = 1, 2, 2, 3 and y = 1, 2, 3, 4: 6 pairs, one tie in x, 5 concordant -> 5 / sqrt(5 * 6) (tau-b)
+    assert kendall_tau([1, 2, 2, 3], [1, 2, 3, 4]) == pytest.approx(5 / math.sqrt(30))
+    assert kendall_tau([1, 2, 3], [3, 2, 1]) == -1.0
+    assert kendall_tau(np.array([0.2, 0.1]), np.array([5.0, 7.0])) == -1.0
+
+
+@given(st.lists(st.integers(-50, 50), min_size=2, max_size=9, unique=True),
+       st.lists(st.integers(-50, 50), min_size=9, max_size=9, unique=True))
+def test_without_ties_tau_is_twice_accuracy_minus_one(x, y):
+    y = y[: len(x)]
+    assert kendall_tau(x, y) == pytest.approx(2 * pairwise_accuracy(x, y) - 1)
+
+
+@given(st.lists(st.integers(0, 4), min_size=2, max_size=8), st.data())
+def test_kendall_tau_b_matches_its_definition(x, data):
+    y = data.draw(st.lists(st.integers(0, 4), min_size=len(x), max_size=len(x)))
+    pairs = list(itertools.combinations(range(len(x)), 2))
+    s = [np.sign(x[i] - x[j]) * np.sign(y[i] - y[j]) for i, j in pairs]
+    tx = sum(x[i] == x[j] for i, j in pairs)
+    ty = sum(y[i] == y[j] for i, j in pairs)
+    if tx == len(pairs) or ty == len(pairs):
+        with pytest.raises(ValueError, match="undefined"):
+            kendall_tau(x, y)
+        return
+    expected = (sum(v > 0 for v in s) - sum(v < 0 for v in s)) / math.sqrt((len(pairs) - tx) * (len(pairs) - ty))
+    assert kendall_tau(x, y) == pytest.approx(expected)
+    assert -1 <= kendall_tau(x, y) <= 1
+
+
+def test_ranking_best_first():
+    assert ranking(["a", "b", "c"], [1.0, 3.0, 2.0]) == ["b", "c", "a"]
+
+
+@pytest.mark.parametrize("metric,human,error,words", [
+    ([1.0], [2.0], ValueError, "at least two systems"),
+    ([1.0, 2.0], [1.0], ValueError, "1 scores for 2 systems"),
+    ([1.0, float("nan")], [1.0, 2.0], ValueError, "finite"),
+    ("12", [1.0, 2.0], TypeError, "metric must be a list"),
+    ([1.0, "2"], [1.0, 2.0], TypeError, "metric must hold numbers"),
+    ([1.0, 2.0], [True, False], TypeError, "human must hold numbers"),
+    (None, [1.0, 2.0], TypeError, "metric must be a list"),
+])
+def test_bad_input_gets_a_clear_error(metric, human, error, words):
+    with pytest.raises(error, match=words):
+        pairwise_accuracy(metric, human)
+    with pytest.raises(error):
+        kendall_tau(metric, human)
