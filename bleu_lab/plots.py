@@ -378,3 +378,23 @@ def figure_png(
     figure = LiveFigure(title, xlabel, ylabel, figsize, dpi)
     draw(figure.ax)
     return figure._png()
+
+
+# --- metrics against people (lesson 10) -------------------------------------------------------------
+
+
+def labelled_scatter(
+    ax: Axes,
+    x: Sequence[float],
+    y: Sequence[float],
+    labels: Sequence[str],
+    highlight: Sequence[str] = (),
+) -> Axes:
+    """One point per system with its name beside it; the names in ``highlight`` drawn as orange squares
+    (the others as blue circles), so they stand out without colour too."""
+    for xi, yi, label in zip(x, y, labels):
+        special = label in highlight
+        ax.plot(xi, yi, "s" if special else "o", color=COLORS["accent" if special else "main"], markersize=7,
+                markeredgecolor="black", markeredgewidth=0.5, zorder=3)
+        ax.annotate(label, (xi, yi), xytext=(5, 3), textcoords="offset points", fontsize=8)
+    return ax

@@ -260,6 +260,11 @@ class BootstrapResult(PairedResult):
         return percentile_interval(self.system_samples)
 
     @property
+    def difference_interval(self) -> tuple[float, float]:
+        """The 95% percentile interval (lower, upper) of the paired gap system - baseline over the resamples."""
+        return percentile_interval(self.system_samples - self.baseline_samples)
+
+    @property
     def p_value_label(self) -> str:
         """What the p-value is, in words."""
         return P_VALUE_LABELS[self.method]

@@ -284,6 +284,8 @@ def test_result_fields_and_views(news):
     assert high - low == pytest.approx(2 * boot.system_ci) and low <= boot.system_mean <= high
     assert boot.method == "sacrebleu" and "anti-conservative" in text
     assert boot.win_rate == np.mean(boot.system_samples > boot.baseline_samples) < 0.05
+    gaps = np.sort(boot.system_samples - boot.baseline_samples)  # the 95% interval of the paired gap: 5th, 195th
+    assert boot.difference_interval == (gaps[5], gaps[194]) and gaps[5] < boot.difference < gaps[194] < 0
     assert "<table>" in boot._repr_html_() and boot.signature in boot._repr_html_()
 
     rand = paired_randomization(hyp_a, hyp_b, refs, n_trials=300, seed=3)

@@ -1,0 +1,45 @@
+"""TER, the translation edit rate — a third surface metric, for contrast with BLEU and chrF (lesson 10).
+
+    TER = number of edits / reference length        (lower is better; × 100 on sacrebleu's scale)
+
+An edit is an insertion, deletion or substitution of one word, or a *shift* that moves a block of words
+elsewhere in the sentence; with several references, the edits to the closest reference over the average
+reference length (Snover et al. 2006, https://aclanthology.org/2006.amta-papers.25/).
+
+bleu_lab does not re-implement TER: this is sacrebleu's ``TER`` with its defaults (lowercased, then split on
+whitespace only: no tokenization, so "Haus." and "Haus" are different words), wrapped with bleu_lab's input
+checks and a small result type.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from sacrebleu.metrics import TER
+
+from .sacrebleu_style import _reference_strings
+from .validation import as_text
+
+
+@dataclass(frozen=True)
+class TerScore:
+    """A TER score (0 = no edits; can exceed 100 when the hypothesis needs more edits than the reference has words)."""
+
+    score: float
+    edits: int  # to the closest reference
+    ref_length: float  # the average length of the references
+
+    def __str__(self) -> str:
+        return f"TER = {self.score:.2f}  ({self.edits} edits / {self.ref_length:g} reference words)"
+
+
+_TER = TER()  # sacrebleu's default settings; the object holds no per-sentence state
+
+
+def sentence_ter(hypothesis: str, references: Sequence[str]) -> TerScore:
+    """sacrebleu's sentence TER of one hypothesis string against its reference strings."""
+    hypothesis = as_text(hypothesis, "hypothesis")
+    refs = _reference_strings(references, "references")
+    result = _TER.sentence_score(hypothesis, refs)
+    return TerScore(result.score, result.num_edits, result.ref_length)
