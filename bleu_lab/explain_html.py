@@ -56,6 +56,7 @@ class Explanation(Protocol):
 
     def token_levels(self) -> list[int]: ...
 
+CountRow = tuple[str, int, int, int]  # a table row: n-gram text, count, count in the reference(s), credited count
 MATCH, CLIPPED, MISS = "match", "clipped", "miss"  # how each hypothesis n-gram fared (explain.py uses these)
 SYMBOLS = {MATCH: "✓", CLIPPED: "✂", MISS: "✗"}
 WORDS = {MATCH: "counted", CLIPPED: "clipped away", MISS: "in no reference"}
@@ -157,27 +158,48 @@ def explanation_html(
 
 def order_table_html(order: OrderReport, max_rows: int = MAX_ROWS) -> str:
     """The clip table of one order: n-gram, count, max reference count, clipped, with a ✓/✂/✗ column."""
-    esc = html.escape
     head = "".join(f"<th style='{_CELL}'>{h}</th>" for h in ("n-gram", "count", "max ref", "clipped", "status"))
-    body = []
-    for row in order.rows[:max_rows]:
-        status = MATCH if row.clipped == row.count else (CLIPPED if row.max_ref_count else MISS)
-        body.append(
-            f"<tr style='{STATUS_STYLES[status]}'><td style='{_CELL};{_MONO}'>{esc(row.text)}</td>"
-            f"<td style='{_CELL};text-align:right'>{row.count}</td>"
-            f"<td style='{_CELL};text-align:right'>{row.max_ref_count}</td>"
-            f"<td style='{_CELL};text-align:right'><b>{row.clipped}</b></td>"
-            f"<td style='{_CELL}' title='{WORDS[status]}'>{SYMBOLS[status]} <small>{WORDS[status]}</small></td></tr>"
-        )
-    if len(order.rows) > max_rows:
-        more = len(order.rows) - max_rows
-        body.append(f"<tr><td colspan='5' style='{_CELL}'>… {more} more {order.n}-grams</td></tr>")
-    if not order.rows:
-        body.append(f"<tr><td colspan='5' style='{_CELL}'>no {order.n}-grams (the hypothesis is too short)</td></tr>")
+    rows = [(row.text, row.count, row.max_ref_count, row.clipped) for row in order.rows]
+    body = count_rows_html(rows, max_rows, f"{order.n}-grams", f"no {order.n}-grams (the hypothesis is too short)")
     return (
         f"<div style='margin:0 12px 6px 0'><div><b>{order.n}-grams</b> &nbsp; {_precision_html(order)}</div>"
-        f"<table style='{_TABLE}'><tr>{head}</tr>{''.join(body)}</table></div>"
+        f"<table style='{_TABLE}'><tr>{head}</tr>{body}</table></div>"
     )
+
+
+def row_status(count: int, ref_count: int, credited: int) -> str:
+    """MATCH when every copy earns credit, CLIPPED when the reference has fewer copies, MISS when it has none."""
+    return MATCH if credited == count else (CLIPPED if ref_count else MISS)
+
+
+def count_rows_html(rows: Sequence[CountRow], max_rows: int, noun: str, empty: str) -> str:
+    """Table rows of n-gram counts (credited in bold) and a ✓/✂/✗ status in words; '… N more {noun}' past
+    ``max_rows``; ``empty`` when there are none."""
+    esc = html.escape
+    body = []
+    for text, count, ref_count, credited in rows[:max_rows]:
+        status = row_status(count, ref_count, credited)
+        body.append(
+            f"<tr style='{STATUS_STYLES[status]}'><td style='{_CELL};{_MONO}'>{esc(text)}</td>"
+            f"<td style='{_CELL};text-align:right'>{count}</td>"
+            f"<td style='{_CELL};text-align:right'>{ref_count}</td>"
+            f"<td style='{_CELL};text-align:right'><b>{credited}</b></td>"
+            f"<td style='{_CELL}' title='{WORDS[status]}'>{SYMBOLS[status]} <small>{WORDS[status]}</small></td></tr>"
+        )
+    if len(rows) > max_rows:
+        body.append(f"<tr><td colspan='5' style='{_CELL}'>… {len(rows) - max_rows} more {noun}</td></tr>")
+    if not rows:
+        body.append(f"<tr><td colspan='5' style='{_CELL}'>{empty}</td></tr>")
+    return "".join(body)
+
+
+def count_rows_text(rows: Sequence[CountRow], max_rows: int = 50) -> list[str]:
+    """The same rows as plain-text lines (columns 5, 7, 7 wide after a 31-wide n-gram), '... N more' past max_rows."""
+    lines = [f"  {text[:28]:<28} {count:5d}  {ref_count:7d}  {credited:7d}" for text, count, ref_count, credited
+             in rows[:max_rows]]
+    if len(rows) > max_rows:
+        lines.append(f"  ... {len(rows) - max_rows} more")
+    return lines
 
 
 def _precision_html(order: OrderReport) -> str:
