@@ -196,10 +196,15 @@ def best_reference(candidates: Sequence[Sequence[int]], options: ChrfOptions) ->
     return best
 
 
+def reference_statistics(hypothesis: str, references: Sequence[str], options: ChrfOptions) -> list[list[int]]:
+    """The statistics of one hypothesis against each of its references in turn."""
+    hyp = ngram_profile(hypothesis, options)
+    return [profile_statistics(hyp, ngram_profile(ref, options)) for ref in references]
+
+
 def segment_statistics(hypothesis: str, references: Sequence[str], options: ChrfOptions) -> list[int]:
     """The statistics of one segment against the reference that gives it the best F-score (the first on a tie)."""
-    hyp = ngram_profile(hypothesis, options)
-    candidates = [profile_statistics(hyp, ngram_profile(ref, options)) for ref in references]
+    candidates = reference_statistics(hypothesis, references, options)
     return candidates[best_reference(candidates, options)]
 
 
