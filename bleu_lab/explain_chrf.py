@@ -26,6 +26,7 @@ from .chrf import (
     f_beta,
     f_score,
     ngram_profile,
+    order_triples,
     precision_recall,
     reference_statistics,
     sentence_inputs,
@@ -135,9 +136,8 @@ class ChrfExplanation:
         """The last step with the numbers in, ending in the score."""
         b, factor = self.options.beta, self.options.beta ** 2
         if self.options.eps_smoothing:
-            terms = " + ".join(f"{o.f:.4g}" for o in self.orders)
-            return f"{self.name} = 100 * (F_1 + ... + F_{len(self.orders)}) / {len(self.orders)} = " \
-                   f"100 * ({terms}) / {len(self.orders)} = {self.score:.4f}"
+            terms, n = " + ".join(f"{o.f:.4g}" for o in self.orders), len(self.orders)
+            return f"{self.name} = 100 * (F_1 + ... + F_{n}) / {n} = 100 * ({terms}) / {n} = {self.score:.4f}"
         if not self.precision + self.recall:
             return f"{self.name} = 0 (P + R = 0: no n-gram matches)"
         p, r = f"{self.precision:.6g}", f"{self.recall:.6g}"
@@ -196,11 +196,11 @@ def explain_chrf(
     candidates = reference_statistics(hypothesis, refs, options)
     chosen = best_reference(candidates, options)
     stats = candidates[chosen]
-    counted = set(counted_orders(stats))
+    counted, triples = set(counted_orders(stats)), order_triples(stats)
     kinds = [("character", n) for n in range(1, char_order + 1)] + [("word", n) for n in range(1, word_order + 1)]
     profiles = zip(ngram_profile(hypothesis, options), ngram_profile(refs[chosen], options))
     orders = tuple(
-        _order(kind, n, hyp, ref, stats[3 * i: 3 * i + 3], i in counted, options)
+        _order(kind, n, hyp, ref, triples[i], i in counted, options)
         for i, ((kind, n), (hyp, ref)) in enumerate(zip(kinds, profiles))
     )
     precision, recall = average_precision_recall(stats)
