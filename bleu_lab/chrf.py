@@ -160,14 +160,14 @@ def counted_orders(stats: Sequence[int]) -> list[int]:
 
 def average_precision_recall(stats: Sequence[int]) -> tuple[float, float]:
     """P and R: the averages of P_n and R_n over the counted orders (0, 0 when no order counts)."""
-    counted = counted_orders(stats)
-    avg_prec = avg_rec = 0.0
-    for i in counted:
-        prec, rec = precision_recall(*stats[3 * i: 3 * i + 3])
-        avg_prec += prec
-        avg_rec += rec
+    counted, triples = counted_orders(stats), order_triples(stats)
     if not counted:
         return 0.0, 0.0
+    avg_prec = avg_rec = 0.0
+    for i in counted:
+        prec, rec = precision_recall(*triples[i])
+        avg_prec += prec
+        avg_rec += rec
     return avg_prec / len(counted), avg_rec / len(counted)
 
 
