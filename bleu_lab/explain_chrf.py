@@ -162,7 +162,7 @@ class ChrfExplanation:
         if len(self.references) > len(shown):
             lines.append(f"  ... {len(self.references) - len(shown)} more references")
         for order in self.orders:
-            show = visible if order.kind == "character" else str
+            show = visible if order.kind == "character" and o.whitespace else str
             lines += ["", f"{order.label:<31}{'hyp':>5}  {'ref':>7}  {'matched':>7}"]
             lines += count_rows_text([(show(r.text), r.count, r.ref_count, r.matched) for r in order.rows],
                                      MAX_TEXT_ROWS) or ["  (none in the hypothesis)"]

@@ -191,7 +191,8 @@ def _orders_html(expl: ChrfExplanationLike) -> str:
 def _tables_html(expl: ChrfExplanationLike, max_rows: int) -> str:
     tables = []
     for o in expl.orders:
-        rows = [(visible(r.text) if o.kind == "character" else r.text, r.count, r.ref_count, r.matched) for r in o.rows]
+        show = visible if o.kind == "character" and expl.options.whitespace else str
+        rows = [(show(r.text), r.count, r.ref_count, r.matched) for r in o.rows]
         body = count_rows_html(rows, max_rows, o.label, f"no {o.label} in the hypothesis", WORDS)
         caption = (f"<b>{o.label}</b> &nbsp; P = {fraction_text(o.matches, o.hyp)}, "
                    f"R = {fraction_text(o.matches, o.ref)}")
