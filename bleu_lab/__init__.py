@@ -16,6 +16,7 @@ The modules follow the lessons, one concept each:
   significance.py       paired bootstrap and approximate randomization between two systems (as sacrebleu)
   data.py               the shipped corpus (data/news), text files, sacrebleu's WMT test sets
   chrf.py               chrF / chrF++: BLEU's neighbour, character n-gram F-score (as sacrebleu's CHRF)
+  explain_chrf.py       every step of one chrF score: n-gram tables, P_n and R_n, the reference kept, F-beta
   cli.py                the command line: bleu-lab HYP REF [REF ...] (python -m bleu_lab)
 """
 
@@ -24,6 +25,7 @@ from .chrf import ChrfScore, corpus_chrf, sentence_chrf
 from .clipping import ClipRow, clip_counts, clip_table, max_reference_counts
 from .data import Corpus, load_corpus, load_wmt
 from .explain import Explanation, explain
+from .explain_chrf import ChrfExplanation, explain_chrf
 from .ngrams import count_ngrams, ngrams
 from .nltk_style import NoMatchWarning, corpus_bleu, sentence_bleu
 from .precision import ModifiedPrecision, modified_precision
@@ -38,6 +40,7 @@ __all__ = [
     "BleuScore",
     "BleuStats",
     "BootstrapResult",
+    "ChrfExplanation",
     "ChrfScore",
     "ClipRow",
     "Corpus",
@@ -55,6 +58,7 @@ __all__ = [
     "corpus_stats",
     "count_ngrams",
     "explain",
+    "explain_chrf",
     "load_corpus",
     "load_wmt",
     "max_reference_counts",

@@ -108,7 +108,9 @@ def word_ngrams(words: Sequence[str], n: int) -> Counter[str]:
 
 
 def ngram_profile(text: str, options: ChrfOptions) -> list[Counter[str]]:
-    """The n-gram counts chrF compares: one Counter per character order, then one per word order."""
+    """The n-gram counts chrF compares: one Counter per character order, then one per word order (text lowercased
+    first if ``options.lowercase``)."""
+    text = text.lower() if options.lowercase else text
     profile = [char_ngrams(text, n, options.whitespace) for n in range(1, options.char_order + 1)]
     if options.word_order:
         words = chrf_words(text)
@@ -122,51 +124,88 @@ def ngram_profile(text: str, options: ChrfOptions) -> list[Counter[str]]:
 def match_statistics(hyp: Counter[str], ref: Counter[str]) -> list[int]:
     """[hypothesis n-grams, reference n-grams, matches]; matches clip each n-gram at its reference count.
 
-    As sacrebleu: when the reference has no n-gram of this order, the hypothesis count is 0 too.
+    As sacrebleu: when the reference has no n-gram of this order, the hypothesis count is 0 too. The matches are
+    the sum of ``clipping.clip_counts(hyp, ref)``, written out here because this is chrF's inner loop.
     """
     matches = sum(min(count, ref[g]) for g, count in hyp.items() if g in ref)
     return [sum(hyp.values()) if ref else 0, sum(ref.values()), matches]
 
 
+def profile_statistics(hyp: Sequence[Counter[str]], ref: Sequence[Counter[str]]) -> list[int]:
+    """The flat chrF statistics of two n-gram profiles: [hyp, ref, match] for each order in turn."""
+    return [x for h, r in zip(hyp, ref) for x in match_statistics(h, r)]
+
+
+def order_triples(stats: Sequence[int]) -> list[tuple[int, int, int]]:
+    """Flat statistics as one (hyp, ref, match) triple per order."""
+    return [(stats[i], stats[i + 1], stats[i + 2]) for i in range(0, len(stats), 3)]
+
+
+def precision_recall(n_hyp: int, n_ref: int, n_match: int) -> tuple[float, float]:
+    """P_n = matches / hyp, R_n = matches / ref; EPS stands in for one with nothing to divide by."""
+    return (n_match / n_hyp if n_hyp > 0 else EPS, n_match / n_ref if n_ref > 0 else EPS)
+
+
+def f_beta(prec: float, rec: float, beta: int) -> float:
+    """F_beta = (1 + beta^2) * P * R / (beta^2 * P + R), on 0–1; EPS when the denominator is 0."""
+    factor = beta ** 2
+    denom = factor * prec + rec
+    return (1 + factor) * prec * rec / denom if denom > 0 else EPS
+
+
+def counted_orders(stats: Sequence[int]) -> list[int]:
+    """The orders (0-based) whose P_n and R_n enter the averages: both sides have n-grams (sacrebleu's rule)."""
+    return [i for i, (n_hyp, n_ref, _) in enumerate(order_triples(stats)) if n_hyp > 0 and n_ref > 0]
+
+
+def average_precision_recall(stats: Sequence[int]) -> tuple[float, float]:
+    """P and R: the averages of P_n and R_n over the counted orders (0, 0 when no order counts)."""
+    counted, triples = counted_orders(stats), order_triples(stats)
+    if not counted:
+        return 0.0, 0.0
+    avg_prec = avg_rec = 0.0
+    for i in counted:
+        prec, rec = precision_recall(*triples[i])
+        avg_prec += prec
+        avg_rec += rec
+    return avg_prec / len(counted), avg_rec / len(counted)
+
+
 def f_score(stats: Sequence[int], options: ChrfOptions) -> float:
-    """chrF (0–100) from [hyp, ref, match] per order, with sacrebleu's arithmetic, step for step."""
-    factor = options.beta ** 2
-    order = options.char_order + options.word_order
-    score = avg_prec = avg_rec = 0.0
-    effective_order = 0
-    for i in range(order):
-        n_hyp, n_ref, n_match = stats[3 * i: 3 * i + 3]
-        prec = n_match / n_hyp if n_hyp > 0 else EPS
-        rec = n_match / n_ref if n_ref > 0 else EPS
-        denom = factor * prec + rec
-        score += ((1 + factor) * prec * rec / denom) if denom > 0 else EPS
-        if n_hyp > 0 and n_ref > 0:
-            avg_prec += prec
-            avg_rec += rec
-            effective_order += 1
+    """chrF (0–100) from [hyp, ref, match] per order, with sacrebleu's arithmetic, step for step.
+
+    ``eps_smoothing=False``: 100 * F_beta(P, R) of the averaged P and R (0 when P + R = 0);
+    ``eps_smoothing=True``: 100 * the mean of F_beta(P_n, R_n) over all orders (EPS for an empty order).
+    """
     if options.eps_smoothing:
-        return 100 * score / order
-    if effective_order:
-        avg_prec /= effective_order
-        avg_rec /= effective_order
-    else:
-        avg_prec = avg_rec = 0.0
-    if avg_prec + avg_rec:
-        return 100 * ((1 + factor) * avg_prec * avg_rec / ((factor * avg_prec) + avg_rec))
-    return 0.0
+        total = 0.0
+        for triple in order_triples(stats):
+            total += f_beta(*precision_recall(*triple), options.beta)
+        return 100 * total / (options.char_order + options.word_order)
+    prec, rec = average_precision_recall(stats)
+    return 100 * f_beta(prec, rec, options.beta) if prec + rec else 0.0
+
+
+def best_reference(candidates: Sequence[Sequence[int]], options: ChrfOptions) -> int:
+    """The index of the statistics with the best F-score, the first on a tie (as sacrebleu picks a reference)."""
+    best, best_f = 0, -1.0
+    for i, stats in enumerate(candidates):
+        f = f_score(stats, options)
+        if f > best_f:
+            best, best_f = i, f
+    return best
+
+
+def reference_statistics(hypothesis: str, references: Sequence[str], options: ChrfOptions) -> list[list[int]]:
+    """The statistics of one hypothesis against each of its references in turn."""
+    hyp = ngram_profile(hypothesis, options)
+    return [profile_statistics(hyp, ngram_profile(ref, options)) for ref in references]
 
 
 def segment_statistics(hypothesis: str, references: Sequence[str], options: ChrfOptions) -> list[int]:
     """The statistics of one segment against the reference that gives it the best F-score (the first on a tie)."""
-    hyp = ngram_profile(_cased(hypothesis, options), options)
-    best, best_f = [], -1.0
-    for reference in references:
-        ref = ngram_profile(_cased(reference, options), options)
-        stats = [x for h, r in zip(hyp, ref) for x in match_statistics(h, r)]
-        f = f_score(stats, options)
-        if f > best_f:
-            best, best_f = stats, f
-    return best
+    candidates = reference_statistics(hypothesis, references, options)
+    return candidates[best_reference(candidates, options)]
 
 
 # --- the front doors -----------------------------------------------------------------------------------------------
@@ -184,8 +223,7 @@ def sentence_chrf(
     eps_smoothing: bool = False,
 ) -> ChrfScore:
     """chrF of one hypothesis string against its reference strings, as ``sacrebleu.CHRF(...).sentence_score``."""
-    hypothesis = as_text(hypothesis, "hypothesis")
-    refs = plain_strings(_reference_list(references), "references", "a reference string")
+    hypothesis, refs = sentence_inputs(hypothesis, references)
     return corpus_chrf([hypothesis], [refs], char_order=char_order, word_order=word_order, beta=beta,
                        lowercase=lowercase, whitespace=whitespace, eps_smoothing=eps_smoothing)
 
@@ -212,8 +250,10 @@ def corpus_chrf(
     return ChrfScore(f_score(total, options), tuple(total), options, options.signature(count_refs(refs)))
 
 
-def _cased(text: str, options: ChrfOptions) -> str:
-    return text.lower() if options.lowercase else text
+def sentence_inputs(hypothesis: object, references: object) -> tuple[str, list[str]]:
+    """One segment's hypothesis and reference strings, checked: a clear TypeError/ValueError names what is wrong."""
+    return as_text(hypothesis, "hypothesis"), plain_strings(_reference_list(references), "references",
+                                                             "a reference string")
 
 
 def _reference_list(references: object) -> Sequence:

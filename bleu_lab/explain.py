@@ -15,7 +15,16 @@ from fractions import Fraction
 
 from .brevity import closest_length
 from .clipping import ClipRow, clip_counts, max_reference_counts
-from .explain_html import CLIPPED, LEGEND_TEXT, MATCH, MAX_TOKENS, MISS, explanation_html, marked_tokens_text
+from .explain_html import (
+    CLIPPED,
+    LEGEND_TEXT,
+    MATCH,
+    MAX_TOKENS,
+    MISS,
+    count_rows_text,
+    explanation_html,
+    marked_tokens_text,
+)
 from .ngrams import count_ngrams, ngrams
 from .nltk_style import UNIFORM_4, nltk_breakdown
 from .sacrebleu_style import ScoreOptions, score_from_stats
@@ -102,10 +111,7 @@ class Explanation:
         for o in self.orders:
             lines.append("")
             lines.append(f"{o.n}-grams" + " " * 24 + "count  max ref  clipped")
-            for row in o.rows[:50]:
-                lines.append(f"  {row.text[:28]:<28} {row.count:5d}  {row.max_ref_count:7d}  {row.clipped:7d}")
-            if len(o.rows) > 50:
-                lines.append(f"  ... {len(o.rows) - 50} more")
+            lines += count_rows_text([(row.text, row.count, row.max_ref_count, row.clipped) for row in o.rows])
             used = "not used" if o.smoothed is None else f"used as {o.smoothed:.6g}"
             lines.append(f"  p_{o.n} = {o.precision_text} ({used}, weight {o.weight:g})")
         lines.append("")

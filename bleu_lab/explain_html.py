@@ -12,7 +12,7 @@ Nothing here computes BLEU: every number comes from the ``Explanation`` (see exp
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -56,6 +56,7 @@ class Explanation(Protocol):
 
     def token_levels(self) -> list[int]: ...
 
+CountRow = tuple[str, int, int, int]  # a table row: n-gram text, count, count in the reference(s), credited count
 MATCH, CLIPPED, MISS = "match", "clipped", "miss"  # how each hypothesis n-gram fared (explain.py uses these)
 SYMBOLS = {MATCH: "✓", CLIPPED: "✂", MISS: "✗"}
 WORDS = {MATCH: "counted", CLIPPED: "clipped away", MISS: "in no reference"}
@@ -80,14 +81,15 @@ LEGEND_TEXT = (
     "copies) · ✗ = in no reference"
 )
 
-_BOX = (
+# Inline styles of the explain views (BLEU here, chrF in explain_chrf_html.py): the box, tables, cells, monospace.
+BOX = (
     "font-family:system-ui,-apple-system,'Segoe UI',sans-serif;font-size:0.95em;line-height:1.5;"
     "color:#1a1a1a;background:#ffffff;border:1px solid #d0d7de;border-radius:6px;padding:10px 12px;max-width:100%;"
     "box-sizing:border-box;overflow-wrap:anywhere;word-break:break-word"  # a 3,000-character token wraps too
 )
-_TABLE = "border-collapse:collapse;font-size:0.9em;margin:2px 0"
-_CELL = "border:1px solid #d0d7de;padding:1px 6px"
-_MONO = "font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace"
+TABLE = "border-collapse:collapse;font-size:0.9em;margin:2px 0"
+CELL = "border:1px solid #d0d7de;padding:1px 6px"
+MONO = "font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace"
 
 
 def badge(letter: str) -> str:
@@ -151,33 +153,56 @@ def explanation_html(
         f"<div style='margin-top:6px;font-size:0.85em;color:#555'>{html.escape(LEGEND_TEXT)}</div>" if legend else "",
     ]
     return (
-        f"<div class='bleu-explain' data-score='{expl.score:.6g}' style=\"{_BOX}\">" + "".join(parts) + "</div>"
+        f"<div class='bleu-explain' data-score='{expl.score:.6g}' style=\"{BOX}\">" + "".join(parts) + "</div>"
     )
 
 
 def order_table_html(order: OrderReport, max_rows: int = MAX_ROWS) -> str:
     """The clip table of one order: n-gram, count, max reference count, clipped, with a ✓/✂/✗ column."""
-    esc = html.escape
-    head = "".join(f"<th style='{_CELL}'>{h}</th>" for h in ("n-gram", "count", "max ref", "clipped", "status"))
-    body = []
-    for row in order.rows[:max_rows]:
-        status = MATCH if row.clipped == row.count else (CLIPPED if row.max_ref_count else MISS)
-        body.append(
-            f"<tr style='{STATUS_STYLES[status]}'><td style='{_CELL};{_MONO}'>{esc(row.text)}</td>"
-            f"<td style='{_CELL};text-align:right'>{row.count}</td>"
-            f"<td style='{_CELL};text-align:right'>{row.max_ref_count}</td>"
-            f"<td style='{_CELL};text-align:right'><b>{row.clipped}</b></td>"
-            f"<td style='{_CELL}' title='{WORDS[status]}'>{SYMBOLS[status]} <small>{WORDS[status]}</small></td></tr>"
-        )
-    if len(order.rows) > max_rows:
-        more = len(order.rows) - max_rows
-        body.append(f"<tr><td colspan='5' style='{_CELL}'>… {more} more {order.n}-grams</td></tr>")
-    if not order.rows:
-        body.append(f"<tr><td colspan='5' style='{_CELL}'>no {order.n}-grams (the hypothesis is too short)</td></tr>")
+    head = "".join(f"<th style='{CELL}'>{h}</th>" for h in ("n-gram", "count", "max ref", "clipped", "status"))
+    rows = [(row.text, row.count, row.max_ref_count, row.clipped) for row in order.rows]
+    body = count_rows_html(rows, max_rows, f"{order.n}-grams", f"no {order.n}-grams (the hypothesis is too short)")
     return (
         f"<div style='margin:0 12px 6px 0'><div><b>{order.n}-grams</b> &nbsp; {_precision_html(order)}</div>"
-        f"<table style='{_TABLE}'><tr>{head}</tr>{''.join(body)}</table></div>"
+        f"<table style='{TABLE}'><tr>{head}</tr>{body}</table></div>"
     )
+
+
+def row_status(count: int, ref_count: int, credited: int) -> str:
+    """MATCH when every copy earns credit, CLIPPED when the reference has fewer copies, MISS when it has none."""
+    return MATCH if credited == count else (CLIPPED if ref_count else MISS)
+
+
+def count_rows_html(
+    rows: Sequence[CountRow], max_rows: int, noun: str, empty: str, words: Mapping[str, str] = WORDS
+) -> str:
+    """Table rows of n-gram counts (credited in bold) and a ✓/✂/✗ status in ``words``; '… N more {noun}' past
+    ``max_rows``; ``empty`` when there are none."""
+    esc = html.escape
+    body = []
+    for text, count, ref_count, credited in rows[:max_rows]:
+        status = row_status(count, ref_count, credited)
+        body.append(
+            f"<tr style='{STATUS_STYLES[status]}'><td style='{CELL};{MONO}'>{esc(text)}</td>"
+            f"<td style='{CELL};text-align:right'>{count}</td>"
+            f"<td style='{CELL};text-align:right'>{ref_count}</td>"
+            f"<td style='{CELL};text-align:right'><b>{credited}</b></td>"
+            f"<td style='{CELL}' title='{words[status]}'>{SYMBOLS[status]} <small>{words[status]}</small></td></tr>"
+        )
+    if len(rows) > max_rows:
+        body.append(f"<tr><td colspan='5' style='{CELL}'>… {len(rows) - max_rows} more {noun}</td></tr>")
+    if not rows:
+        body.append(f"<tr><td colspan='5' style='{CELL}'>{empty}</td></tr>")
+    return "".join(body)
+
+
+def count_rows_text(rows: Sequence[CountRow], max_rows: int = 50) -> list[str]:
+    """The same rows as plain-text lines (columns 5, 7, 7 wide after a 31-wide n-gram), '... N more' past max_rows."""
+    lines = [f"  {text[:28]:<28} {count:5d}  {ref_count:7d}  {credited:7d}" for text, count, ref_count, credited
+             in rows[:max_rows]]
+    if len(rows) > max_rows:
+        lines.append(f"  ... {len(rows) - max_rows} more")
+    return lines
 
 
 def _precision_html(order: OrderReport) -> str:
@@ -221,13 +246,13 @@ def _tokens_html(expl: Explanation, max_tokens: int) -> str:
         return "<div style='margin:6px 0'><i>(empty hypothesis)</i></div>"
     more = f" <i>… {len(marks) - max_tokens} more tokens not shown</i>" if len(marks) > max_tokens else ""
     refs = "".join(
-        f"<div style='color:#444'>reference {i} ({len(r)} tokens): <span style='{_MONO}'>"
+        f"<div style='color:#444'>reference {i} ({len(r)} tokens): <span style='{MONO}'>"
         f"{html.escape(' '.join(r[:max_tokens]))}{' …' if len(r) > max_tokens else ''}</span></div>"
         for i, r in enumerate(expl.references, 1)
     )
     return (
         f"<div style='margin:6px 0'><div>hypothesis ({expl.hyp_len} tokens):</div>"
-        f"<div class='bleu-tokens' style='line-height:2;{_MONO}'>{''.join(map(_chip, marks[:max_tokens]))}{more}</div>"
+        f"<div class='bleu-tokens' style='line-height:2;{MONO}'>{''.join(map(_chip, marks[:max_tokens]))}{more}</div>"
         f"{refs}</div>"
     )
 
@@ -237,7 +262,7 @@ def _grid_html(expl: Explanation) -> str:
     toks = expl.hypothesis[:MAX_GRID_TOKENS]
     if not toks:
         return ""
-    head = "".join(f"<th style='{_CELL};{_MONO};font-weight:normal'>{html.escape(t)}</th>" for t in toks)
+    head = "".join(f"<th style='{CELL};{MONO};font-weight:normal'>{html.escape(t)}</th>" for t in toks)
     rows = []
     for o in expl.orders:
         cells = []
@@ -246,12 +271,12 @@ def _grid_html(expl: Explanation) -> str:
                 st = o.occurrences[i]
                 gram = html.escape(" ".join(expl.hypothesis[i : i + o.n]), quote=True)
                 cells.append(
-                    f"<td style='{_CELL};{STATUS_STYLES[st]};text-align:center' title='{gram}: {WORDS[st]}'>"
+                    f"<td style='{CELL};{STATUS_STYLES[st]};text-align:center' title='{gram}: {WORDS[st]}'>"
                     f"{SYMBOLS[st]}</td>"
                 )
             else:
-                cells.append(f"<td style='{_CELL}'></td>")
-        rows.append(f"<tr><th style='{_CELL};white-space:nowrap'>{o.n}-gram</th>{''.join(cells)}</tr>")
+                cells.append(f"<td style='{CELL}'></td>")
+        rows.append(f"<tr><th style='{CELL};white-space:nowrap'>{o.n}-gram</th>{''.join(cells)}</tr>")
     more = (
         f"<div style='font-size:0.85em'><i>grid shows the first {MAX_GRID_TOKENS} of {expl.hyp_len} tokens</i></div>"
         if expl.hyp_len > MAX_GRID_TOKENS
@@ -261,7 +286,7 @@ def _grid_html(expl: Explanation) -> str:
         "<details open style='margin:4px 0'><summary>n-gram starting at each token: ✓ counted, "
         "✂ clipped away, ✗ in no reference</summary>"
         f"<div style='overflow-x:auto' tabindex='0' role='region' aria-label='which n-gram at each position matched'>"
-        f"<table style='{_TABLE}'><tr><th style='{_CELL}'>order</th>{head}</tr>"
+        f"<table style='{TABLE}'><tr><th style='{CELL}'>order</th>{head}</tr>"
         f"{''.join(rows)}</table></div>{more}</details>"
     )
 
@@ -298,5 +323,5 @@ def _formula_html(expl: Explanation) -> str:
     tail = f" = {expl.bp:.4g} × {expl.score / expl.bp:.4g} = <b>{expl.score:.4g}</b>" if expl.bp else " = <b>0</b>"
     return (
         "<div style='margin:4px 0'>BLEU = BP × exp(Σ w<sub>n</sub> log p<sub>n</sub>) = "
-        f"<span style='{_MONO}'>{expl.bp:.4g} × exp({terms})</span>{tail}</div>"
+        f"<span style='{MONO}'>{expl.bp:.4g} × exp({terms})</span>{tail}</div>"
     )

@@ -31,6 +31,7 @@ VALID = {
     "corpus_stats": {"list_of_references": [REFS], "hypotheses": [HYP]},
     "count_ngrams": {"tokens": HYP, "n": 2},
     "explain": {"references": REFS, "hypothesis": HYP},
+    "explain_chrf": {"hypothesis": HYP, "references": REFS},
     "load_corpus": {"name": "news"},
     "max_reference_counts": {"references": REFS, "n": 2},
     "modified_precision": {"references": REFS, "hypothesis": HYP, "n": 2},

@@ -1,4 +1,4 @@
-"""The explain view in a real browser: long tokens and long hypotheses wrap inside a 700 px box."""
+"""The explain views (BLEU and chrF) in a real browser: long tokens and long hypotheses wrap inside a 700 px box."""
 
 from __future__ import annotations
 
@@ -32,17 +32,36 @@ def test_the_19_token_papineni_example_fits_700_px(browser):
     assert box <= 700
 
 
-def test_the_explain_view_passes_an_axe_accessibility_audit(browser):
+def _axe_violations(browser, view: str, heading: str) -> list[tuple[str, str, int]]:
+    """axe-core's violations on a page that holds only ``view`` under a heading."""
     from axe_playwright_python.sync_playwright import Axe
 
     page = browser.new_page(viewport={"width": 1280, "height": 720})
     try:
-        view = explanation_html(bl.explain(["the cat is on the mat", "there is a cat on the mat"],
-                                           "the cat and the cat on the mat"))
-        page.set_content(f"<!doctype html><html lang='en'><head><title>explain view</title></head>"
-                         f"<body><main><h1>BLEU, step by step</h1>{view}</main></body></html>")
+        page.set_content(f"<!doctype html><html lang='en'><head><title>{heading}</title></head>"
+                         f"<body><main><h1>{heading}</h1>{view}</main></body></html>")
         results = Axe().run(page)
     finally:
         page.close()
-    violations = [(v["id"], v["help"], len(v["nodes"])) for v in results.response["violations"]]
+    return [(v["id"], v["help"], len(v["nodes"])) for v in results.response["violations"]]
+
+
+def test_the_explain_view_passes_an_axe_accessibility_audit(browser):
+    view = explanation_html(bl.explain(["the cat is on the mat", "there is a cat on the mat"],
+                                       "the cat and the cat on the mat"))
+    violations = _axe_violations(browser, view, "BLEU, step by step")
+    assert violations == [], violations
+
+
+def test_the_chrf_view_wraps_a_3000_character_token_inside_the_box(browser):
+    token = "x" * 3000
+    view = bl.explain_chrf(token + " cat", [token + " hat", "a cat"], word_order=2, whitespace=True)._repr_html_()
+    box, body = _width_in_box(browser, view)
+    assert box <= 700 and body <= 1280
+
+
+def test_the_chrf_view_passes_an_axe_accessibility_audit(browser):
+    view = bl.explain_chrf("the cat sat on the mat.", ["the cat is on the mat.", "a cat"], word_order=2,
+                           eps_smoothing=True)._repr_html_()
+    violations = _axe_violations(browser, view, "chrF, step by step")
     assert violations == [], violations
