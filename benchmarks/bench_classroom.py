@@ -1,0 +1,245 @@
+"""Benchmark: one Voilà server for a whole room, started as `voila notebooks/playground.ipynb` (shipped voila.json).
+
+For each class size N (default 1, 5, 10, 20) a fresh Voilà starts on loopback and fills its pool of preheated
+kernels; then N headless Chromium pages arrive together and each one
+  - waits until the playground is usable (its score is shown and a first typed hypothesis is scored),
+  - types UPDATES hypotheses, timing each from the keystroke to the new score in the page;
+then every tab closes and the kernels the students used are watched for CLEANUP_S seconds (Voilà's own
+shutdown request is refused with XSRF on, so culling must remove them). Prints one row per N:
+
+  N, time until usable (median, max), update latency (median, p95), RSS and USS per kernel, kernels left.
+
+Loopback only, bounded: every wait has a deadline and the server is stopped at the end. The browsers run on
+the same 2 cores as the server here; in a lecture hall they run on the students' laptops.
+
+    .venv/bin/python benchmarks/bench_classroom.py [--students 1 5 10 20] [--updates 5] [--cleanup 120]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+import psutil
+
+REPO = Path(__file__).resolve().parent.parent
+CHROMIUM = os.environ.get("BLEU_LAB_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--no-first-run"]
+NOTEBOOK = "notebooks/playground.ipynb"
+START_TIMEOUT_S = 120
+PAGE_TIMEOUT_S = 300
+SENTENCES = ("the cat sat on the mat", "a cat is on the mat", "there is a dog on the mat", "the mat is on the cat",
+             "on the mat there is a cat", "the cat and the dog", "is there a cat", "a cat on a mat")
+SCORE = ".bleu-playground .bleu-score-box .bleu-score"
+# In the page: type `text` into the hypothesis box as a keystroke would, then resolve with the milliseconds until
+# the score shows `expected`.
+TYPE_AND_TIME_JS = """
+async ([text, expected]) => {
+    const box = document.querySelector('.bleu-playground .bleu-hypothesis textarea');
+    const score = () => document.querySelector('.bleu-playground .bleu-score-box .bleu-score');
+    const start = performance.now();
+    const done = new Promise((resolve) => {
+        const check = () => { const s = score(); if (s && s.textContent === expected) { resolve(); return true; } };
+        const observer = new MutationObserver(() => { if (check()) observer.disconnect(); });
+        observer.observe(document.querySelector('.bleu-playground .bleu-score-box'), {subtree: true, childList: true,
+                                                                                        characterData: true});
+    });
+    box.value = text;
+    box.dispatchEvent(new Event('input', {bubbles: true}));
+    await done;
+    return performance.now() - start;
+}
+"""
+
+
+@dataclass
+class Round:
+    """What one class size measured."""
+
+    students: int
+    usable_s: list[float]
+    updates_ms: list[float]
+    rss_mb: list[float]
+    uss_mb: list[float]
+    left_after_s: dict[int, int]  # seconds after the tabs closed -> student kernels still running
+    failures: int
+
+
+def expected_score(hypothesis: str) -> str:
+    """The score text the playground shows for ``hypothesis`` against its starting references."""
+    from bleu_lab.widgets.model import PlaygroundState, playground_view_model
+
+    return f"{playground_view_model(PlaygroundState(hypothesis=hypothesis)).score:.4f}"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def start_voila(home: Path, port: int, extra: list[str]) -> subprocess.Popen:
+    """`voila notebooks/playground.ipynb` from the repo root (so voila.json applies), Jupyter dirs of its own."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("JUPYTER", "JPY_"))}
+    for name in ("config", "data", "runtime"):
+        (home / name).mkdir(parents=True, exist_ok=True)
+    env.update(JUPYTER_CONFIG_DIR=str(home / "config"), JUPYTER_DATA_DIR=str(home / "data"),
+               JUPYTER_RUNTIME_DIR=str(home / "runtime"), PYTHONPATH=str(REPO), PYDEVD_DISABLE_FILE_VALIDATION="1")
+    command = [sys.executable, "-m", "voila", NOTEBOOK, "--no-browser", "--Voila.ip=127.0.0.1", f"--Voila.port={port}",
+               "--Voila.port_retries=0", *extra]
+    log = (home / "voila.log").open("wb")
+    return subprocess.Popen(command, cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+
+
+def kernels(server: subprocess.Popen) -> dict[str, psutil.Process]:
+    """The server's running kernels by kernel id (from the connection file on their command line)."""
+    found = {}
+    for child in psutil.Process(server.pid).children(recursive=True):
+        try:
+            line = " ".join(child.cmdline())
+        except psutil.Error:
+            continue
+        if "ipykernel" in line and "kernel-" in line:
+            found[line.split("kernel-")[-1].split(".json")[0]] = child
+    return found
+
+
+def wait_for(predicate, timeout_s: float, what: str) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise TimeoutError(what)
+        time.sleep(0.5)
+
+
+def pool_ready(home: Path) -> bool:
+    log = (home / "voila.log").read_text(errors="replace")
+    return "is filled with" in log
+
+
+def static_ready(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url + "voila/static/voila.js", timeout=2) as response:
+            return response.status == 200
+    except OSError:
+        return False
+
+
+async def student(browser, url: str, updates: int, offset: int, targets: dict[str, str]) -> dict:
+    """One student: open the app, wait until it answers typing, type ``updates`` hypotheses; never raises."""
+    context = await browser.new_context(viewport={"width": 1280, "height": 720})
+    page = await context.new_page()
+    start = time.perf_counter()
+    try:
+        await page.goto(url, wait_until="domcontentloaded", timeout=PAGE_TIMEOUT_S * 1000)
+        await page.wait_for_selector(SCORE, timeout=PAGE_TIMEOUT_S * 1000)
+        kernel_id = await page.evaluate(
+            "() => JSON.parse(document.getElementById('jupyter-config-data').textContent).kernelId")
+        first = SENTENCES[offset % len(SENTENCES)]
+        await asyncio.wait_for(page.evaluate(TYPE_AND_TIME_JS, [first, targets[first]]), PAGE_TIMEOUT_S)
+        usable = time.perf_counter() - start
+        times = []
+        for i in range(1, updates + 1):
+            text = SENTENCES[(offset + i) % len(SENTENCES)]
+            times.append(await asyncio.wait_for(page.evaluate(TYPE_AND_TIME_JS, [text, targets[text]]), 60))
+        return {"context": context, "usable": usable, "updates": times, "kernel": kernel_id}
+    except Exception as err:  # a student who never got a usable page is counted, not fatal
+        print(f"  student {offset}: {type(err).__name__}: {str(err)[:200]}", file=sys.stderr)
+        return {"context": context, "usable": None, "updates": [], "kernel": None}
+
+
+async def arrive(url: str, n: int, updates: int) -> list[dict]:
+    """N students opening the app at the same moment, in one headless Chromium."""
+    from playwright.async_api import async_playwright
+
+    targets = {s: expected_score(s) for s in SENTENCES}
+    async with async_playwright() as driver:
+        browser = await driver.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        results = await asyncio.gather(*(student(browser, url, updates, i, targets) for i in range(n)))
+        for r in results:  # every tab closes: Voilà's unload beacon fires (and is refused with XSRF on)
+            await r.pop("context").close()
+        await browser.close()
+    return results
+
+
+def memory_mb(procs: list[psutil.Process]) -> tuple[list[float], list[float]]:
+    rss, uss = [], []
+    for proc in procs:
+        try:
+            info = proc.memory_full_info()
+        except psutil.Error:
+            continue
+        rss.append(info.rss / 2**20)
+        uss.append(info.uss / 2**20)
+    return rss, uss
+
+
+def run_round(n: int, updates: int, cleanup_s: int, extra: list[str]) -> Round:
+    with tempfile.TemporaryDirectory(prefix="bench-classroom-") as tmp:
+        home, port = Path(tmp), free_port()
+        url = f"http://127.0.0.1:{port}/"
+        server = start_voila(home, port, extra)
+        try:
+            wait_for(lambda: static_ready(url), START_TIMEOUT_S, "Voilà did not start")
+            wait_for(lambda: pool_ready(home), START_TIMEOUT_S, "the kernel pool did not fill")
+            results = asyncio.run(arrive(url, n, updates))
+            used = {r["kernel"] for r in results if r["kernel"]}
+            rss, uss = memory_mb([p for k, p in kernels(server).items() if k in used])
+            closed, left = time.monotonic(), {}
+            for mark in sorted({30, 60, 90, cleanup_s}):
+                if mark > cleanup_s:
+                    continue
+                time.sleep(max(0.0, closed + mark - time.monotonic()))
+                left[mark] = len(used & set(kernels(server)))
+        finally:
+            server.terminate()
+            try:
+                server.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                server.kill()
+    ok = [r for r in results if r["usable"] is not None]
+    return Round(n, [r["usable"] for r in ok], [t for r in ok for t in r["updates"]], rss, uss, left,
+                 n - len(ok))
+
+
+def p95(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(0.95 * len(ordered)) - 1))]
+
+
+def show(r: Round) -> str:
+    usable = f"{statistics.median(r.usable_s):6.1f} {max(r.usable_s):6.1f}" if r.usable_s else "     –      –"
+    upd = f"{statistics.median(r.updates_ms) / 1000:6.2f} {p95(r.updates_ms) / 1000:6.2f}" if r.updates_ms else (
+        "     –      –")
+    mem = f"{statistics.mean(r.rss_mb):6.0f} {statistics.mean(r.uss_mb):6.0f}" if r.rss_mb else "     –      –"
+    left = " ".join(f"{k}s:{v}" for k, v in r.left_after_s.items())
+    return f"{r.students:>3}  {usable}  {upd}  {mem}  {left}" + (f"  ({r.failures} never usable)" if r.failures else "")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--students", type=int, nargs="+", default=[1, 5, 10, 20])
+    parser.add_argument("--updates", type=int, default=5, help="hypotheses each student types after the first")
+    parser.add_argument("--cleanup", type=int, default=120, help="seconds to watch the kernels after the tabs close")
+    parser.add_argument("--voila-arg", action="append", default=[], help="extra Voilà flag, e.g. a pool size")
+    args = parser.parse_args()
+    print(f"Voilà classroom benchmark: {NOTEBOOK} with the shipped voila.json {' '.join(args.voila_arg)}".rstrip())
+    print(f"{os.cpu_count()} cores, {psutil.virtual_memory().total / 2**30:.0f} GiB; browsers on the same machine")
+    print("  N  usable s: median  max   update s: median  p95   kernel MB: RSS  USS   student kernels left after")
+    for n in args.students:
+        print(show(run_round(n, args.updates, args.cleanup, args.voila_arg)), flush=True)
+
+
+if __name__ == "__main__":
+    main()
