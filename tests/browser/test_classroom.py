@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from .conftest import REPO_ROOT, ServerProcess, _isolated_env, _start_server
+from .conftest import REPO_ROOT, ServerProcess, _isolated_env, _start_server, voila_command
 from .helpers import PageErrors, assert_no_traceback, open_in_voila, type_into_widget
 
 PLAYGROUND = "notebooks/playground.ipynb"
@@ -64,17 +64,11 @@ def classroom_voila(browser_tmp: Path) -> Iterator[ServerProcess]:
     env = _isolated_env(browser_tmp / "classroom-home")
 
     def command(port: int) -> list[str]:
-        return [
-            sys.executable, "-m", "voila", PLAYGROUND,
-            "--no-browser",
-            "--Voila.ip=127.0.0.1",
-            f"--Voila.port={port}",
-            "--Voila.port_retries=0",
-            f"--Voila.connection_dir_root={env['JUPYTER_RUNTIME_DIR']}",
+        return voila_command(
+            PLAYGROUND, port, env, "playground.ipynb",
             f"--MappingKernelManager.cull_idle_timeout={CULL_TIMEOUT_S}",
             "--MappingKernelManager.cull_interval=1",
-            "--VoilaKernelManager.kernel_pools_config=playground.ipynb={'pool_size': 1}",
-        ]  # fmt: skip
+        )  # fmt: skip
 
     server = _start_server("voila-classroom", command, "/voila/static/voila.js", env, browser_tmp)
     yield server
