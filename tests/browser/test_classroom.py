@@ -25,6 +25,7 @@ from .helpers import PageErrors, assert_no_traceback, open_in_voila, type_into_w
 
 PLAYGROUND = "notebooks/playground.ipynb"
 PROJECTOR = {"width": 1280, "height": 720}
+SCORE = ".bleu-score-box .bleu-score"
 CULL_TIMEOUT_S = 3  # the test's cull window (voila.json ships 60 s); flags on the command line override the file
 # Font sizes in px of the playground's parts, as the browser computed them.
 FONT_SIZES_JS = """
@@ -51,6 +52,14 @@ def _kernel_exists(base_url: str, kernel_id: str) -> bool:
         raise
     except (OSError, http.client.HTTPException):
         return True  # the server was busy: ask again
+
+
+def _wait_until(condition: Callable[[], bool], server: ServerProcess, failure: str) -> None:
+    """Poll ``condition`` (server state) until it holds; fail with the server's log after a generous deadline."""
+    deadline = time.monotonic() + 10 * CULL_TIMEOUT_S + 30
+    while not condition():
+        assert time.monotonic() < deadline, f"{failure}\n{server.log_tail()}"
+        time.sleep(0.5)
 
 
 def _page_kernel_id(page: Page) -> str:
@@ -103,7 +112,7 @@ def test_the_room_sees_only_the_app_in_large_type(projector_page, classroom_voil
     expect(cells).not_to_contain_text("voila ")  # no shell command projected
     expect(page.locator(".bleu-explain")).to_have_count(1)  # the live one only, not the static copy
     app = cells.locator(".bleu-playground")
-    expect(app.locator(".bleu-score")).to_have_text("0.3928")
+    expect(app.locator(SCORE)).to_have_text("0.3928")
     sizes = app.evaluate(FONT_SIZES_JS)
     assert sizes["controls"] and min(sizes["controls"]) >= 24, sizes["controls"]
     assert sizes["score"] and min(sizes["score"] + sizes["headline"]) >= 24, sizes
@@ -119,7 +128,7 @@ def test_a_long_reference_grows_its_box(projector_page, classroom_voila: ServerP
     before = box.evaluate("(el) => el.clientHeight")
     long_reference = " ".join(["the cat is on the mat and there is a dog under the table"] * 8)
     type_into_widget(page, box, long_reference)
-    expect(app.locator(".bleu-score")).not_to_have_text("0.3928")
+    expect(app.locator(SCORE)).not_to_have_text("0.3928")
     after = box.evaluate("(el) => [el.clientHeight, el.scrollHeight]")
     assert after[0] > before and after[1] <= after[0], (before, after)  # taller, and all of the text shows
 
@@ -147,17 +156,15 @@ def test_a_closed_tabs_kernel_is_culled_and_an_open_tabs_kept(projector_page, cl
     left, kept = _page_kernel_id(leaving), _page_kernel_id(staying)
     assert left != kept and _kernel_exists(url, left) and _kernel_exists(url, kept)
 
-    leaving.context.close()  # the tab closes: Voilà's unload beacon gets a 403 (XSRF), so only culling helps
-    deadline = time.monotonic() + 10 * CULL_TIMEOUT_S + 30
-    while _kernel_exists(url, left):
-        assert time.monotonic() < deadline, f"the closed tab's kernel still runs\n{classroom_voila.log_tail()}"
-        time.sleep(0.5)
-    assert "'_xsrf' argument missing" in classroom_voila.log_tail(200_000)  # the beacon really was refused
+    leaving.close(run_before_unload=True)  # the tab closes; its unload beacon asks Voilà to shut the kernel down
+    _wait_until(lambda: "'_xsrf' argument missing" in classroom_voila.log_tail(200_000), classroom_voila,
+                "the unload beacon never reached the server")  # refused: XSRF is on and Voilà sets no _xsrf cookie
+    _wait_until(lambda: not _kernel_exists(url, left), classroom_voila, "the closed tab's kernel still runs")
 
     # the open tab, idle for longer than the cull window, still has its kernel and still answers
     assert _kernel_exists(url, kept)
     type_into_widget(staying, staying.locator(".bleu-playground .bleu-hypothesis"), "there is a cat on the mat")
-    expect(staying.locator(".bleu-playground .bleu-score")).to_have_text("1.0000")
+    expect(staying.locator(".bleu-playground " + SCORE)).to_have_text("1.0000")
 
 
 @pytest.fixture(scope="module")
@@ -187,10 +194,11 @@ def test_jupyterlab_shows_no_news_toast(page: Page, readme_lab_url: str):
     assert overrides.read_text() == (REPO_ROOT / "jupyter-settings/overrides.d/bleu_lab.json").read_text(), (
         "requirements.txt installs ./jupyter-settings into the venv; run pip install -r requirements.txt")
     page.goto(readme_lab_url + "/lab?reset", timeout=90_000)
-    expect(page.locator(".jp-NotebookPanel")).to_be_visible(timeout=90_000)
-    settings = page.evaluate("""async () => {
+    expect(page.locator(".jp-Launcher")).to_be_visible(timeout=90_000)  # restored: the news plugin has decided
+    page.wait_for_load_state("networkidle", timeout=90_000)
+    plugin = page.evaluate("""async () => {
         const r = await fetch('/lab/api/settings/@jupyterlab/apputils-extension:notification');
-        return (await r.json()).settings; }""")
-    assert settings["fetchNews"] == "false"
-    expect(page.locator(".jp-Notification-Toast, .Toastify__toast")).to_have_count(0)
+        return await r.json(); }""")
+    assert plugin["schema"]["properties"]["fetchNews"]["default"] == "false" and "fetchNews" not in plugin["settings"]
     expect(page.get_by_text("official Jupyter news")).to_have_count(0)
+    expect(page.locator(".jp-Notification-Toast, .Toastify__toast")).to_have_count(0)
