@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import re
 import socket
 import statistics
 import subprocess
@@ -42,6 +43,8 @@ PAGE_TIMEOUT_S = 300
 SENTENCES = ("the cat sat on the mat", "a cat is on the mat", "there is a dog on the mat", "the mat is on the cat",
              "on the mat there is a cat", "the cat and the dog", "is there a cat", "a cat on a mat")
 SCORE = ".bleu-playground .bleu-score-box .bleu-score"
+# Offline, as in the browser tests: anything not on loopback (the CDN fonts Voilà links) gets an empty 200 at once.
+EXTERNAL_URL = re.compile(r"^(https?|wss?)://(?!(127\.0\.0\.1|localhost|\[::1\])(:\d+)?/)")
 # In the page: type `text` into the hypothesis box as a keystroke would, then resolve with the milliseconds until
 # the score shows `expected`.
 TYPE_AND_TIME_JS = """
@@ -68,6 +71,7 @@ class Round:
     """What one class size measured."""
 
     students: int
+    html_s: list[float]  # until the page's HTML is in (the server's part: a kernel handed out, the page rendered)
     usable_s: list[float]
     updates_ms: list[float]
     rss_mb: list[float]
@@ -139,10 +143,12 @@ def static_ready(url: str) -> bool:
 async def student(browser, url: str, updates: int, offset: int, targets: dict[str, str]) -> dict:
     """One student: open the app, wait until it answers typing, type ``updates`` hypotheses; never raises."""
     context = await browser.new_context(viewport={"width": 1280, "height": 720})
+    await context.route(EXTERNAL_URL, lambda route: route.fulfill(status=200, body=""))
     page = await context.new_page()
     start = time.perf_counter()
     try:
         await page.goto(url, wait_until="domcontentloaded", timeout=PAGE_TIMEOUT_S * 1000)
+        html = time.perf_counter() - start
         await page.wait_for_selector(SCORE, timeout=PAGE_TIMEOUT_S * 1000)
         kernel_id = await page.evaluate(
             "() => JSON.parse(document.getElementById('jupyter-config-data').textContent).kernelId")
@@ -153,10 +159,10 @@ async def student(browser, url: str, updates: int, offset: int, targets: dict[st
         for i in range(1, updates + 1):
             text = SENTENCES[(offset + i) % len(SENTENCES)]
             times.append(await asyncio.wait_for(page.evaluate(TYPE_AND_TIME_JS, [text, targets[text]]), 60))
-        return {"context": context, "usable": usable, "updates": times, "kernel": kernel_id}
+        return {"context": context, "usable": usable, "html": html, "updates": times, "kernel": kernel_id}
     except Exception as err:  # a student who never got a usable page is counted, not fatal
         print(f"  student {offset}: {type(err).__name__}: {str(err)[:200]}", file=sys.stderr)
-        return {"context": context, "usable": None, "updates": [], "kernel": None}
+        return {"context": context, "usable": None, "html": None, "updates": [], "kernel": None}
 
 
 async def arrive(url: str, n: int, updates: int) -> list[dict]:
@@ -209,8 +215,8 @@ def run_round(n: int, updates: int, cleanup_s: int, extra: list[str]) -> Round:
             except subprocess.TimeoutExpired:
                 server.kill()
     ok = [r for r in results if r["usable"] is not None]
-    return Round(n, [r["usable"] for r in ok], [t for r in ok for t in r["updates"]], rss, uss, left,
-                 n - len(ok))
+    updates = [t for r in ok for t in r["updates"]]
+    return Round(n, [r["html"] for r in ok], [r["usable"] for r in ok], updates, rss, uss, left, n - len(ok))
 
 
 def p95(values: list[float]) -> float:
@@ -219,7 +225,8 @@ def p95(values: list[float]) -> float:
 
 
 def show(r: Round) -> str:
-    usable = f"{statistics.median(r.usable_s):6.1f} {max(r.usable_s):6.1f}" if r.usable_s else "     –      –"
+    usable = (f"{statistics.median(r.html_s):5.1f}  {statistics.median(r.usable_s):6.1f} {max(r.usable_s):6.1f}"
+              if r.usable_s else "    –       –      –")
     upd = f"{statistics.median(r.updates_ms) / 1000:6.2f} {p95(r.updates_ms) / 1000:6.2f}" if r.updates_ms else (
         "     –      –")
     mem = f"{statistics.mean(r.rss_mb):6.0f} {statistics.mean(r.uss_mb):6.0f}" if r.rss_mb else "     –      –"
@@ -236,7 +243,7 @@ def main() -> None:
     args = parser.parse_args()
     print(f"Voilà classroom benchmark: {NOTEBOOK} with the shipped voila.json {' '.join(args.voila_arg)}".rstrip())
     print(f"{os.cpu_count()} cores, {psutil.virtual_memory().total / 2**30:.0f} GiB; browsers on the same machine")
-    print("  N  usable s: median  max   update s: median  p95   kernel MB: RSS  USS   student kernels left after")
+    print("  N  HTML s  usable s: median max  update s: median p95  kernel MB: RSS USS  student kernels left after")
     for n in args.students:
         print(show(run_round(n, args.updates, args.cleanup, args.voila_arg)), flush=True)
 

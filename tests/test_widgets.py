@@ -327,6 +327,11 @@ def test_playground_view_settings_and_examples():
     assert pg.state().hypothesis == EXAMPLES[name][0] and pg.state().references == EXAMPLES[name][1]
 
 
+def test_playground_max_n_is_a_named_menu_that_takes_odd_values():
+    assert isinstance(bw.playground().max_n, bw.views.w.Dropdown)  # a select with a label: an accessible name
+    assert bw.playground(max_n=9).max_n.value == 6 and bw.playground(max_n="x").max_n.value == 4
+
+
 def test_playground_boxes_grow_with_their_text():
     pg = bw.playground()
     assert pg.hypothesis.rows == 1 and all(box.rows == 1 for box in pg.reference_boxes)

@@ -37,6 +37,7 @@ from .model import (
     sentence_explorer_view_model,
     smoothing_comparison,
     text_rows,
+    whole_number,
 )
 
 LABEL_STYLE = {"description_width": "initial"}
@@ -287,8 +288,8 @@ class Playground(_View):
         self._ref_rows = w.VBox(layout=_wide())
         self.add_button = w.Button(description="+ add reference", tooltip="add a reference box")
         self.add_button.add_class("bleu-add-reference")
-        self.max_n = w.Dropdown(options=list(range(1, 7)), value=state.max_n, description="max n", style=LABEL_STYLE,
-                                layout=w.Layout(width="auto"))
+        self.max_n = w.Dropdown(options=list(range(1, 7)), value=whole_number(state.max_n, 4, 1, 6),
+                                description="max n", style=LABEL_STYLE, layout=w.Layout(width="auto"))
         self.weights = w.Text(state.weights, placeholder="uniform", description="weights", style=LABEL_STYLE,
                               layout=w.Layout(width="18em"))
         self.smoothing = w.Dropdown(options=SMOOTHING_OPTIONS, value=state.smoothing, description="smoothing",
