@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import re
 import socket
@@ -28,7 +29,9 @@ import sys
 import tempfile
 import time
 import urllib.request
+import uuid
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 
 import psutil
@@ -179,6 +182,97 @@ async def arrive(url: str, n: int, updates: int) -> list[dict]:
     return results
 
 
+class WidgetClient:
+    """A student without a browser: Voilà's page request, then the widget protocol over the kernel's websocket.
+
+    What a browser does for the playground, minus drawing: fetch the page (the server hands out a kernel), ask the
+    kernel for every widget's state, then set the hypothesis box's value and wait for the score to change.
+    """
+
+    def __init__(self, url: str):
+        self.url, self.session, self.ws, self.states = url, uuid.uuid4().hex, None, {}
+
+    def message(self, msg_type: str, content: dict, channel: str = "shell") -> dict:
+        header = {"msg_id": uuid.uuid4().hex, "msg_type": msg_type, "session": self.session, "username": "student",
+                  "version": "5.3", "date": datetime.now(UTC).isoformat()}
+        metadata = {"version": "1.0.0"}  # ipywidgets' control protocol
+        return {"header": header, "parent_header": {}, "metadata": metadata, "content": content, "channel": channel,
+                "buffers": []}
+
+    async def open(self) -> str:
+        """GET the page, connect to its kernel, load the widgets' states; returns the kernel id."""
+        from tornado.httpclient import AsyncHTTPClient
+        from tornado.websocket import websocket_connect
+
+        page = await AsyncHTTPClient().fetch(self.url, request_timeout=PAGE_TIMEOUT_S)
+        kernel_id = re.search(r'"kernelId": "([0-9a-f-]+)"', page.body.decode()).group(1)
+        ws_url = f"{self.url.replace('http', 'ws')}api/kernels/{kernel_id}/channels?session_id={self.session}"
+        self.ws = await websocket_connect(ws_url)
+        control = uuid.uuid4().hex
+        await self.send("comm_open", {"comm_id": control, "target_name": "jupyter.widget.control", "data": {}})
+        await self.send("comm_msg", {"comm_id": control, "data": {"method": "request_states"}})
+        reply = await self.receive(lambda comm, data: data.get("method") == "update_states")
+        self.states = reply["states"]
+        return kernel_id
+
+    async def send(self, msg_type: str, content: dict) -> None:
+        await self.ws.write_message(json.dumps(self.message(msg_type, content)))
+
+    async def receive(self, wanted) -> dict:
+        """The data of the next comm message that ``wanted(comm_id, data)`` accepts."""
+        while True:
+            raw = await self.ws.read_message()
+            if raw is None:
+                raise ConnectionError("the kernel's websocket closed")
+            if isinstance(raw, bytes):
+                continue
+            msg = json.loads(raw)
+            content = msg.get("content", {})
+            if msg.get("msg_type") == "comm_msg" and wanted(content.get("comm_id"), content.get("data", {})):
+                return content["data"]
+
+    def model(self, css_class: str) -> str:
+        return next(k for k, v in self.states.items() if css_class in v["state"].get("_dom_classes", ()))
+
+    async def type_and_time(self, text: str, expected: str) -> float:
+        """Set the hypothesis to ``text``; milliseconds until the score box shows ``expected``."""
+        box, score = self.model("bleu-hypothesis"), self.model("bleu-score-box")
+        start = time.perf_counter()
+        await self.send("comm_msg", {"comm_id": box, "data": {"method": "update", "state": {"value": text},
+                                                              "buffer_paths": []}})
+        shows = f"class='bleu-score'>{expected}<"
+        await self.receive(lambda comm, data: comm == score and shows in data.get("state", {}).get("value", ""))
+        return (time.perf_counter() - start) * 1000
+
+
+async def protocol_student(url: str, updates: int, offset: int, targets: dict[str, str]) -> dict:
+    """``student`` without a browser (see ``WidgetClient``); never raises."""
+    client, start = WidgetClient(url), time.perf_counter()
+    try:
+        kernel_id = await asyncio.wait_for(client.open(), PAGE_TIMEOUT_S)
+        html = time.perf_counter() - start
+        first = SENTENCES[offset % len(SENTENCES)]
+        await asyncio.wait_for(client.type_and_time(first, targets[first]), PAGE_TIMEOUT_S)
+        usable, times = time.perf_counter() - start, []
+        for i in range(1, updates + 1):
+            text = SENTENCES[(offset + i) % len(SENTENCES)]
+            times.append(await asyncio.wait_for(client.type_and_time(text, targets[text]), 60))
+        return {"client": client, "usable": usable, "html": html, "updates": times, "kernel": kernel_id}
+    except Exception as err:
+        print(f"  student {offset}: {type(err).__name__}: {str(err)[:200]}", file=sys.stderr)
+        return {"client": client, "usable": None, "html": None, "updates": [], "kernel": None}
+
+
+async def arrive_without_browsers(url: str, n: int, updates: int) -> list[dict]:
+    """N browserless students at the same moment; then every connection closes (as closed tabs, no beacon)."""
+    targets = {s: expected_score(s) for s in SENTENCES}
+    results = await asyncio.gather(*(protocol_student(url, updates, i, targets) for i in range(n)))
+    for client in [r.pop("client") for r in results]:
+        if client.ws is not None:
+            client.ws.close()
+    return results
+
+
 def memory_mb(procs: list[psutil.Process]) -> tuple[list[float], list[float]]:
     rss, uss = [], []
     for proc in procs:
@@ -191,7 +285,7 @@ def memory_mb(procs: list[psutil.Process]) -> tuple[list[float], list[float]]:
     return rss, uss
 
 
-def run_round(n: int, updates: int, cleanup_s: int, extra: list[str]) -> Round:
+def run_round(n: int, updates: int, cleanup_s: int, extra: list[str], browsers: bool = True) -> Round:
     with tempfile.TemporaryDirectory(prefix="bench-classroom-") as tmp:
         home, port = Path(tmp), free_port()
         url = f"http://127.0.0.1:{port}/"
@@ -199,7 +293,7 @@ def run_round(n: int, updates: int, cleanup_s: int, extra: list[str]) -> Round:
         try:
             wait_for(lambda: static_ready(url), START_TIMEOUT_S, "Voilà did not start")
             wait_for(lambda: pool_ready(home), START_TIMEOUT_S, "the kernel pool did not fill")
-            results = asyncio.run(arrive(url, n, updates))
+            results = asyncio.run((arrive if browsers else arrive_without_browsers)(url, n, updates))
             used = {r["kernel"] for r in results if r["kernel"]}
             rss, uss = memory_mb([p for k, p in kernels(server).items() if k in used])
             closed, left = time.monotonic(), {}
@@ -240,12 +334,15 @@ def main() -> None:
     parser.add_argument("--updates", type=int, default=5, help="hypotheses each student types after the first")
     parser.add_argument("--cleanup", type=int, default=120, help="seconds to watch the kernels after the tabs close")
     parser.add_argument("--voila-arg", action="append", default=[], help="extra Voilà flag, e.g. a pool size")
+    parser.add_argument("--no-browsers", action="store_true",
+                        help="students speak the widget protocol without a browser (as when each brings a laptop)")
     args = parser.parse_args()
     print(f"Voilà classroom benchmark: {NOTEBOOK} with the shipped voila.json {' '.join(args.voila_arg)}".rstrip())
-    print(f"{os.cpu_count()} cores, {psutil.virtual_memory().total / 2**30:.0f} GiB; browsers on the same machine")
+    clients = "students without browsers (widget protocol)" if args.no_browsers else "browsers on the same machine"
+    print(f"{os.cpu_count()} cores, {psutil.virtual_memory().total / 2**30:.0f} GiB; {clients}")
     print("  N  HTML s  usable s: median max  update s: median p95  kernel MB: RSS USS  student kernels left after")
     for n in args.students:
-        print(show(run_round(n, args.updates, args.cleanup, args.voila_arg)), flush=True)
+        print(show(run_round(n, args.updates, args.cleanup, args.voila_arg, not args.no_browsers)), flush=True)
 
 
 if __name__ == "__main__":
