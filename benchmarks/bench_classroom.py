@@ -10,9 +10,12 @@ shutdown request is refused with XSRF on, so culling must remove them). Prints o
   N, time until usable (median, max), update latency (median, p95), RSS and USS per kernel, kernels left.
 
 Loopback only, bounded: every wait has a deadline and the server is stopped at the end. The browsers run on
-the same 2 cores as the server here; in a lecture hall they run on the students' laptops.
+the same 2 cores as the server here (each headless Chromium page costs 5-10 CPU seconds to load Voilà's front
+end); in a lecture hall they run on the students' laptops. ``--no-browsers`` measures that room: each student
+fetches the page and then speaks the widget protocol over the kernel's websocket, as the browser would.
 
     .venv/bin/python benchmarks/bench_classroom.py [--students 1 5 10 20] [--updates 5] [--cleanup 120]
+                                                   [--no-browsers]
 """
 
 from __future__ import annotations
