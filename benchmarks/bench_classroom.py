@@ -44,7 +44,7 @@ CHROMIUM = os.environ.get("BLEU_LAB_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--no-first-run"]
 NOTEBOOK = "notebooks/playground.ipynb"
-START_TIMEOUT_S = 120
+START_TIMEOUT_S = 300  # a big pool fills one kernel at a time
 PAGE_TIMEOUT_S = 300
 SENTENCES = ("the cat sat on the mat", "a cat is on the mat", "there is a dog on the mat", "the mat is on the cat",
              "on the mat there is a cat", "the cat and the dog", "is there a cat", "a cat on a mat")
