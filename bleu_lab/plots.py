@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
-import matplotlib.pyplot as plt
-from matplotlib.axes import Axes
+import matplotlib
 from matplotlib.figure import Figure
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 FIGSIZE = (6.4, 3.6)
 # Okabe & Ito's colour-blind-safe palette (https://jfly.uni-koeln.de/color/); series that must be told
@@ -38,8 +41,16 @@ STYLE = {
 }
 
 
+def _pyplot():
+    """matplotlib.pyplot, imported on first use: the widgets draw without it (a faster start in classroom mode)."""
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
 def new_figure(title: str, xlabel: str, ylabel: str, figsize: tuple[float, float] = FIGSIZE) -> tuple[Figure, Axes]:
     """A styled figure with one axes, already titled and labelled."""
+    plt = _pyplot()
     with plt.rc_context(STYLE):
         fig, ax = plt.subplots(figsize=figsize)
         ax.set_title(title)
@@ -56,7 +67,7 @@ def show(fig: Figure) -> None:
 
     fig.tight_layout()
     display(fig)
-    plt.close(fig)
+    _pyplot().close(fig)
 
 
 def bp_curve(ax: Axes, ratio_max: float = 2.0, current: tuple[int, int] | None = None) -> Axes:
@@ -102,7 +113,7 @@ class LiveFigure:
     def __init__(self, title: str, xlabel: str, ylabel: str, figsize: tuple[float, float], dpi: int = 100):
         from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-        with plt.rc_context(STYLE):
+        with matplotlib.rc_context(STYLE):
             self.fig = Figure(figsize=figsize, dpi=dpi)
             FigureCanvasAgg(self.fig)
             self.ax = self.fig.add_subplot()
@@ -230,6 +241,7 @@ def new_grid(
     ``title`` goes on the figure; every axes gets the axis labels (set each one's own title for its panel).
     Returns the figure and the axes as a flat list, row by row.
     """
+    plt = _pyplot()
     with plt.rc_context(STYLE):
         fig, grid = plt.subplots(nrows, ncols, figsize=figsize, sharex=True, sharey=True, squeeze=False)
         fig.suptitle(title)

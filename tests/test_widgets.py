@@ -134,7 +134,7 @@ def test_huge_paste_is_cut_and_says_so():  # how fast each update is: benchmarks
 
 
 def test_playground_model_matches_nltk_and_sacrebleu():
-    view = bw.playground_view_model(PlaygroundState())
+    view = bw.playground_view_model(PlaygroundState(smoothing="method0"))
     assert view.score == pytest.approx(bl.sentence_bleu(REFS, HYP))
     assert view.precision_labels == ("5/8", "4/7", "2/6", "1/5")
     assert view.precisions == pytest.approx((5 / 8, 4 / 7, 2 / 6, 1 / 5))
@@ -145,12 +145,48 @@ def test_playground_model_matches_nltk_and_sacrebleu():
 
 
 def test_playground_model_weights_and_max_n():
-    view = bw.playground_view_model(PlaygroundState(max_n=2, weights="0.7 0.3"))
-    assert view.score == pytest.approx(bl.sentence_bleu(REFS, HYP, weights=(0.7, 0.3)))
+    view = bw.playground_view_model(PlaygroundState(max_n=2, weights="0.7 0.3", smoothing="method1"))
+    assert view.score == pytest.approx(bl.sentence_bleu(REFS, HYP, weights=(0.7, 0.3), smoothing="method1"))
     assert len(view.precisions) == 2
     wrong = bw.playground_view_model(PlaygroundState(max_n=3, weights="0.5 0.5"))
     assert wrong.score is None and "type 3 numbers" in wrong.message and wrong.precisions == (None,) * 3
     assert wrong.lengths is None
+
+
+def test_playground_starts_with_exp_smoothing_and_shows_the_unsmoothed_score():
+    typed = "the cat sat on the mat"  # no 4-gram matches: unsmoothed BLEU is 0
+    view = bw.playground_view_model(PlaygroundState(hypothesis=typed))
+    assert PlaygroundState().smoothing == "exp" and bw.playground().smoothing.value == "exp"
+    assert view.score == pytest.approx(bl.sentence_score(typed, REFS).score / 100) and view.score > 0.3
+    assert view.unsmoothed == pytest.approx(bl.sentence_score(typed, REFS, smooth_method="none").score / 100) == 0
+    assert "exp smoothing" in view.score_html and "unsmoothed <b class='bleu-unsmoothed'>0.0000</b>" in view.score_html
+    nltk = bw.playground_view_model(PlaygroundState(hypothesis=typed, smoothing="method1"))
+    assert nltk.unsmoothed == pytest.approx(bl.sentence_bleu(REFS, typed))
+    assert "nltk method1 smoothing" in nltk.score_html
+    plain = bw.playground_view_model(PlaygroundState(hypothesis=typed, smoothing="none"))
+    assert plain.unsmoothed == plain.score == 0 and "no smoothing" in plain.score_html
+    assert "unsmoothed" not in plain.score_html  # said once, not twice
+
+
+def test_playground_says_why_typed_weights_need_an_nltk_smoothing():
+    view = bw.playground_view_model(PlaygroundState(weights="0.4 0.3 0.2 0.1"))
+    assert view.score is None and "Leave the weights box empty" in view.message and "method1" in view.message
+    assert bw.playground_view_model(PlaygroundState(weights="0.25 0.25 0.25 0.25")).score is not None
+
+
+def test_playground_pictures_have_alt_text():
+    view = bw.playground_view_model(PlaygroundState())
+    assert view.bars_alt == "Bar chart of the modified precisions: p1 = 5/8, p2 = 4/7, p3 = 2/6, p4 = 1/5."
+    assert "c = 8, r = 7, BP = 1.000" in view.bp_alt
+    empty = bw.playground_view_model(PlaygroundState(hypothesis=""))
+    assert "nothing is scored" in empty.bars_alt and empty.bp_alt.endswith("on.")
+    img = wm.image_html(b"\x89PNG", "a <b> & 'c'", 420)
+    assert img.startswith("<img src='data:image/png;base64,iVBORw==' alt='a &lt;b&gt; &amp; &#x27;c&#x27;'")
+
+
+@pytest.mark.parametrize(("text", "rows"), [("", 1), ("short", 1), ("x" * 61, 2), ("a\nb\nc", 3), ("x " * 9000, 12)])
+def test_text_rows_follow_the_text(text, rows):
+    assert wm.text_rows(text) == rows
 
 
 @pytest.mark.parametrize("method", NLTK_METHODS + SACREBLEU_METHODS)
@@ -250,7 +286,8 @@ def test_challenge_below_threshold_says_so():
 def test_playground_view_follows_the_controls():
     pg = bw.playground()
     boxes = (pg.hypothesis, pg.output, pg.score, *pg.reference_boxes)
-    assert "0.3928" in pg.score.value and bytes(pg.bars_image.value).startswith(b"\x89PNG")
+    assert "0.3928" in pg.score.value and pg.bars_image.value.startswith("<img src='data:image/png;base64,iVBOR")
+    assert "alt='Bar chart of the modified precisions: p1 = 5/8" in pg.bars_image.value
     pg.hypothesis.value = "the cat is on the mat"
     assert "1.0000" in pg.score.value and "bleu-explain" in pg.output.value
     pg.hypothesis.value = "   "
@@ -275,6 +312,7 @@ def test_playground_view_settings_and_examples():
     pg = bw.playground()
     pg.max_n.value = 2
     assert len(pg.update().precisions) == 2
+    pg.smoothing.value = "method0"
     pg.weights.value = "1 0"
     assert pg.update().score == pytest.approx(bl.sentence_bleu(REFS, HYP, weights=(1, 0)))
     pg.weights.value = ""
@@ -287,6 +325,28 @@ def test_playground_view_settings_and_examples():
     name = "it is ship (four references)"
     pg.example.value = name
     assert pg.state().hypothesis == EXAMPLES[name][0] and pg.state().references == EXAMPLES[name][1]
+
+
+def test_playground_max_n_is_a_named_menu_that_takes_odd_values():
+    assert isinstance(bw.playground().max_n, bw.views.w.Dropdown)  # a select with a label: an accessible name
+    assert bw.playground(max_n=9).max_n.value == 6 and bw.playground(max_n="x").max_n.value == 4
+
+
+def test_playground_boxes_grow_with_their_text():
+    pg = bw.playground()
+    assert pg.hypothesis.rows == 1 and all(box.rows == 1 for box in pg.reference_boxes)
+    pg.reference_boxes[0].value = "a long reference " * 20
+    assert pg.reference_boxes[0].rows == wm.text_rows(pg.reference_boxes[0].value) > 1
+
+
+def test_playground_text_size_switch_and_classroom_default(monkeypatch):
+    pg = bw.playground()
+    assert pg.font_scale == 1 and "bleu-lab-app-100" in pg._dom_classes
+    pg.text_size.value = 1.75
+    assert "font-size:24px" in pg._css.value and "bleu-lab-app-175" in pg._dom_classes
+    assert "bleu-lab-app-100" not in pg._dom_classes and "width:735px" in pg.bars_image.value
+    monkeypatch.setenv("VOILA_KERNEL_ID", "k")  # classroom mode: Voilà started this kernel
+    assert bw.playground().font_scale == 1.75 and bw.playground(font_scale=1.2).text_size.value == 1.2
 
 
 def test_a_view_shows_unexpected_errors_as_a_message(monkeypatch):

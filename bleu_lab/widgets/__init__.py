@@ -17,7 +17,6 @@ Front doors (each returns a widget to display):
   system_comparer()      (corpus.py) two systems, a paired significance test, its p-value and CIs
 """
 
-from .corpus import corpus_explorer, system_comparer
 from .inputs import EMPTY_HYPOTHESIS, NO_REFERENCES, clip_text, parse_references
 from .model import (
     CHALLENGES,
@@ -54,6 +53,18 @@ from .views import (
     sentence_explorer,
     smoothing_comparer,
 )
+
+_LAZY = {"corpus_explorer": "corpus", "system_comparer": "corpus"}  # imported on first use: a faster playground start
+
+
+def __getattr__(name: str) -> object:
+    """The corpus widgets (lessons 8-9), imported on first use."""
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib import import_module
+
+    return getattr(import_module(f".{_LAZY[name]}", __name__), name)
+
 
 __all__ = [
     "corpus_explorer",

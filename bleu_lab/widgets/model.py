@@ -8,6 +8,7 @@ nothing here re-implements the metric. Bad or odd input never raises: it becomes
 
 from __future__ import annotations
 
+import base64
 import html
 import re
 from collections.abc import Callable, Sequence
@@ -71,6 +72,10 @@ EXAMPLES: dict[str, tuple[str, tuple[str, ...]]] = {
 }
 DEFAULT_EXAMPLE = "the cat and the cat (clipping)"
 DEFAULT_HYPOTHESIS, DEFAULT_REFERENCES = EXAMPLES[DEFAULT_EXAMPLE]
+# The playground scores live typing: unsmoothed, almost every typed sentence has some p_n = 0 and scores 0, so it
+# starts with sacrebleu's sentence-level default and shows the unsmoothed score beside it.
+PLAYGROUND_SMOOTHING = "exp"
+UNSMOOTHED = {"nltk": "method0", "sacrebleu": "none"}  # each formula's "no smoothing"
 
 
 # ---------------------------------------------------------------------------------------------- settings
@@ -111,6 +116,16 @@ def parse_weights(text: str, max_n: int) -> tuple[float, ...] | None:
         raise ValueError(f"weights: max n is {max_n}, so type {max_n} numbers (you typed {len(weights)}), "
                          "or leave the box empty for uniform weights")
     return weights
+
+
+def text_rows(text: object, chars_per_line: int = 60, min_rows: int = 1, max_rows: int = 12) -> int:
+    """How many rows a text box needs to show ``text`` whole, lines wrapped at ``chars_per_line`` (clamped).
+
+    A fallback for browsers without CSS ``field-sizing: content`` (which fits the box exactly where supported).
+    """
+    lines = ("" if text is None else str(text))[: max_rows * chars_per_line * 2].split("\n")
+    rows = sum(max(1, -(-len(line) // chars_per_line)) for line in lines)
+    return max(min_rows, min(rows, max_rows))
 
 
 # ---------------------------------------------------------------------------------------------- explain
@@ -186,6 +201,13 @@ def explain_texts(hypothesis: object, references: object, settings: Settings = S
     return ExplainResult(expl, None, tuple(notices))
 
 
+def image_html(png: bytes, alt: str, width_px: int) -> str:
+    """A PNG as an ``<img>`` with alt text (for screen readers), at most ``width_px`` wide."""
+    data = base64.b64encode(png).decode("ascii")
+    return (f"<img src='data:image/png;base64,{data}' alt='{html.escape(alt)}' "
+            f"style='width:{width_px}px;max-width:100%;height:auto'>")
+
+
 def message_html(message: str | None) -> str:
     """A friendly message box (the circled i makes it readable without colour)."""
     return (
@@ -221,17 +243,18 @@ class PlaygroundState:
     references: tuple[str, ...] = DEFAULT_REFERENCES
     max_n: int = 4
     weights: str = ""  # as typed; '' = uniform
-    smoothing: str = "method0"
+    smoothing: str = PLAYGROUND_SMOOTHING
     tokenize: str = WHITESPACE
     lowercase: bool = False
 
 
 @dataclass(frozen=True)
 class PlaygroundView:
-    """What the playground shows for one state."""
+    """What the playground shows for one state; ``unsmoothed`` is the score without smoothing (None if unknown)."""
 
     result: ExplainResult
     max_n: int
+    unsmoothed: float | None = None
 
     @property
     def score(self) -> float | None:
@@ -248,15 +271,17 @@ class PlaygroundView:
 
     @property
     def score_html(self) -> str:
-        """The headline: the score, big enough for a projector, or the message."""
+        """The headline, big enough for a projector: the score, its smoothing, the unsmoothed score; or the message."""
         expl = self.result.explanation
         if expl is None:
             return message_html(self.result.message)
         return (
             "<div class='bleu-headline' style='font-size:1.6em'>BLEU = "
-            f"<b class='bleu-score'>{expl.score:.4f}</b> <span style='font-size:0.6em;color:#555'>"
-            f"({expl.score * 100:.2f} / 100) &nbsp; BP = {expl.bp:.3f}, c = {expl.hyp_len}, r = {expl.ref_len}"
-            "</span></div>"
+            f"<b class='bleu-score'>{expl.score:.4f}</b> <span style='font-size:0.65em;color:#555'>"
+            f"({expl.score * 100:.2f} / 100, {html.escape(smoothing_name(expl.smoothing))})</span>"
+            f"{unsmoothed_html(self.unsmoothed, expl.smoothing)}"
+            f"<div style='font-size:0.65em;color:#555'>BP = {expl.bp:.3f}, c = {expl.hyp_len}, r = {expl.ref_len}"
+            "</div></div>"
         )
 
     @property
@@ -279,15 +304,68 @@ class PlaygroundView:
         expl = self.result.explanation
         return None if expl is None else (expl.hyp_len, expl.ref_len)
 
+    @property
+    def bars_alt(self) -> str:
+        """The p_n bar chart in words (its alt text)."""
+        if self.result.explanation is None:
+            return "Bar chart of the modified precisions p_n: empty, nothing is scored."
+        bars = ", ".join(f"p{n} = {label}" for n, label in enumerate(self.precision_labels, 1))
+        return f"Bar chart of the modified precisions: {bars}."
+
+    @property
+    def bp_alt(self) -> str:
+        """The brevity-penalty curve in words (its alt text)."""
+        curve = "Brevity penalty BP = exp(1 − r/c) against c/r, 1 from c = r on"
+        if self.result.explanation is None:
+            return f"{curve}."
+        c, r = self.lengths
+        return f"{curve}; this hypothesis: c = {c}, r = {r}, BP = {self.result.explanation.bp:.3f}."
+
+
+def smoothing_name(method: str) -> str:
+    """How the headline names a smoothing method: 'exp smoothing', 'nltk method1 smoothing', 'no smoothing'."""
+    if method in UNSMOOTHED.values():
+        return "no smoothing"
+    return f"{method} smoothing" if method in SACREBLEU_METHODS else f"nltk {method} smoothing"
+
+
+def unsmoothed_html(unsmoothed: float | None, method: str) -> str:
+    """' · unsmoothed 0.0000' beside a smoothed score ('' when the score is unsmoothed or unknown)."""
+    if unsmoothed is None or method in UNSMOOTHED.values():
+        return ""
+    return (f" <span class='bleu-unsmoothed-box' style='font-size:0.65em;color:#555'>· unsmoothed "
+            f"<b class='bleu-unsmoothed'>{unsmoothed:.4f}</b></span>")
+
+
+def unsmoothed_score(hypothesis: object, references: object, settings: Settings, result: ExplainResult) -> float | None:
+    """The score of ``result`` without smoothing (the same formula's 'method0' or 'none'); None if unscored."""
+    expl = result.explanation
+    if expl is None or expl.smoothing in UNSMOOTHED.values():
+        return None if expl is None else expl.score
+    plain = Settings(settings.max_n, settings.weights, UNSMOOTHED[expl.flavour], settings.tokenize, settings.lowercase)
+    return explain_texts(hypothesis, references, plain).score
+
+
+def weights_problem(weights: tuple[float, ...] | None, smoothing: str) -> str | None:
+    """Why typed ``weights`` cannot go with ``smoothing`` (sacrebleu's formula weighs orders equally), or None."""
+    if weights is None or smoothing not in SACREBLEU_METHODS or len(set(weights)) == 1:
+        return None
+    return (f"weights: sacrebleu's {smoothing} smoothing weighs every order equally. Leave the weights box empty, "
+            "or choose an nltk smoothing (e.g. method1) to use your own weights.")
+
 
 def playground_view_model(state: PlaygroundState) -> PlaygroundView:
-    """The playground's output for ``state``: the explain view, the score, the bars' values and (c, r)."""
+    """The playground's output for ``state``: the explain view, the score (and unsmoothed), the bars' values, (c, r)."""
     try:
-        settings = Settings(state.max_n, parse_weights(state.weights, state.max_n), state.smoothing,
-                            state.tokenize, state.lowercase)
+        weights = parse_weights(state.weights, state.max_n)
     except ValueError as err:
         return PlaygroundView(ExplainResult(message=str(err)), state.max_n)
-    return PlaygroundView(explain_texts(state.hypothesis, state.references, settings), state.max_n)
+    problem = weights_problem(weights, state.smoothing)
+    if problem:
+        return PlaygroundView(ExplainResult(message=problem), state.max_n)
+    settings = Settings(state.max_n, weights, state.smoothing, state.tokenize, state.lowercase)
+    result = explain_texts(state.hypothesis, state.references, settings)
+    return PlaygroundView(result, state.max_n, unsmoothed_score(state.hypothesis, state.references, settings, result))
 
 
 # ---------------------------------------------------------------------------------------------- clip table

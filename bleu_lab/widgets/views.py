@@ -8,6 +8,7 @@ an update only changes values. Any unexpected error becomes a message in the vie
 from __future__ import annotations
 
 import html
+import os
 from collections.abc import Sequence
 
 import ipywidgets as w
@@ -18,6 +19,7 @@ from .model import (
     DEFAULT_HYPOTHESIS,
     DEFAULT_REFERENCES,
     EXAMPLES,
+    PLAYGROUND_SMOOTHING,
     SMOOTHING_OPTIONS,
     SMOOTHINGS,
     TOKENIZER_OPTIONS,
@@ -29,14 +31,21 @@ from .model import (
     bp_view_model,
     challenge_view_model,
     clip_table_view_model,
+    image_html,
     message_html,
     playground_view_model,
     sentence_explorer_view_model,
     smoothing_comparison,
+    text_rows,
+    whole_number,
 )
 
 LABEL_STYLE = {"description_width": "initial"}
 APP_CLASS = "bleu-lab-app"
+# Text sizes of the playground's switch. "projector" gives 24 px controls and 20 px explain tables (0.95 × 0.9 em):
+# readable from the back of a lecture hall at 1280×720. Classroom mode (Voilà) starts with it.
+TEXT_SIZES = (("normal", 1.0), ("large", 1.3), ("projector", 1.75), ("huge", 2.2))
+CLASSROOM_SCALE = 1.75
 
 
 def _wide() -> w.Layout:
@@ -48,16 +57,51 @@ def scale_class(font_scale: float) -> str:
     return f"{APP_CLASS}-{round(font_scale * 100)}"
 
 
+def in_voila() -> bool:
+    """True in a kernel that Voilà started (classroom mode)."""
+    return any(key in os.environ for key in ("VOILA_KERNEL_ID", "VOILA_BASE_URL", "VOILA_PREHEAT"))
+
+
+def default_font_scale() -> float:
+    """The projector scale in classroom mode (Voilà), else 1."""
+    return CLASSROOM_SCALE if in_voila() else 1.0
+
+
+def text_size_options(font_scale: float) -> list[tuple[str, float]]:
+    """The text-size switch's choices, with ``font_scale`` among them."""
+    sizes = list(TEXT_SIZES)
+    return sizes if font_scale in dict(sizes).values() else [*sizes, (f"× {font_scale:g}", font_scale)]
+
+
 def app_css(font_scale: float = 1.0) -> str:
-    """CSS that scales a bleu_lab view's text and controls (e.g. 1.5 for a projector)."""
+    """CSS that scales a bleu_lab view's text and controls (e.g. 1.75 for a projector).
+
+    Text boxes grow with their text where the browser knows ``field-sizing: content`` (elsewhere their
+    ``rows`` follow the text), and pictures shrink to the width of the page.
+    """
     px, cls = round(14 * font_scale), scale_class(font_scale)
     return (
         f"<style>.{cls} {{font-size:{px}px; --jp-widgets-font-size:{px}px; "
         f"--jp-widgets-inline-height:{round(28 * font_scale)}px; --jp-ui-font-size1:{px}px;}}"
         f".{cls} textarea, .{cls} input, .{cls} select, .{cls} button, "
         f".{cls} label {{font-size:{px}px !important;}}"
-        f".{cls} .widget-image {{max-width:100%; height:auto;}}</style>"
+        f".{cls} textarea {{field-sizing:content; min-height:1.6em; overflow-wrap:anywhere;}}"
+        f".{cls} .widget-image, .{cls} .bleu-plot img {{max-width:100%; height:auto;}}</style>"
     )
+
+
+def _growing_textarea(text: str, placeholder: str, **kwargs) -> w.Textarea:
+    """A full-width text box whose rows follow its text (see ``app_css`` for browsers that fit it exactly)."""
+    box = w.Textarea(text, placeholder=placeholder, rows=text_rows(text), layout=_wide(), continuous_update=True,
+                     style=LABEL_STYLE, **kwargs)
+    box.add_class("bleu-growing")
+    return box
+
+
+def _fit_rows(box: w.Textarea) -> None:
+    rows = text_rows(box.value)
+    if box.rows != rows:
+        box.rows = rows
 
 
 def _refs_html(references: Sequence[str]) -> str:
@@ -77,12 +121,20 @@ class _View(w.VBox):
     def __init__(self, children, font_scale: float = 1.0):
         self.output = w.HTML(layout=_wide())
         self.output.add_class("bleu-output")
-        css = w.HTML(app_css(font_scale), layout=w.Layout(display="none"))  # a <style> applies while hidden
-        super().__init__([css, *children, self.output], layout=_wide())
+        self.font_scale = font_scale
+        self._css = w.HTML(app_css(font_scale), layout=w.Layout(display="none"))  # a <style> applies while hidden
+        super().__init__([self._css, *children, self.output], layout=_wide())
         for cls in (APP_CLASS, scale_class(font_scale), self.css_class):
             self.add_class(cls)
         if isinstance(getattr(self, "hypothesis", None), w.Widget):
             self.hypothesis.add_class("bleu-hypothesis")
+
+    def set_font_scale(self, font_scale: float) -> None:
+        """Redraw the text and controls at ``font_scale`` (1 = the notebook's size)."""
+        self.remove_class(scale_class(self.font_scale))
+        self.font_scale = font_scale
+        self._css.value = app_css(font_scale)
+        self.add_class(scale_class(font_scale))
 
     def _watch(self, *controls: w.Widget) -> None:
         for control in controls:
@@ -223,35 +275,40 @@ class Playground(_View):
 
     css_class = "bleu-playground"
 
-    def __init__(self, state: PlaygroundState | None = None, font_scale: float = 1.0):
+    def __init__(self, state: PlaygroundState | None = None, font_scale: float | None = None):
         state = state or PlaygroundState()
+        font_scale = default_font_scale() if font_scale is None else font_scale
         self.example = w.Dropdown(options=[("— load an example —", "")] + [(k, k) for k in EXAMPLES], value="",
                                   description="example", style=LABEL_STYLE, layout=w.Layout(width="auto"))
-        self.hypothesis = w.Textarea(state.hypothesis, description="hypothesis", rows=2, layout=_wide(),
-                                     style=LABEL_STYLE, continuous_update=True)
+        self.text_size = w.Dropdown(options=text_size_options(font_scale), value=font_scale, description="text size",
+                                    style=LABEL_STYLE, layout=w.Layout(width="auto"))
+        self.text_size.add_class("bleu-text-size")
+        self.hypothesis = _growing_textarea(state.hypothesis, "the translation to score", description="hypothesis")
         self.reference_boxes: list[w.Textarea] = []
         self._ref_rows = w.VBox(layout=_wide())
         self.add_button = w.Button(description="+ add reference", tooltip="add a reference box")
         self.add_button.add_class("bleu-add-reference")
-        self.max_n = w.IntSlider(state.max_n, min=1, max=6, description="max n", style=LABEL_STYLE)
+        self.max_n = w.Dropdown(options=list(range(1, 7)), value=whole_number(state.max_n, 4, 1, 6),
+                                description="max n", style=LABEL_STYLE, layout=w.Layout(width="auto"))
         self.weights = w.Text(state.weights, placeholder="uniform", description="weights", style=LABEL_STYLE,
                               layout=w.Layout(width="18em"))
         self.smoothing = w.Dropdown(options=SMOOTHING_OPTIONS, value=state.smoothing, description="smoothing",
-                                    style=LABEL_STYLE, layout=w.Layout(width="auto"))
+                                    style=LABEL_STYLE, layout=w.Layout(width="auto", max_width="100%"))
         self.tokenize = w.Dropdown(options=TOKENIZER_OPTIONS, value=state.tokenize, description="tokenizer",
-                                   style=LABEL_STYLE, layout=w.Layout(width="auto"))
+                                   style=LABEL_STYLE, layout=w.Layout(width="auto", max_width="100%"))
         self.lowercase = w.Checkbox(state.lowercase, description="lowercase", indent=False)
         self.score = w.HTML(layout=_wide())
         self.score.add_class("bleu-score-box")
         self._bars: dict[int, LivePrecisionBars] = {}
         self._bp_figure = LiveBpCurve()
-        scale = f"{round(420 * font_scale)}px"
-        self.bars_image = w.Image(format="png", layout=w.Layout(width=scale))
-        self.bp_image = w.Image(format="png", layout=w.Layout(width=scale))
+        self.bars_image, self.bp_image = w.HTML(), w.HTML()  # <img> with alt text: ipywidgets' Image has none
+        for image in (self.bars_image, self.bp_image):
+            image.add_class("bleu-plot")
         settings = w.HBox([self.max_n, self.weights, self.lowercase], layout=w.Layout(flex_flow="row wrap"))
         super().__init__(
             [
-                self.example, w.HBox([self.hypothesis], layout=_wide()), self._ref_rows, self.add_button, settings,
+                w.HBox([self.example, self.text_size], layout=w.Layout(flex_flow="row wrap")),
+                w.HBox([self.hypothesis], layout=_wide()), self._ref_rows, self.add_button, settings,
                 self.smoothing, self.tokenize, self.score,
                 w.HBox([self.bars_image, self.bp_image], layout=w.Layout(flex_flow="row wrap")),
             ],
@@ -262,13 +319,19 @@ class Playground(_View):
             self.add_reference(ref, update=False)
         self.add_button.on_click(lambda _: self.add_reference(""))
         self.example.observe(self._on_example, names="value")
+        self.text_size.observe(lambda change: self.set_font_scale(change["new"]), names="value")
         self._watch(self.hypothesis, self.max_n, self.weights, self.smoothing, self.tokenize, self.lowercase)
+        self.update()
+
+    def set_font_scale(self, font_scale: float) -> None:
+        """Redraw at ``font_scale``, pictures included."""
+        super().set_font_scale(font_scale)
         self.update()
 
     # -- references: rows are only created or removed on add/remove, never on a keystroke
     def add_reference(self, text: str = "", update: bool = True) -> w.Textarea:
         """Add a reference box (with a remove button) and rescore."""
-        box = w.Textarea(text, placeholder="a reference translation", rows=1, layout=_wide(), continuous_update=True)
+        box = _growing_textarea(text, "a reference translation")
         box.add_class("bleu-reference")
         remove = w.Button(description="✕", tooltip="remove this reference", layout=w.Layout(width="3em"))
         row = w.HBox([box, remove], layout=_wide())
@@ -331,9 +394,12 @@ class Playground(_View):
         self.score.value = view.score_html
         self.output.value = view.html
         bars = self._bars.get(view.max_n) or self._bars.setdefault(view.max_n, LivePrecisionBars(view.max_n))
-        self.bars_image.value = bars.png(view.precisions, view.precision_labels)
+        width = round(420 * self.font_scale)
+        self.bars_image.value = image_html(bars.png(view.precisions, view.precision_labels), view.bars_alt, width)
         c, r = view.lengths or (0, 0)
-        self.bp_image.value = self._bp_figure.png(c, r)
+        self.bp_image.value = image_html(self._bp_figure.png(c, r), view.bp_alt, width)
+        for box in (self.hypothesis, *self.reference_boxes):
+            _fit_rows(box)
         return view
 
 
@@ -381,12 +447,13 @@ def playground(
     *,
     max_n: int = 4,
     weights: str = "",
-    smoothing: str = "method0",
+    smoothing: str = PLAYGROUND_SMOOTHING,
     tokenize: str = WHITESPACE,
     lowercase: bool = False,
-    font_scale: float = 1.0,
+    font_scale: float | None = None,
 ) -> Playground:
-    """The BLEU playground; ``font_scale=1.5`` makes it readable on a projector."""
+    """The BLEU playground. Its *text size* switch scales text and controls; ``font_scale`` sets the start
+    (None: 1.75, the projector size, in classroom mode (Voilà), else 1)."""
     state = PlaygroundState(hypothesis, tuple(references), max_n, weights, smoothing, tokenize, lowercase)
     return Playground(state, font_scale)
 

@@ -242,6 +242,22 @@ def jupyterlab_url(browser_tmp: Path) -> Iterator[str]:
     server.stop()
 
 
+def voila_command(target: str, port: int, env: dict[str, str], pool: str, *extra: str) -> list[str]:
+    """`voila TARGET` on loopback at `port`, run from the repo root so voila.json applies, but with one preheated
+    kernel for the playground (its path `pool` as Voilà names it) where voila.json preheats 20 for a room."""
+    pools = {"default": {"pool_size": 0}, pool: {"pool_size": 1}}
+    return [
+        sys.executable, "-m", "voila", target,
+        "--no-browser",
+        "--Voila.ip=127.0.0.1",
+        f"--Voila.port={port}",
+        "--Voila.port_retries=0",
+        f"--Voila.connection_dir_root={env['JUPYTER_RUNTIME_DIR']}",
+        f"--VoilaKernelManager.kernel_pools_config={pools!r}",
+        *extra,
+    ]  # fmt: skip
+
+
 @pytest.fixture(scope="session")
 def voila_server_factory(browser_tmp: Path) -> Iterator[Callable[[str | None], str]]:
     """Start Voilà on demand: `factory(None)` serves the repo root, `factory("notebooks/x.ipynb")` one notebook.
@@ -257,22 +273,17 @@ def voila_server_factory(browser_tmp: Path) -> Iterator[Callable[[str | None], s
             target = str(REPO_ROOT / notebook) if notebook else str(REPO_ROOT)
 
             def command(port: int) -> list[str]:
-                return [
-                    sys.executable, "-m", "voila", target,
-                    "--no-browser",
-                    "--Voila.ip=127.0.0.1",
-                    f"--Voila.port={port}",
-                    "--Voila.port_retries=0",
+                return voila_command(
+                    target, port, env, "notebooks/playground.ipynb",
                     f"--Voila.root_dir={REPO_ROOT}",
-                    f"--Voila.connection_dir_root={env['JUPYTER_RUNTIME_DIR']}",
                     "--show_tracebacks=True",
                     # Voilà sets no _xsrf cookie, so without this its unload beacon that shuts the page's
-                    # kernel down gets a 403 and kernels pile up until the server stops.
+                    # kernel down gets a 403 and the kernel stays until culled (test_classroom.py tests that).
                     "--Voila.tornado_settings=disable_check_xsrf=True",
                     # Lab-only front-end extensions fail to load in Voilà's older Lab core (console error).
                     "--VoilaConfiguration.extension_denylist=@jupyter-notebook/lab-extension",
                     "--VoilaConfiguration.extension_denylist=@voila-dashboards/jupyterlab-preview",
-                ]  # fmt: skip
+                )  # fmt: skip
 
             # A static file: polling "/" of a single-notebook Voilà would execute the notebook.
             servers[notebook] = _start_server("voila", command, "/voila/static/voila.js", env, browser_tmp)

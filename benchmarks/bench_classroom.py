@@ -1,0 +1,352 @@
+"""Benchmark: one Voilà server for a whole room, started as `voila notebooks/playground.ipynb` (shipped voila.json).
+
+For each class size N (default 1, 5, 10, 20) a fresh Voilà starts on loopback and fills its pool of preheated
+kernels; then N headless Chromium pages arrive together and each one
+  - waits until the playground is usable (its score is shown and a first typed hypothesis is scored),
+  - types UPDATES hypotheses, timing each from the keystroke to the new score in the page;
+then every tab closes and the kernels the students used are watched for CLEANUP_S seconds (Voilà's own
+shutdown request is refused with XSRF on, so culling must remove them). Prints one row per N:
+
+  N, time until usable (median, max), update latency (median, p95), RSS and USS per kernel, kernels left.
+
+Loopback only, bounded: every wait has a deadline and the server is stopped at the end. The browsers run on
+the same 2 cores as the server here (each headless Chromium page costs 5-10 CPU seconds to load Voilà's front
+end); in a lecture hall they run on the students' laptops. ``--no-browsers`` measures that room: each student
+fetches the page and then speaks the widget protocol over the kernel's websocket, as the browser would.
+
+    .venv/bin/python benchmarks/bench_classroom.py [--students 1 5 10 20] [--updates 5] [--cleanup 120]
+                                                   [--no-browsers]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import re
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+import uuid
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+import psutil
+
+REPO = Path(__file__).resolve().parent.parent
+CHROMIUM = os.environ.get("BLEU_LAB_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--no-first-run"]
+NOTEBOOK = "notebooks/playground.ipynb"
+START_TIMEOUT_S = 300  # a big pool fills one kernel at a time
+PAGE_TIMEOUT_S = 300
+SENTENCES = ("the cat sat on the mat", "a cat is on the mat", "there is a dog on the mat", "the mat is on the cat",
+             "on the mat there is a cat", "the cat and the dog", "is there a cat", "a cat on a mat")
+SCORE = ".bleu-playground .bleu-score-box .bleu-score"
+# Offline, as in the browser tests: anything not on loopback (the CDN fonts Voilà links) gets an empty 200 at once.
+EXTERNAL_URL = re.compile(r"^(https?|wss?)://(?!(127\.0\.0\.1|localhost|\[::1\])(:\d+)?/)")
+# In the page: type `text` into the hypothesis box as a keystroke would, then resolve with the milliseconds until
+# the score shows `expected`.
+TYPE_AND_TIME_JS = """
+async ([text, expected]) => {
+    const box = document.querySelector('.bleu-playground .bleu-hypothesis textarea');
+    const score = () => document.querySelector('.bleu-playground .bleu-score-box .bleu-score');
+    const start = performance.now();
+    const done = new Promise((resolve) => {
+        const check = () => { const s = score(); if (s && s.textContent === expected) { resolve(); return true; } };
+        const observer = new MutationObserver(() => { if (check()) observer.disconnect(); });
+        observer.observe(document.querySelector('.bleu-playground .bleu-score-box'), {subtree: true, childList: true,
+                                                                                        characterData: true});
+    });
+    box.value = text;
+    box.dispatchEvent(new Event('input', {bubbles: true}));
+    await done;
+    return performance.now() - start;
+}
+"""
+
+
+@dataclass
+class Round:
+    """What one class size measured."""
+
+    students: int
+    html_s: list[float]  # until the page's HTML is in (the server's part: a kernel handed out, the page rendered)
+    usable_s: list[float]
+    updates_ms: list[float]
+    rss_mb: list[float]
+    uss_mb: list[float]
+    left_after_s: dict[int, int]  # seconds after the tabs closed -> student kernels still running
+    failures: int
+
+
+def expected_score(hypothesis: str) -> str:
+    """The score text the playground shows for ``hypothesis`` against its starting references."""
+    from bleu_lab.widgets.model import PlaygroundState, playground_view_model
+
+    return f"{playground_view_model(PlaygroundState(hypothesis=hypothesis)).score:.4f}"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def start_voila(home: Path, port: int, extra: list[str]) -> subprocess.Popen:
+    """`voila notebooks/playground.ipynb` from the repo root (so voila.json applies), Jupyter dirs of its own."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("JUPYTER", "JPY_"))}
+    for name in ("config", "data", "runtime"):
+        (home / name).mkdir(parents=True, exist_ok=True)
+    env.update(JUPYTER_CONFIG_DIR=str(home / "config"), JUPYTER_DATA_DIR=str(home / "data"),
+               JUPYTER_RUNTIME_DIR=str(home / "runtime"), PYTHONPATH=str(REPO), PYDEVD_DISABLE_FILE_VALIDATION="1")
+    command = [sys.executable, "-m", "voila", NOTEBOOK, "--no-browser", "--Voila.ip=127.0.0.1", f"--Voila.port={port}",
+               "--Voila.port_retries=0", *extra]
+    log = (home / "voila.log").open("wb")
+    return subprocess.Popen(command, cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+
+
+def kernels(server: subprocess.Popen) -> dict[str, psutil.Process]:
+    """The server's running kernels by kernel id (from the connection file on their command line)."""
+    found = {}
+    for child in psutil.Process(server.pid).children(recursive=True):
+        try:
+            line = " ".join(child.cmdline())
+        except psutil.Error:
+            continue
+        if "ipykernel" in line and "kernel-" in line:
+            found[line.split("kernel-")[-1].split(".json")[0]] = child
+    return found
+
+
+def wait_for(predicate, timeout_s: float, what: str) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise TimeoutError(what)
+        time.sleep(0.5)
+
+
+def pool_ready(home: Path) -> bool:
+    log = (home / "voila.log").read_text(errors="replace")
+    return "is filled with" in log
+
+
+def static_ready(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url + "voila/static/voila.js", timeout=2) as response:
+            return response.status == 200
+    except OSError:
+        return False
+
+
+async def student(browser, url: str, updates: int, offset: int, targets: dict[str, str]) -> dict:
+    """One student: open the app, wait until it answers typing, type ``updates`` hypotheses; never raises."""
+    context = await browser.new_context(viewport={"width": 1280, "height": 720})
+    await context.route(EXTERNAL_URL, lambda route: route.fulfill(status=200, body=""))
+    page = await context.new_page()
+    start = time.perf_counter()
+    try:
+        await page.goto(url, wait_until="domcontentloaded", timeout=PAGE_TIMEOUT_S * 1000)
+        html = time.perf_counter() - start
+        await page.wait_for_selector(SCORE, timeout=PAGE_TIMEOUT_S * 1000)
+        kernel_id = await page.evaluate(
+            "() => JSON.parse(document.getElementById('jupyter-config-data').textContent).kernelId")
+        first = SENTENCES[offset % len(SENTENCES)]
+        await asyncio.wait_for(page.evaluate(TYPE_AND_TIME_JS, [first, targets[first]]), PAGE_TIMEOUT_S)
+        usable = time.perf_counter() - start
+        times = []
+        for i in range(1, updates + 1):
+            text = SENTENCES[(offset + i) % len(SENTENCES)]
+            times.append(await asyncio.wait_for(page.evaluate(TYPE_AND_TIME_JS, [text, targets[text]]), 60))
+        return {"context": context, "usable": usable, "html": html, "updates": times, "kernel": kernel_id}
+    except Exception as err:  # a student who never got a usable page is counted, not fatal
+        print(f"  student {offset}: {type(err).__name__}: {str(err)[:200]}", file=sys.stderr)
+        return {"context": context, "usable": None, "html": None, "updates": [], "kernel": None}
+
+
+async def arrive(url: str, n: int, updates: int) -> list[dict]:
+    """N students opening the app at the same moment, in one headless Chromium."""
+    from playwright.async_api import async_playwright
+
+    targets = {s: expected_score(s) for s in SENTENCES}
+    async with async_playwright() as driver:
+        browser = await driver.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        results = await asyncio.gather(*(student(browser, url, updates, i, targets) for i in range(n)))
+        for r in results:  # every tab closes: Voilà's unload beacon fires (and is refused with XSRF on)
+            await r.pop("context").close()
+        await browser.close()
+    return results
+
+
+class WidgetClient:
+    """A student without a browser: Voilà's page request, then the widget protocol over the kernel's websocket.
+
+    What a browser does for the playground, minus drawing: fetch the page (the server hands out a kernel), ask the
+    kernel for every widget's state, then set the hypothesis box's value and wait for the score to change.
+    """
+
+    def __init__(self, url: str):
+        self.url, self.session, self.ws, self.states = url, uuid.uuid4().hex, None, {}
+
+    def message(self, msg_type: str, content: dict, channel: str = "shell") -> dict:
+        header = {"msg_id": uuid.uuid4().hex, "msg_type": msg_type, "session": self.session, "username": "student",
+                  "version": "5.3", "date": datetime.now(UTC).isoformat()}
+        metadata = {"version": "1.0.0"}  # ipywidgets' control protocol
+        return {"header": header, "parent_header": {}, "metadata": metadata, "content": content, "channel": channel,
+                "buffers": []}
+
+    async def open(self) -> str:
+        """GET the page, connect to its kernel, load the widgets' states; returns the kernel id."""
+        from tornado.httpclient import AsyncHTTPClient
+        from tornado.websocket import websocket_connect
+
+        page = await AsyncHTTPClient().fetch(self.url, request_timeout=PAGE_TIMEOUT_S)
+        kernel_id = re.search(r'"kernelId": "([0-9a-f-]+)"', page.body.decode()).group(1)
+        ws_url = f"{self.url.replace('http', 'ws')}api/kernels/{kernel_id}/channels?session_id={self.session}"
+        self.ws = await websocket_connect(ws_url)
+        control = uuid.uuid4().hex
+        await self.send("comm_open", {"comm_id": control, "target_name": "jupyter.widget.control", "data": {}})
+        await self.send("comm_msg", {"comm_id": control, "data": {"method": "request_states"}})
+        reply = await self.receive(lambda comm, data: data.get("method") == "update_states")
+        self.states = reply["states"]
+        return kernel_id
+
+    async def send(self, msg_type: str, content: dict) -> None:
+        await self.ws.write_message(json.dumps(self.message(msg_type, content)))
+
+    async def receive(self, wanted) -> dict:
+        """The data of the next comm message that ``wanted(comm_id, data)`` accepts."""
+        while True:
+            raw = await self.ws.read_message()
+            if raw is None:
+                raise ConnectionError("the kernel's websocket closed")
+            if isinstance(raw, bytes):
+                continue
+            msg = json.loads(raw)
+            content = msg.get("content", {})
+            if msg.get("msg_type") == "comm_msg" and wanted(content.get("comm_id"), content.get("data", {})):
+                return content["data"]
+
+    def model(self, css_class: str) -> str:
+        return next(k for k, v in self.states.items() if css_class in v["state"].get("_dom_classes", ()))
+
+    async def type_and_time(self, text: str, expected: str) -> float:
+        """Set the hypothesis to ``text``; milliseconds until the score box shows ``expected``."""
+        box, score = self.model("bleu-hypothesis"), self.model("bleu-score-box")
+        start = time.perf_counter()
+        await self.send("comm_msg", {"comm_id": box, "data": {"method": "update", "state": {"value": text},
+                                                              "buffer_paths": []}})
+        shows = f"class='bleu-score'>{expected}<"
+        await self.receive(lambda comm, data: comm == score and shows in data.get("state", {}).get("value", ""))
+        return (time.perf_counter() - start) * 1000
+
+
+async def protocol_student(url: str, updates: int, offset: int, targets: dict[str, str]) -> dict:
+    """``student`` without a browser (see ``WidgetClient``); never raises."""
+    client, start = WidgetClient(url), time.perf_counter()
+    try:
+        kernel_id = await asyncio.wait_for(client.open(), PAGE_TIMEOUT_S)
+        html = time.perf_counter() - start
+        first = SENTENCES[offset % len(SENTENCES)]
+        await asyncio.wait_for(client.type_and_time(first, targets[first]), PAGE_TIMEOUT_S)
+        usable, times = time.perf_counter() - start, []
+        for i in range(1, updates + 1):
+            text = SENTENCES[(offset + i) % len(SENTENCES)]
+            times.append(await asyncio.wait_for(client.type_and_time(text, targets[text]), 60))
+        return {"client": client, "usable": usable, "html": html, "updates": times, "kernel": kernel_id}
+    except Exception as err:
+        print(f"  student {offset}: {type(err).__name__}: {str(err)[:200]}", file=sys.stderr)
+        return {"client": client, "usable": None, "html": None, "updates": [], "kernel": None}
+
+
+async def arrive_without_browsers(url: str, n: int, updates: int) -> list[dict]:
+    """N browserless students at the same moment; then every connection closes (as closed tabs, no beacon)."""
+    targets = {s: expected_score(s) for s in SENTENCES}
+    results = await asyncio.gather(*(protocol_student(url, updates, i, targets) for i in range(n)))
+    for client in [r.pop("client") for r in results]:
+        if client.ws is not None:
+            client.ws.close()
+    return results
+
+
+def memory_mb(procs: list[psutil.Process]) -> tuple[list[float], list[float]]:
+    rss, uss = [], []
+    for proc in procs:
+        try:
+            info = proc.memory_full_info()
+        except psutil.Error:
+            continue
+        rss.append(info.rss / 2**20)
+        uss.append(info.uss / 2**20)
+    return rss, uss
+
+
+def run_round(n: int, updates: int, cleanup_s: int, extra: list[str], browsers: bool = True) -> Round:
+    with tempfile.TemporaryDirectory(prefix="bench-classroom-") as tmp:
+        home, port = Path(tmp), free_port()
+        url = f"http://127.0.0.1:{port}/"
+        server = start_voila(home, port, extra)
+        try:
+            wait_for(lambda: static_ready(url), START_TIMEOUT_S, "Voilà did not start")
+            wait_for(lambda: pool_ready(home), START_TIMEOUT_S, "the kernel pool did not fill")
+            results = asyncio.run((arrive if browsers else arrive_without_browsers)(url, n, updates))
+            used = {r["kernel"] for r in results if r["kernel"]}
+            rss, uss = memory_mb([p for k, p in kernels(server).items() if k in used])
+            closed, left = time.monotonic(), {}
+            for mark in sorted({30, 60, 90, cleanup_s}):
+                if mark > cleanup_s:
+                    continue
+                time.sleep(max(0.0, closed + mark - time.monotonic()))
+                left[mark] = len(used & set(kernels(server)))
+        finally:
+            server.terminate()
+            try:
+                server.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                server.kill()
+    ok = [r for r in results if r["usable"] is not None]
+    updates = [t for r in ok for t in r["updates"]]
+    return Round(n, [r["html"] for r in ok], [r["usable"] for r in ok], updates, rss, uss, left, n - len(ok))
+
+
+def p95(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(0.95 * len(ordered)) - 1))]
+
+
+def show(r: Round) -> str:
+    usable = (f"{statistics.median(r.html_s):5.1f}  {statistics.median(r.usable_s):6.1f} {max(r.usable_s):6.1f}"
+              if r.usable_s else "    –       –      –")
+    upd = f"{statistics.median(r.updates_ms) / 1000:6.2f} {p95(r.updates_ms) / 1000:6.2f}" if r.updates_ms else (
+        "     –      –")
+    mem = f"{statistics.mean(r.rss_mb):6.0f} {statistics.mean(r.uss_mb):6.0f}" if r.rss_mb else "     –      –"
+    left = " ".join(f"{k}s:{v}" for k, v in r.left_after_s.items())
+    return f"{r.students:>3}  {usable}  {upd}  {mem}  {left}" + (f"  ({r.failures} never usable)" if r.failures else "")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--students", type=int, nargs="+", default=[1, 5, 10, 20])
+    parser.add_argument("--updates", type=int, default=5, help="hypotheses each student types after the first")
+    parser.add_argument("--cleanup", type=int, default=120, help="seconds to watch the kernels after the tabs close")
+    parser.add_argument("--voila-arg", action="append", default=[], help="extra Voilà flag, e.g. a pool size")
+    parser.add_argument("--no-browsers", action="store_true",
+                        help="students speak the widget protocol without a browser (as when each brings a laptop)")
+    args = parser.parse_args()
+    print(f"Voilà classroom benchmark: {NOTEBOOK} with the shipped voila.json {' '.join(args.voila_arg)}".rstrip())
+    clients = "students without browsers (widget protocol)" if args.no_browsers else "browsers on the same machine"
+    print(f"{os.cpu_count()} cores, {psutil.virtual_memory().total / 2**30:.0f} GiB; {clients}")
+    print("  N  HTML s  usable s: median max  update s: median p95  kernel MB: RSS USS  student kernels left after")
+    for n in args.students:
+        print(show(run_round(n, args.updates, args.cleanup, args.voila_arg, not args.no_browsers)), flush=True)
+
+
+if __name__ == "__main__":
+    main()
