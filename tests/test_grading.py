@@ -244,6 +244,17 @@ def test_an_unclipped_count_gets_no_marks(released, tmp_path):
     assert "its count in the hypothesis, not clipped" in clip.messages[0]
 
 
+def test_a_cell_that_runs_too_long_is_interrupted_and_grading_goes_on(released, tmp_path):
+    nb = nbformat.read(released / "student" / "00_start_here.ipynb", as_version=4)
+    nb.cells.insert(3, nbformat.v4.new_code_cell("while True:\n    pass"))
+    path = tmp_path / "00_start_here.ipynb"
+    nbformat.write(nb, path)
+    grade = grade_notebook(path, timeout=5)
+    assert grade.errors == ["cell 4: interrupted: it ran longer than the time limit (--timeout)"]
+    assert [(e.points, e.possible) for e in grade.exercises] == [(0, 1), (0, 1)]
+    assert all("could not be graded" not in m for e in grade.exercises for m in e.messages)
+
+
 # ------------------------------------------------------------------------------------------------ command line
 
 

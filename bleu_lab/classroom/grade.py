@@ -177,6 +177,8 @@ def _error(cell) -> str:
     """The error a code cell raised ('' if none)."""
     for output in cell.get("outputs", []):
         if output.get("output_type") == "error":
+            if output.get("ename") in ("KeyboardInterrupt", "TimeoutError"):
+                return "interrupted: it ran longer than the time limit (--timeout)"
             return f"{output.get('ename')}: {output.get('evalue')}"
     return ""
 
