@@ -4,6 +4,7 @@
     bleu-lab hyp.de ref.A.de ref.B.de -lc          several references, lowercased
     bleu-lab hyp.de ref.A.de --explain 7           ...and every step of segment 7's sentence BLEU
     bleu-lab base.de ref.A.de --compare new.de     paired bootstrap and approximate randomization, base vs new
+    bleu-lab release OUTDIR | grade NOTEBOOK ...   assignments for instructors (bleu_lab.classroom.cli)
 
 Files are UTF-8, one segment per line; line i of every file belongs to segment i. With several reference
 files an empty reference line means "no reference for this segment". Errors print one line and exit with 2.
@@ -25,6 +26,7 @@ from .smoothing import SACREBLEU_METHODS
 from .tokenization import TOKENIZERS
 
 EXIT_ERROR = 2
+CLASSROOM_COMMANDS = ("release", "grade")
 
 
 def build_parser(prog: str = "bleu-lab") -> argparse.ArgumentParser:
@@ -32,7 +34,9 @@ def build_parser(prog: str = "bleu-lab") -> argparse.ArgumentParser:
         prog=prog,
         description="Corpus BLEU of a hypothesis file against reference files, as sacrebleu computes it.",
         epilog="Files are UTF-8 with one segment per line. Example: bleu-lab data/news/sys.strong.de "
-        "data/news/ref.A.de --compare data/news/sys.fluent.de",
+        "data/news/ref.A.de --compare data/news/sys.fluent.de. For instructors: 'bleu-lab release OUTDIR' writes the "
+        "lessons as an assignment (OUTDIR/student without solutions, OUTDIR/solved with them), and 'bleu-lab grade "
+        "NOTEBOOK [NOTEBOOK ...]' marks submitted lessons (see 'bleu-lab release --help', 'bleu-lab grade --help').",
     )
     parser.add_argument("hypothesis", metavar="HYP", help="hypothesis file (system output)")
     parser.add_argument("references", metavar="REF", nargs="+", help="reference file(s)")
@@ -57,6 +61,11 @@ def build_parser(prog: str = "bleu-lab") -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None, prog: str = "bleu-lab") -> int:
     """Run the command line; return the exit code (0, or 2 after printing a one-line error)."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv and argv[0] in CLASSROOM_COMMANDS:  # instructors' subcommands, before the scoring parser
+        from .classroom.cli import main as classroom_main
+
+        return classroom_main(argv, prog)
     args = build_parser(prog).parse_args(argv)
     with warnings.catch_warnings():
         warnings.simplefilter("always", UserWarning)

@@ -4,13 +4,16 @@ Each lesson has a module here (named after the lesson) with ``check_...`` functi
 student's answer or function on cases, compares with bleu_lab's own result, and returns ``Feedback``
 that says *what* is wrong ("your clipped count for ('the',) is 3; the most any reference has is 2"),
 not just that something is.
+
+A module also declares, in ``GRADING``, how an assignment grades its lesson (``bleu-lab grade``, see
+``bleu_lab.classroom``): which check takes which of the student's objects, and hidden cases for the function checks.
 """
 
 from __future__ import annotations
 
 import html
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 MAX_REPORTED_CASES = 3  # a check stops after this many failing cases: more messages would bury the first
@@ -52,6 +55,38 @@ class Feedback:
             f'<div style="border-left:4px solid {colour};padding:4px 10px">'
             f"<b>{mark} {html.escape(self.exercise)}: {word}</b><ul>{items}</ul></div>"
         )
+
+
+@dataclass(frozen=True)
+class GradedExercise:
+    """How ``bleu-lab grade`` marks one exercise of a lesson.
+
+    ``check(*answers)`` is the lesson's own check, called on the student's objects named ``answers``; it earns 1 point.
+    ``hidden`` (function exercises only) gives the same check other inputs, ``check(*answers, **hidden)`` (usually
+    ``{"cases": ...}``), for 1 more point, so that an answer hard-coded for the visible cases does not pass.
+    A ``manual`` exercise (a written answer) earns no automatic points: the report shows the student's text and these
+    key points to the grader, and the solved copy shows ``model_answer``.
+    """
+
+    name: str
+    check: Callable[..., Feedback]
+    answers: tuple[str, ...]
+    hidden: Mapping[str, object] | None = None
+    manual: str = ""
+    model_answer: str = ""
+
+    @property
+    def points(self) -> int:
+        """Automatic points: 0 for a manual exercise, else 1 for the visible check and 1 for the hidden cases."""
+        return 0 if self.manual else 1 + (self.hidden is not None)
+
+
+@dataclass(frozen=True)
+class LessonGrading:
+    """The graded exercises of one lesson notebook (its file name without ``.ipynb``), in notebook order."""
+
+    notebook: str
+    exercises: tuple[GradedExercise, ...]
 
 
 def run_student_code(feedback: Feedback, func, *args):

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 
 from ..brevity import brevity_penalty, closest_ref_length
 from ..precision import modified_precision
-from . import Feedback, run_student_code, tiered_hint
+from . import Feedback, GradedExercise, LessonGrading, run_student_code, tiered_hint
 
 # (case name, r, c): every branch of the definition, and the ones students miss.
 BP_CASES: tuple[tuple[str, int, int], ...] = (
@@ -39,12 +39,14 @@ CLOSEST_CASES: tuple[tuple[str, tuple[int, ...], int], ...] = (
 CAT_REFERENCES = ("the cat is on the mat", "there is a cat on the mat")
 
 
-def check_brevity_penalty(func: Callable[[int, int], float]) -> Feedback:
+def check_brevity_penalty(
+    func: Callable[[int, int], float], *, cases: Sequence[tuple[str, int, int]] = BP_CASES
+) -> Feedback:
     """Check ``func(r, c)`` against BP = 1 if c > r, exp(1 - r/c) if 0 < c <= r, 0 if c = 0."""
     fb = Feedback("my_brevity_penalty(r, c)")
     if not callable(func):
         return fb.fail(f"pass your function itself (my_brevity_penalty), not {type(func).__name__}")
-    for case, r, c in BP_CASES:
+    for case, r, c in cases:
         expected = brevity_penalty(r, c)
         got = run_student_code(fb, func, r, c)
         if got is None:
@@ -89,12 +91,14 @@ def _bp_hint(r: int, c: int, got: float) -> str:
     return "For c < r the formula is BP = exp(1 - r/c)."
 
 
-def check_closest_ref_length(func: Callable[[Sequence[int], int], int]) -> Feedback:
+def check_closest_ref_length(
+    func: Callable[[Sequence[int], int], int], *, cases: Sequence[tuple[str, Sequence[int], int]] = CLOSEST_CASES
+) -> Feedback:
     """Check ``func(ref_lens, c)``: the reference length closest to c; on a tie, the shorter one."""
     fb = Feedback("my_closest_ref_length(ref_lens, c)")
     if not callable(func):
         return fb.fail(f"pass your function itself (my_closest_ref_length), not {type(func).__name__}")
-    for case, ref_lens, c in CLOSEST_CASES:
+    for case, ref_lens, c in cases:
         expected = closest_ref_length([["w"] * n for n in ref_lens], c)
         got = run_student_code(fb, func, list(ref_lens), c)
         if got is None or got == expected:
@@ -181,3 +185,30 @@ def check_without_bp(answer: object, *, reveal: bool = False) -> Feedback:
 
 MODEL_ANSWER_WITHOUT_BP = ("Without BP, BLEU would reward short outputs: a hypothesis of a few reference words has "
                            "perfect precision, so leaving out most of the meaning would still score high.")
+
+# For ``bleu-lab grade``: other inputs than the visible cases, so that answers hard-coded for those do not pass.
+HIDDEN_BP_CASES: tuple[tuple[str, int, int], ...] = (
+    ("c far below r", 20, 5),
+    ("c one below r", 9, 8),
+    ("c one above r", 4, 5),
+    ("c = r = 1", 1, 1),
+    ("c = 0 against a one-word reference", 1, 0),
+)
+HIDDEN_CLOSEST_CASES: tuple[tuple[str, tuple[int, ...], int], ...] = (
+    ("a tie, longest reference listed first", (14, 6, 10), 8),
+    ("the closest reference listed last", (20, 4), 5),
+    ("a tie among four references", (11, 9, 30, 3), 10),
+    ("a single short reference", (3,), 10),
+)
+
+GRADING = LessonGrading("03_brevity_penalty", (
+    GradedExercise("my_brevity_penalty", check_brevity_penalty, ("my_brevity_penalty",),
+                   hidden={"cases": HIDDEN_BP_CASES}),
+    GradedExercise("my_closest_ref_length", check_closest_ref_length, ("my_closest_ref_length",),
+                   hidden={"cases": HIDDEN_CLOSEST_CASES}),
+    GradedExercise("a short hypothesis with p_1 = 1", check_short_hypothesis, ("short_hypothesis",)),
+    GradedExercise("what BLEU would do without BP", check_without_bp, ("answer",),
+                   manual="; ".join(point for point, _ in WITHOUT_BP_KEY_POINTS) + " (outputs of a few reference "
+                   "words have perfect precision, so without BP leaving out most of the meaning would score high)",
+                   model_answer=MODEL_ANSWER_WITHOUT_BP),
+))

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 import numpy as np
 
 from ..significance import BootstrapResult, p_value
-from . import Feedback, choices_text, run_student_code
+from . import Feedback, GradedExercise, LessonGrading, choices_text, run_student_code
 
 # (case name, gaps |BLEU_a - BLEU_b| of the shuffled trials, observed gap)
 AR_CASES: tuple[tuple[str, tuple[float, ...], float], ...] = (
@@ -30,13 +30,15 @@ AR_CASES: tuple[tuple[str, tuple[float, ...], float], ...] = (
 )
 
 
-def check_ar_p_value(func: Callable[[np.ndarray, float], float]) -> Feedback:
+def check_ar_p_value(
+    func: Callable[[np.ndarray, float], float], *, cases: Sequence[tuple[str, Sequence[float], float]] = AR_CASES
+) -> Feedback:
     """Check ``func(trial_differences, observed)`` = (#{d >= observed} + 1) / (len(d) + 1), or with > (sacrebleu)."""
     fb = Feedback("my_ar_p_value(trial_differences, observed)")
     if not callable(func):
         return fb.fail(f"pass your function itself (my_ar_p_value), not {type(func).__name__}")
     conventions = set()
-    for case, gaps, observed in AR_CASES:
+    for case, gaps, observed in cases:
         got = run_student_code(fb, func, np.asarray(gaps, dtype=float), observed)
         if got is None:
             continue
@@ -210,12 +212,15 @@ def expected_bonferroni(p_values: Mapping[str, float], alpha: float) -> set[str]
     return {name for name, p in p_values.items() if p < alpha / m}
 
 
-def check_bonferroni(func: Callable[[dict[str, float], float], Iterable[str]]) -> Feedback:
+def check_bonferroni(
+    func: Callable[[dict[str, float], float], Iterable[str]], *,
+    cases: Sequence[tuple[str, Mapping[str, float], float]] = BONFERRONI_CASES,
+) -> Feedback:
     """Check ``func(p_values, alpha)`` returns the names of the comparisons with p < alpha / m."""
     fb = Feedback("my_bonferroni(p_values, alpha)")
     if not callable(func):
         return fb.fail(f"pass your function itself (my_bonferroni), not {type(func).__name__}")
-    for case, p_values, alpha in BONFERRONI_CASES:
+    for case, p_values, alpha in cases:
         expected = expected_bonferroni(p_values, alpha)
         errors_before = len(fb.messages)
         got = run_student_code(fb, func, dict(p_values), alpha)
@@ -247,3 +252,21 @@ def _bonferroni_hint(p_values: Mapping[str, float], alpha: float, got: set[str])
     if got == {n for n, p in p_values.items() if p >= alpha / m}:
         return "You returned the comparisons that are NOT significant: keep those with p < alpha / m."
     return f"The threshold is alpha / m = {alpha:g} / {m} = {alpha / m:g}; keep the names whose p is below it."
+
+# For ``bleu-lab grade``: other inputs than the visible cases, so that answers hard-coded for those do not pass.
+HIDDEN_AR_CASES: tuple[tuple[str, tuple[float, ...], float], ...] = (
+    ("twenty trials, six larger gaps", tuple(i / 10 for i in range(20)), 1.35),
+    ("every trial ties the observed gap", (1.0, 1.0, 1.0), 1.0),
+    ("one trial", (0.5,), 0.25),
+)
+HIDDEN_BONFERRONI_CASES: tuple[tuple[str, dict[str, float], float], ...] = (
+    ("three comparisons at alpha = 0.05", {"a": 0.01, "b": 0.02, "c": 0.001}, 0.05),
+    ("five comparisons at alpha = 0.1", {"p": 0.015, "q": 0.025, "r": 0.05, "s": 0.0001, "t": 0.5}, 0.1),
+    ("none survives", {"x": 0.03, "y": 0.04}, 0.05),
+)
+
+GRADING = LessonGrading("09_comparing_systems", (
+    GradedExercise("my_ar_p_value", check_ar_p_value, ("my_ar_p_value",), hidden={"cases": HIDDEN_AR_CASES}),
+    GradedExercise("a paired bootstrap and its p-value", check_bootstrap_interpretation, ("result", "answer")),
+    GradedExercise("my_bonferroni", check_bonferroni, ("my_bonferroni",), hidden={"cases": HIDDEN_BONFERRONI_CASES}),
+))

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Sequence
 from ..geometric_mean import uniform_log_mean
 from ..sacrebleu_style import BleuScore, ScoreOptions, corpus_score, score_from_stats
 from ..statistics import BleuStats
-from . import Feedback, choices_text, run_student_code
+from . import Feedback, GradedExercise, LessonGrading, choices_text, run_student_code
 
 # The lesson's worked example: a short, good segment and a long, weaker one (lowercase words, no punctuation,
 # so 13a tokens are the words). The notebook uses these very strings.
@@ -80,12 +80,15 @@ def case_stats(hypotheses: Sequence[str], references: Sequence[Sequence[str]]) -
     return SegmentStats(corpus_score([h], [list(r)]).stats for h, r in zip(hypotheses, references))
 
 
-def check_corpus_bleu(func: Callable[[list[BleuStats]], float]) -> Feedback:
+def check_corpus_bleu(
+    func: Callable[[list[BleuStats]], float], *,
+    cases: Sequence[tuple[str, Sequence[str], Sequence[Sequence[str]]]] = CORPUS_CASES,
+) -> Feedback:
     """Check ``func(segment_stats)`` returns corpus BLEU (0–100) = BLEU of the summed statistics."""
     fb = Feedback("my_corpus_bleu(segment_stats)")
     if not callable(func):
         return fb.fail(f"pass your function itself (my_corpus_bleu), not {type(func).__name__}")
-    for case, hyps, refs in CORPUS_CASES:
+    for case, hyps, refs in cases:
         stats = case_stats(hyps, refs)
         expected = corpus_score(list(hyps), [list(r) for r in refs])
         got = run_student_code(fb, func, SegmentStats(stats))
@@ -298,3 +301,34 @@ def check_reference_lists(my_references: object, corpus=None) -> Feedback:
     fb.note(f"degraded scores {score.score:.2f} with these references ({score.signature.split('|')[0]}: "
             "the number of references varies by segment)")
     return fb
+
+# For ``bleu-lab grade``: other corpora than CORPUS_CASES (every pooled order has matches), so that answers
+# hard-coded for those do not pass.
+HIDDEN_CORPUS_CASES: tuple[tuple[str, tuple[str, ...], tuple[tuple[str, ...], ...]], ...] = (
+    (
+        "a long good segment and a short weak one",
+        (
+            "the old bridge over the river is closed for repairs until the end of may",
+            "rain floods the village",
+        ),
+        (
+            ("the old bridge over the river is closed for repairs until the end of may",),
+            ("heavy rain floods the whole village tonight",),
+        ),
+    ),
+    (
+        "three segments, the output much shorter than the references",
+        ("the cat sat on the mat", "prices rose last year", "the museum opens at nine"),
+        (
+            ("the cat sat on the red mat in the kitchen",),
+            ("prices rose by three percent last year , the report says",),
+            ("the museum opens at nine o'clock on sundays",),
+        ),
+    ),
+)
+
+GRADING = LessonGrading("08_corpus_bleu", (
+    GradedExercise("my_corpus_bleu", check_corpus_bleu, ("my_corpus_bleu",), hidden={"cases": HIDDEN_CORPUS_CASES}),
+    GradedExercise("why corpus BLEU is not the mean", check_why_mean_differs, ("answer",)),
+    GradedExercise("references per segment", check_reference_lists, ("my_references",)),
+))

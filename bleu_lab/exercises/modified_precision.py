@@ -16,7 +16,7 @@ from numbers import Rational, Real
 from ..clipping import clip_counts, clip_table, max_reference_counts
 from ..ngrams import count_ngrams
 from ..precision import modified_precision
-from . import Feedback, call_student, enough_failures, tiered_hint
+from . import Feedback, GradedExercise, LessonGrading, call_student, enough_failures, tiered_hint
 
 P2_BY_HAND_REFERENCES = ("the cat sat on the mat", "a cat is on the mat")
 P2_BY_HAND_HYPOTHESIS = "on the mat the cat sat on the mat"
@@ -95,10 +95,12 @@ def _as_exact(fb: Feedback, answer: object, example: str) -> Fraction | None:
     return None
 
 
-def check_modified_precision(func: Callable) -> Feedback:
+def check_modified_precision(
+    func: Callable, *, cases: Sequence[tuple[Sequence[str], str, int]] = PRECISION_CASES
+) -> Feedback:
     """Check ``func(references, hypothesis, n)`` (token lists) equals ``modified_precision`` on every case."""
     fb = Feedback("my_modified_precision")
-    for refs, hyp, n in PRECISION_CASES:
+    for refs, hyp, n in cases:
         expected = modified_precision(list(refs), hyp, n)
         case = f"references {list(refs)}, hypothesis {hyp!r}, n={n}"
         raised, result = call_student(fb, func, [r.split() for r in refs], hyp.split(), n)
@@ -226,3 +228,19 @@ def check_word_salad(hypothesis: object) -> Feedback:
     if fb.passed:
         fb.note(f"p_1 = {p1} but p_2 = {p2}: unigram precision calls this word salad perfect, bigrams see through it")
     return fb
+
+# For ``bleu-lab grade``: other inputs than PRECISION_CASES, so that answers hard-coded for those do not pass.
+HIDDEN_PRECISION_CASES: tuple[tuple[tuple[str, ...], str, int], ...] = (
+    (("a rose is a rose", "a rose is red"), "a rose a rose a rose", 1),
+    (("a rose is a rose", "a rose is red"), "a rose a rose a rose", 2),
+    (("x y", "y x y"), "y y y x", 1),
+    (("the cat sat",), "the cat sat on the mat", 3),
+    (("one two three",), "one two", 3),
+)
+
+GRADING = LessonGrading("02_modified_precision", (
+    GradedExercise("p_2 by hand", check_p2_by_hand, ("p2",)),
+    GradedExercise("my_modified_precision", check_modified_precision, ("my_modified_precision",),
+                   hidden={"cases": HIDDEN_PRECISION_CASES}),
+    GradedExercise("word salad", check_word_salad, ("salad",)),
+))

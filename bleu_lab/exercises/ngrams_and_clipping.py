@@ -7,11 +7,11 @@ when they differ, names the case and the n-gram and says which typical mistake t
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 
 from ..clipping import clip_counts, max_reference_counts
 from ..ngrams import Ngram, count_ngrams, ngram_total
-from . import Feedback, call_student, enough_failures, tiered_hint
+from . import Feedback, GradedExercise, LessonGrading, call_student, enough_failures, tiered_hint
 
 # (tokens, n) pairs for my_count_ngrams: repeats, n = 1 and n > 1, whole sentence, too short, empty.
 COUNT_CASES: tuple[tuple[tuple[str, ...], int], ...] = (
@@ -40,10 +40,11 @@ CLIP_BY_HAND_REFERENCES = ("a cat sat on the mat", "there is a cat on a mat")
 CLIP_BY_HAND_HYPOTHESIS = "a cat on a mat and a cat on a mat"
 
 
-def check_count_ngrams(func: Callable) -> Feedback:
+def check_count_ngrams(func: Callable, *, cases: Sequence[tuple[Sequence[str], int]] = COUNT_CASES) -> Feedback:
     """Check ``func(tokens, n)`` returns ``{ngram_tuple: count}`` like ``count_ngrams`` on every case."""
     fb = Feedback("my_count_ngrams")
-    for tokens, n in COUNT_CASES:
+    for tokens, n in cases:
+        tokens = tuple(tokens)
         raised, result = call_student(fb, func, list(tokens), n)
         problem = None if raised else _count_problem(tokens, n, result)
         if problem:
@@ -112,10 +113,10 @@ def _example_ngram(expected: Counter[Ngram], n: int) -> Ngram:
     return next(iter(expected), ("w",) * n)
 
 
-def check_clip(func: Callable) -> Feedback:
+def check_clip(func: Callable, *, cases: Sequence[tuple[Sequence[str], str, int]] = CLIP_CASES) -> Feedback:
     """Check ``func(hyp_counts, refs_counts)`` returns ``{ngram: min(count, max over refs)}`` like ``clip_counts``."""
     fb = Feedback("my_clip")
-    for refs, hyp, n in CLIP_CASES:
+    for refs, hyp, n in cases:
         hyp_counts = count_ngrams(hyp, n)
         refs_counts = [count_ngrams(r, n) for r in refs]
         raised, result = call_student(fb, func, Counter(hyp_counts), [Counter(c) for c in refs_counts])
@@ -232,3 +233,23 @@ def check_clip_by_hand(answer: object, *, reveal: bool = False) -> Feedback:
         total = sum(hyp_counts.values())
         fb.note(f"so the hypothesis earns {sum(expected.values())} unigram credits out of {total}")
     return fb
+
+# For ``bleu-lab grade``: other inputs than the visible cases, so that answers hard-coded for those do not pass.
+HIDDEN_COUNT_CASES: tuple[tuple[tuple[str, ...], int], ...] = (
+    (tuple("a rose is a rose is a rose".split()), 2),
+    (tuple("b a b a b".split()), 3),
+    (tuple("one two three four five".split()), 5),
+    (("x",), 1),
+)
+HIDDEN_CLIP_CASES: tuple[tuple[tuple[str, ...], str, int], ...] = (
+    (("a rose is a rose", "a rose is red"), "a rose a rose a rose", 1),
+    (("x y", "y x y"), "y y y x", 1),
+    (("to be or not to be",), "to be to be to be", 2),
+    (("the cat",), "a dog", 1),
+)
+
+GRADING = LessonGrading("01_ngrams_and_clipping", (
+    GradedExercise("my_count_ngrams", check_count_ngrams, ("my_count_ngrams",), hidden={"cases": HIDDEN_COUNT_CASES}),
+    GradedExercise("my_clip", check_clip, ("my_clip",), hidden={"cases": HIDDEN_CLIP_CASES}),
+    GradedExercise("clip table by hand", check_clip_by_hand, ("my_clip_table",)),
+))

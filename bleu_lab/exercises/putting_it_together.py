@@ -16,7 +16,7 @@ from ..brevity import brevity_penalty, closest_ref_length
 from ..geometric_mean import bleu_from_precisions
 from ..nltk_style import sentence_bleu, without_warnings
 from ..precision import modified_precision
-from . import Feedback, run_student_code
+from . import Feedback, GradedExercise, LessonGrading, run_student_code
 
 UNIFORM = (0.25, 0.25, 0.25, 0.25)
 
@@ -41,12 +41,15 @@ SENTENCE_CASES: tuple[tuple[str, tuple[str, ...], str], ...] = (
 )
 
 
-def check_geometric_mean(func: Callable[[Sequence[float], Sequence[float]], float]) -> Feedback:
+def check_geometric_mean(
+    func: Callable[[Sequence[float], Sequence[float]], float], *,
+    cases: Sequence[tuple[str, Sequence[float], Sequence[float]]] = GEOMETRIC_CASES,
+) -> Feedback:
     """Check ``func(precisions, weights)`` against exp(sum_n w_n log p_n) (0 when a weighted p_n is 0)."""
     fb = Feedback("my_geometric_mean(precisions, weights)")
     if not callable(func):
         return fb.fail(f"pass your function itself (my_geometric_mean), not {type(func).__name__}")
-    for case, precisions, weights in GEOMETRIC_CASES:
+    for case, precisions, weights in cases:
         zero = any(p == 0 and w > 0 for p, w in zip(precisions, weights))
         # A factor 0 makes a product 0; bleu_from_precisions follows nltk and skips it, so say 0 here.
         expected = 0.0 if zero else bleu_from_precisions(1.0, weights, precisions)
@@ -91,12 +94,14 @@ def _geometric_hint(precisions: Sequence[float], weights: Sequence[float], got: 
     return "Compute exp(sum over n of w_n * log p_n), or equivalently prod p_n ** w_n."
 
 
-def check_sentence_bleu(func: Callable[[Sequence[str], str], float]) -> Feedback:
+def check_sentence_bleu(
+    func: Callable[[Sequence[str], str], float], *, cases: Sequence[tuple[str, Sequence[str], str]] = SENTENCE_CASES
+) -> Feedback:
     """Check ``func(references, hypothesis)`` against ``bleu_lab.sentence_bleu`` (BLEU-4, no smoothing)."""
     fb = Feedback("my_sentence_bleu(references, hypothesis)")
     if not callable(func):
         return fb.fail(f"pass your function itself (my_sentence_bleu), not {type(func).__name__}")
-    for case, references, hypothesis in SENTENCE_CASES:
+    for case, references, hypothesis in cases:
         refs = list(references)
         expected = without_warnings(sentence_bleu, refs, hypothesis)
         got = run_student_code(fb, func, refs, hypothesis)
@@ -139,3 +144,25 @@ def _sentence_hint(refs: list[str], hypothesis: str, got: float) -> str:
     if math.isclose(got, bp * math.fsum(0.25 * float(p) for p in p_n)):
         return f"You took the arithmetic mean of the p_n; BLEU uses the geometric mean. {parts}"
     return parts
+
+# For ``bleu-lab grade``: other inputs than the visible cases, so that answers hard-coded for those do not pass.
+HIDDEN_GEOMETRIC_CASES: tuple[tuple[str, tuple[float, ...], tuple[float, ...]], ...] = (
+    ("three orders", (0.5, 0.25, 0.125), (1 / 3, 1 / 3, 1 / 3)),
+    ("BLEU-2 weights, zero precisions without weight", (0.8, 0.4, 0.0, 0.0), (0.5, 0.5, 0.0, 0.0)),
+    ("a zero precision in the middle", (0.5, 0.0, 0.5), (1 / 3, 1 / 3, 1 / 3)),
+    ("all precisions 1", (1.0, 1.0, 1.0, 1.0), UNIFORM),
+)
+HIDDEN_SENTENCE_CASES: tuple[tuple[str, tuple[str, ...], str], ...] = (
+    ("a short hypothesis, two references (c < r)",
+     ("the quick brown fox jumps over the lazy dog", "a quick brown fox jumped over a lazy dog"),
+     "the quick brown fox jumps"),
+    ("a long hypothesis (c > r)", ("he reads the book",), "he reads the book every evening"),
+    ("a tie between two reference lengths", ("a b c d e f g h", "a b c d"), "a b c d e f"),
+)
+
+GRADING = LessonGrading("04_putting_it_together", (
+    GradedExercise("my_geometric_mean", check_geometric_mean, ("my_geometric_mean",),
+                   hidden={"cases": HIDDEN_GEOMETRIC_CASES}),
+    GradedExercise("my_sentence_bleu", check_sentence_bleu, ("my_sentence_bleu",),
+                   hidden={"cases": HIDDEN_SENTENCE_CASES}),
+))

@@ -17,7 +17,7 @@ from ..precision import ModifiedPrecision
 from ..sacrebleu_style import sentence_score
 from ..smoothing import EPSILON, NLTK_METHODS, method1, sacrebleu_precisions
 from ..statistics import BleuStats
-from . import Feedback, call_student, enough_failures
+from . import Feedback, GradedExercise, LessonGrading, call_student, enough_failures
 
 TOLERANCE = 1e-9
 
@@ -53,10 +53,12 @@ def expected_exp(matches: Sequence[int], totals: Sequence[int]) -> list[float]:
     return sacrebleu_precisions(matches, totals, "exp", None, False)[0]
 
 
-def check_exp_smoothing(func: Callable) -> Feedback:
+def check_exp_smoothing(
+    func: Callable, *, cases: Sequence[tuple[Sequence[int], Sequence[int]]] = EXP_CASES
+) -> Feedback:
     """Check ``func(matches, totals)`` returns sacrebleu's 'exp'-smoothed p_1..p_4 in percent on every case."""
     fb = Feedback("my_exp_smoothing")
-    for matches, totals in EXP_CASES:
+    for matches, totals in cases:
         raised, result = call_student(fb, func, list(matches), list(totals))
         if raised:
             break
@@ -96,10 +98,12 @@ def _exp_problem(matches: Sequence[int], totals: Sequence[int], result: Sequence
     return _problem_text(wrong, why)
 
 
-def check_method1(func: Callable) -> Feedback:
+def check_method1(
+    func: Callable, *, cases: Sequence[tuple[Sequence[int], Sequence[int], float]] = METHOD1_CASES
+) -> Feedback:
     """Check ``func(matches, denominators, epsilon)`` returns nltk's method1 p_1..p_4 (0–1) on every case."""
     fb = Feedback("my_method1")
-    for matches, denominators, epsilon in METHOD1_CASES:
+    for matches, denominators, epsilon in cases:
         raised, result = call_student(fb, func, list(matches), list(denominators), epsilon)
         if raised:
             break
@@ -207,3 +211,21 @@ def _close(got: float, want: float) -> bool:
 def _ordinal(k: int) -> str:
     return {1: "1st", 2: "2nd", 3: "3rd"}.get(k, f"{k}th")
 
+# For ``bleu-lab grade``: other inputs than the visible cases, so that answers hard-coded for those do not pass.
+HIDDEN_EXP_CASES: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...] = (
+    ((6, 0, 2, 0), (7, 6, 5, 4)),
+    ((0, 0, 0, 0), (3, 2, 1, 1)),
+    ((9, 8, 7, 6), (9, 8, 7, 6)),
+    ((4, 1, 0), (5, 4, 3)),
+)
+HIDDEN_METHOD1_CASES: tuple[tuple[tuple[int, ...], tuple[int, ...], float], ...] = (
+    ((2, 0, 0, 0), (3, 2, 1, 1), 0.01),
+    ((7, 5, 0, 1), (8, 7, 6, 5), 0.3),
+    ((6, 4, 2, 1), (6, 5, 4, 3), EPSILON),
+)
+
+GRADING = LessonGrading("06_smoothing", (
+    GradedExercise("my_exp_smoothing", check_exp_smoothing, ("my_exp_smoothing",), hidden={"cases": HIDDEN_EXP_CASES}),
+    GradedExercise("my_method1", check_method1, ("my_method1",), hidden={"cases": HIDDEN_METHOD1_CASES}),
+    GradedExercise("sacrebleu_to_nltk", check_library_match, ("sacrebleu_to_nltk",)),
+))

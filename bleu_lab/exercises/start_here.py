@@ -6,7 +6,7 @@ from fractions import Fraction
 
 from ..explain import explain
 from ..nltk_style import sentence_bleu, without_warnings
-from . import Feedback
+from . import Feedback, GradedExercise, LessonGrading
 
 CAT_REFERENCES = ("the cat is on the mat", "there is a cat on the mat")
 CAT_HYPOTHESIS = "the cat and the cat on the mat"
@@ -83,3 +83,8 @@ def check_better_hypothesis(hypothesis: object) -> Feedback:
     else:
         fb.note(f"{view.score:.4f} > {baseline:.4f}. Notice what BLEU rewarded: shared word runs, not meaning")
     return fb
+
+GRADING = LessonGrading("00_start_here", (
+    GradedExercise("reading the explanation", check_reading, ("p1", "p4", "bp")),
+    GradedExercise("a better translation", check_better_hypothesis, ("my_hypothesis",)),
+))

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import re
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from numbers import Real
 
 from nltk.translate.bleu_score import sentence_bleu as nltk_sentence_bleu
@@ -18,7 +18,7 @@ from nltk.translate.bleu_score import sentence_bleu as nltk_sentence_bleu
 from ..nltk_style import sentence_bleu, without_warnings
 from ..sacrebleu_style import corpus_score
 from ..tokenization import tokenize
-from . import Feedback, run_student_code, tiered_hint
+from . import Feedback, GradedExercise, LessonGrading, run_student_code, tiered_hint
 
 # Exercise 1: how many tokens does each tokenizer make of this sentence?
 TOKEN_SENTENCE = "The well-known chef can't cook 3.5kg of rice."
@@ -87,12 +87,12 @@ def check_token_counts(prediction: Mapping[str, int], *, reveal: bool = False) -
     return fb
 
 
-def check_nltk_word_bleu(func: Callable) -> Feedback:
+def check_nltk_word_bleu(func: Callable, *, cases: Sequence[tuple[str, str]] = NLTK_CASES) -> Feedback:
     """Check ``func(reference, hypothesis)`` (two strings) returns nltk's word-level sentence BLEU (0–1)."""
     fb = Feedback("nltk_word_bleu")
     if not callable(func):
         return fb.fail(f"pass your function itself (nltk_word_bleu), not {type(func).__name__}")
-    for ref, hyp in NLTK_CASES:
+    for ref, hyp in cases:
         before = len(fb.messages)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -204,3 +204,16 @@ def _fields(signature: str) -> dict[str, str]:
 
 def _same(a: float, b: float) -> bool:
     return math.isclose(float(a), float(b), rel_tol=1e-9, abs_tol=1e-300)
+
+# For ``bleu-lab grade``: other sentence pairs than NLTK_CASES, so that answers hard-coded for those do not pass.
+HIDDEN_NLTK_CASES: tuple[tuple[str, str], ...] = (
+    ("the weather is nice today in paris", "today the weather in paris is nice"),
+    ("i like green tea very much", "i like green tea"),
+    ("a b c d e f", "a b c d e f"),
+)
+
+GRADING = LessonGrading("07_tokenization_and_reporting", (
+    GradedExercise("token_counts", check_token_counts, ("prediction",)),
+    GradedExercise("nltk_word_bleu", check_nltk_word_bleu, ("nltk_word_bleu",), hidden={"cases": HIDDEN_NLTK_CASES}),
+    GradedExercise("report_line", check_report_line, ("report",)),
+))

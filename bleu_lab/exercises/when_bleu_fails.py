@@ -10,11 +10,11 @@ Scores come from ``bleu_lab.explain`` / ``bleu_lab.sentence_bleu``; the checks c
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from ..explain import explain
 from ..nltk_style import sentence_bleu, without_warnings
-from . import Feedback, run_student_code
+from . import Feedback, GradedExercise, LessonGrading, run_student_code
 
 NASA_REFERENCE = "The NASA Opportunity rover is battling a massive dust storm on planet Mars."
 THRESHOLD = 0.1
@@ -60,13 +60,19 @@ def check_high_p1_low_bleu(hypothesis: str, reference: str = NASA_REFERENCE, thr
     return fb
 
 
-def check_old_nltk_bleu(func: Callable[[Sequence[Sequence[str]], Sequence[str]], float]) -> Feedback:
-    """Check ``func(references, hypothesis)`` (token lists) against the values the blog post printed."""
+def check_old_nltk_bleu(
+    func: Callable[[Sequence[Sequence[str]], Sequence[str]], float], *,
+    cases: Mapping[str, float] = INTRO_POST_PRINTED, references: Sequence[str] = SHIP_REFERENCES,
+) -> Feedback:
+    """Check ``func(references, hypothesis)`` (token lists) against the values the blog post printed.
+
+    ``cases`` maps each hypothesis to old nltk's score against ``references``.
+    """
     fb = Feedback("old_nltk_bleu(references, hypothesis)")
     if not callable(func):
         return fb.fail(f"pass your function itself (old_nltk_bleu), not {type(func).__name__}")
-    refs = [ref.split() for ref in SHIP_REFERENCES]
-    for hypothesis, printed in INTRO_POST_PRINTED.items():
+    refs = [ref.split() for ref in references]
+    for hypothesis, printed in cases.items():
         got = run_student_code(fb, func, refs, hypothesis.split())
         if got is None:
             continue
@@ -93,3 +99,23 @@ def _old_nltk_hint(refs: list[list[str]], hyp: list[str], got: float) -> str:
                 "The old version kept w_n = 0.25 and simply dropped the failing orders.")
     return ("Find the first order n whose clipped match count is 0, then score with weights (0.25,) * (n - 1): "
             "the dropped orders contribute nothing to the sum (as if p_n were 1). Keep the brevity penalty.")
+
+# For ``bleu-lab grade``: old nltk's scores (the first order without a match and every higher one dropped) of other
+# hypotheses against other references, so that a table of the seven printed values does not pass.
+HIDDEN_OLD_NLTK_REFERENCES = ("the cat is on the mat", "there is a cat on the mat")
+HIDDEN_OLD_NLTK_CASES: dict[str, float] = {
+    "the cat": 0.1353352832366127,
+    "cat on the mat": 0.6065306597126334,
+    "the the the the the the the": 0.7311104457090247,
+    "a cat sat on the mat today": 0.5169731539571706,
+    "there is a dog on the mat": 0.691441569283882,
+    "dog": 0.0,
+}
+
+
+
+GRADING = LessonGrading("05_when_bleu_fails", (
+    GradedExercise("p_1 = 1 but BLEU < 0.1", check_high_p1_low_bleu, ("word_salad",)),
+    GradedExercise("old_nltk_bleu", check_old_nltk_bleu, ("old_nltk_bleu",),
+                   hidden={"cases": HIDDEN_OLD_NLTK_CASES, "references": HIDDEN_OLD_NLTK_REFERENCES}),
+))

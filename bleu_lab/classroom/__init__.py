@@ -1,0 +1,36 @@
+"""Assignments that grade themselves: ``bleu-lab release OUTDIR`` and ``bleu-lab grade NOTEBOOK ...``.
+
+- ``release``: the lessons without their worked solutions (``OUTDIR/student/``) and with them (``OUTDIR/solved/``).
+- ``grade``: runs each submitted notebook in a fresh kernel, then the lesson's own checks on the student's objects,
+  plus hidden cases for the function exercises.
+
+What is graded is declared by each lesson's check module, ``bleu_lab.exercises.<module>.GRADING`` (a
+``LessonGrading``); a new lesson needs only its notebook and that declaration.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from pathlib import Path
+
+from .. import exercises
+from ..exercises import LessonGrading
+
+# A notebook's metadata key with what the release knows about it: {"lesson": "01_ngrams_and_clipping", "copy": ...}.
+METADATA_KEY = "bleu_lab"
+
+
+def lesson_gradings() -> dict[str, LessonGrading]:
+    """Every lesson's grading declaration, by notebook name (file name without ``.ipynb``)."""
+    found: dict[str, LessonGrading] = {}
+    for module in pkgutil.iter_modules(exercises.__path__):
+        grading = getattr(importlib.import_module(f"{exercises.__name__}.{module.name}"), "GRADING", None)
+        if isinstance(grading, LessonGrading):
+            found[grading.notebook] = grading
+    return found
+
+
+def default_notebooks_dir() -> Path:
+    """The lessons of this checkout: ``notebooks/`` beside the ``bleu_lab`` package."""
+    return Path(__file__).resolve().parent.parent.parent / "notebooks"

@@ -1,0 +1,131 @@
+"""``bleu-lab release OUTDIR``: the lessons as an assignment, without solutions, and a solved copy.
+
+``OUTDIR/student/`` holds every lesson with each ``# %load solutions/NAME.py`` cell turned into an empty scratch
+cell, the sentences that point to worked solutions taken out of the text, and the outputs of the exercise cells
+cleared (a printed check or answer would give the answer away). ``OUTDIR/solved/`` holds the same notebooks with
+each of those cells holding its solution instead (what ``%load`` would put there) and, for a written answer, a model
+answer and the key points the grader looks for: what a perfect student hands in.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import nbformat
+
+from . import METADATA_KEY, lesson_gradings
+
+LOAD_CELL = re.compile(r"^\s*#\s*%load\s+(solutions/[\w.-]+\.py)\s*$")
+SCRATCH_CELL = "# Scratch cell: this copy of the lesson has no worked solutions. Write your answer above its check."
+NO_SOLUTIONS_NOTE = "(This copy of the lesson has no worked solutions.)"
+# A sentence of the lesson's text that points to the worked solutions.
+SOLUTION_SENTENCE = re.compile(r"%load|worked solution", re.IGNORECASE)
+LIST_MARKER = re.compile(r"\s*(?:[-*+]\s+)?")
+HEADING = re.compile(r"^#{1,6}\s+(.*)$", re.MULTILINE)
+CHECK_CALL = re.compile(r"\bcheck_\w+\(|bleu_lab\.exercises")
+
+
+@dataclass
+class Release:
+    """What ``release`` wrote: the two folders and the lessons in them."""
+
+    student: Path
+    solved: Path
+    notebooks: list[str] = field(default_factory=list)
+
+
+def release(outdir: Path, notebooks_dir: Path, *, force: bool = False) -> Release:
+    """Write ``outdir/student`` and ``outdir/solved`` from the lessons in ``notebooks_dir``."""
+    paths = sorted(notebooks_dir.glob("*.ipynb"))
+    if not paths:
+        raise FileNotFoundError(f"no lesson notebooks (*.ipynb) in {notebooks_dir}")
+    result = Release(outdir / "student", outdir / "solved")
+    for folder in (result.student, result.solved):
+        if folder.exists() and any(folder.iterdir()):
+            if not force:
+                raise FileExistsError(f"{folder} exists and is not empty (pass --force to replace it)")
+            shutil.rmtree(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+    for path in paths:
+        lesson = nbformat.read(path, as_version=4)
+        student = student_copy(lesson, path.stem)
+        nbformat.write(student, result.student / path.name)
+        nbformat.write(solved_copy(student, lesson, path.stem, notebooks_dir), result.solved / path.name)
+        result.notebooks.append(path.name)
+    return result
+
+
+def student_copy(lesson: nbformat.NotebookNode, name: str) -> nbformat.NotebookNode:
+    """The lesson without solutions: scratch cells for ``%load`` cells, no pointers to them, no exercise outputs."""
+    nb = copy.deepcopy(lesson)
+    exercise_cells = _exercise_cells(nb.cells)
+    for i, cell in enumerate(nb.cells):
+        if cell.cell_type == "markdown":
+            cell.source = without_solution_sentences(cell.source)
+        elif cell.cell_type == "code":
+            if LOAD_CELL.match(cell.source):
+                cell.source = SCRATCH_CELL
+            if i in exercise_cells or not cell.source.strip() or cell.source == SCRATCH_CELL:
+                cell.outputs, cell.execution_count = [], None
+    nb.metadata[METADATA_KEY] = {"lesson": name, "copy": "student"}
+    return nb
+
+
+def solved_copy(student: nbformat.NotebookNode, lesson: nbformat.NotebookNode, name: str,
+                notebooks_dir: Path) -> nbformat.NotebookNode:
+    """The student copy with each solution where its ``%load`` cell was, and model answers for written answers."""
+    nb = copy.deepcopy(student)
+    for cell, original in zip(nb.cells, lesson.cells):
+        match = LOAD_CELL.match(original.source) if original.cell_type == "code" else None
+        if match:
+            cell.source = (notebooks_dir / match.group(1)).read_text(encoding="utf-8").rstrip("\n")
+    grading = lesson_gradings().get(name)
+    for exercise in grading.exercises if grading else ():
+        if not exercise.manual:
+            continue
+        call = re.compile(rf"\b{exercise.check.__name__}\(")
+        at = next((i for i, c in enumerate(nb.cells) if c.cell_type == "code" and call.search(c.source)), len(nb.cells))
+        answer = "\n".join(f"{target} = {exercise.model_answer!r}" for target in exercise.answers[:1])
+        nb.cells[at:at] = [
+            nbformat.v4.new_markdown_cell(f"**Manual grading ({exercise.name}).** Key points: {exercise.manual}."),
+            nbformat.v4.new_code_cell(answer),
+        ]
+    nb.metadata[METADATA_KEY] = {"lesson": name, "copy": "solved"}
+    return nb
+
+
+def without_solution_sentences(text: str) -> str:
+    """``text`` with each run of sentences that mention worked solutions replaced by one short note."""
+    parts = re.split(r"(?<=[.!?])(\s+)", text)
+    out: list[str] = []
+    dropped = False
+    for k, part in enumerate(parts):
+        if k % 2:  # the whitespace between two sentences
+            out.append(part)
+        elif SOLUTION_SENTENCE.search(part):
+            if not dropped:
+                out.append(LIST_MARKER.match(part).group(0) + NO_SOLUTIONS_NOTE)
+            elif out and out[-1].isspace():
+                out.pop()
+            dropped = True
+        else:
+            out.append(part)
+            dropped = False
+    return "".join(out)
+
+
+def _exercise_cells(cells: list[nbformat.NotebookNode]) -> set[int]:
+    """The code cells of the exercises: under an "Exercise" heading, or calling a check."""
+    found, in_exercise = set(), False
+    for i, cell in enumerate(cells):
+        if cell.cell_type == "markdown":
+            headings = HEADING.findall(cell.source)
+            if headings:
+                in_exercise = "exercise" in headings[-1].lower()
+        elif cell.cell_type == "code" and (in_exercise or CHECK_CALL.search(cell.source)):
+            found.add(i)
+    return found
