@@ -4,7 +4,7 @@
     bleu-lab hyp.de ref.A.de ref.B.de -lc          several references, lowercased
     bleu-lab hyp.de ref.A.de --explain 7           ...and every step of segment 7's sentence BLEU
     bleu-lab base.de ref.A.de --compare new.de     paired bootstrap and approximate randomization, base vs new
-    bleu-lab release OUTDIR | grade NOTEBOOK ...   assignments for instructors (bleu_lab.classroom.cli)
+    bleu-lab release OUTDIR | grade NOTEBOOK ...   assignments for instructors (bleu_lab.assignments.cli)
 
 Files are UTF-8, one segment per line; line i of every file belongs to segment i. With several reference
 files an empty reference line means "no reference for this segment". Errors print one line and exit with 2.
@@ -63,9 +63,9 @@ def main(argv: Sequence[str] | None = None, prog: str = "bleu-lab") -> int:
     """Run the command line; return the exit code (0, or 2 after printing a one-line error)."""
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv and argv[0] in CLASSROOM_COMMANDS:  # instructors' subcommands, before the scoring parser
-        from .classroom.cli import main as classroom_main
+        from .assignments.cli import main as assignments_main
 
-        return classroom_main(argv, prog)
+        return assignments_main(argv, prog)
     args = build_parser(prog).parse_args(argv)
     with warnings.catch_warnings():
         warnings.simplefilter("always", UserWarning)

@@ -1,4 +1,4 @@
-"""Assignments that grade themselves: ``bleu-lab release`` and ``bleu-lab grade`` (bleu_lab.classroom).
+"""Assignments that grade themselves: ``bleu-lab release`` and ``bleu-lab grade`` (bleu_lab.assignments).
 
 The release is written once per module. Most tests work on the files or grade in-process from a namespace (fast, every
 lesson); the kernel tests grade a few lessons end to end (about 5 s per notebook).
@@ -15,10 +15,10 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from bleu_lab.classroom import lesson_gradings
-from bleu_lab.classroom.cli import main as classroom_main
-from bleu_lab.classroom.grade import grade_exercise, grade_namespace, grade_notebook
-from bleu_lab.classroom.release import LOAD_CELL, release
+from bleu_lab.assignments import lesson_gradings
+from bleu_lab.assignments.cli import main as assignments_main
+from bleu_lab.assignments.grade import grade_exercise, grade_namespace, grade_notebook
+from bleu_lab.assignments.release import LOAD_CELL, release
 from bleu_lab.cli import main
 
 REPO = Path(__file__).resolve().parent.parent
@@ -114,7 +114,7 @@ def test_solved_copy_holds_the_solutions_and_the_key_points(released):
 
 
 def test_release_refuses_to_overwrite_without_force(released, capsys):
-    assert classroom_main(["release", str(released)]) == 2
+    assert assignments_main(["release", str(released)]) == 2
     assert "--force" in capsys.readouterr().err
 
 

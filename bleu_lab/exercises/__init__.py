@@ -6,7 +6,7 @@ that says *what* is wrong ("your clipped count for ('the',) is 3; the most any r
 not just that something is.
 
 A module also declares, in ``GRADING``, how an assignment grades its lesson (``bleu-lab grade``, see
-``bleu_lab.classroom``): which check takes which of the student's objects, and hidden cases for the function checks.
+``bleu_lab.assignments``): which check takes which of the student's objects, and hidden cases for the function checks.
 """
 
 from __future__ import annotations

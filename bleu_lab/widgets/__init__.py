@@ -15,6 +15,7 @@ Front doors (each returns a widget to display):
   beat_bleu_challenge()  write a bad translation that BLEU scores highly
   corpus_explorer()      (corpus.py) a system's sentence-score histogram and its weakest segments
   system_comparer()      (corpus.py) two systems, a paired significance test, its p-value and CIs
+  metric_comparer()      (metrics.py) one hypothesis under BLEU, chrF and TER, side by side
 """
 
 from .inputs import EMPTY_HYPOTHESIS, NO_REFERENCES, clip_text, parse_references
@@ -54,11 +55,13 @@ from .views import (
     smoothing_comparer,
 )
 
-_LAZY = {"corpus_explorer": "corpus", "system_comparer": "corpus"}  # imported on first use: a faster playground start
+# imported on first use: a faster playground start
+_LAZY = {"corpus_explorer": "corpus", "system_comparer": "corpus", "metric_comparer": "metrics",
+         "metric_comparison": "metrics"}
 
 
 def __getattr__(name: str) -> object:
-    """The corpus widgets (lessons 8-9), imported on first use."""
+    """The corpus and metric widgets (lessons 8-10), imported on first use."""
     if name not in _LAZY:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     from importlib import import_module
@@ -69,6 +72,8 @@ def __getattr__(name: str) -> object:
 __all__ = [
     "corpus_explorer",
     "system_comparer",
+    "metric_comparer",
+    "metric_comparison",
     "CHALLENGES",
     "EMPTY_HYPOTHESIS",
     "EXAMPLES",

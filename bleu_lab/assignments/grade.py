@@ -20,7 +20,7 @@ from ..exercises import Feedback, GradedExercise, LessonGrading, reset_tries
 from . import METADATA_KEY, lesson_gradings
 
 RESULT_MIME = "application/vnd.bleu-lab.grade+json"
-GRADE_CELL = "import bleu_lab.classroom.grade as _bleu_lab_grade\n_bleu_lab_grade.kernel_report({lesson!r}, {index})"
+GRADE_CELL = "import bleu_lab.assignments.grade as _bleu_lab_grade\n_bleu_lab_grade.kernel_report({lesson!r}, {index})"
 DEFAULT_TIMEOUT = 120  # seconds per cell
 
 
