@@ -1,6 +1,7 @@
 """TER, the translation edit rate — a third surface metric, for contrast with BLEU and chrF (lesson 10).
 
     TER = number of edits / reference length        (lower is better; × 100 on sacrebleu's scale)
+    corpus TER = Σ edits / Σ reference lengths      (summed over segments)
 
 An edit is an insertion, deletion or substitution of one word, or a *shift* that moves a block of words
 elsewhere in the sentence; with several references, the edits to the closest reference over the average
@@ -18,7 +19,7 @@ from dataclasses import dataclass
 
 from sacrebleu.metrics import TER
 
-from .sacrebleu_style import _reference_strings
+from .sacrebleu_style import _reference_strings, check_corpus
 from .validation import as_text
 
 
@@ -43,3 +44,14 @@ def sentence_ter(hypothesis: str, references: Sequence[str]) -> TerScore:
     refs = _reference_strings(references, "references")
     result = _TER.sentence_score(hypothesis, refs)
     return TerScore(result.score, result.num_edits, result.ref_length)
+
+
+def corpus_ter(hypotheses: Sequence[str], references: Sequence[Sequence[str]]) -> TerScore:
+    """Corpus TER: edits and reference lengths summed over segments (``references[i]`` lists segment i's
+    references, as ``corpus_score``); equal to ``sacrebleu.TER().corpus_score`` on the transposed streams."""
+    hyps, refs = check_corpus(hypotheses, references)
+    scores = [_TER.sentence_score(hyp, list(seg)) for hyp, seg in zip(hyps, refs)]
+    edits = sum(s.num_edits for s in scores)
+    ref_length = sum(s.ref_length for s in scores)
+    score = 100.0 * edits / ref_length if ref_length > 0 else (100.0 if edits else 0.0)
+    return TerScore(score, edits, ref_length)

@@ -5,7 +5,7 @@
   systems, comparing rank positions instead of pairs)
 - ``check_reference_ranks(ranks)``: where BLEU ranks Online-W among the eight machine systems of WMT21 en-de,
   with each reference and with all three
-- ``check_results_table(answer)``: which lines of a results table are reporting problems (multiple choice)
+- ``check_results_table(problems)``: which lines of a results table are reporting problems (multiple choice)
 - ``check_test_set_size(n_segments)``: how many segments a paired bootstrap needs before a 1-BLEU gap is outside
   the noise, scaling the interval of lesson 10's strong-vs-fluent bootstrap by 1/sqrt(n)
 - ``check_metric_choice(answer, reveal=False)``: a written answer checked for its key points
@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 
 from ..agreement import pairwise_accuracy, ranking
 from ..published_scores import REFERENCES, load_system_scores
-from . import Feedback, choices_text, enough_failures, run_student_code, tiered_hint
+from . import Feedback, GradedExercise, LessonGrading, choices_text, enough_failures, run_student_code, tiered_hint
 
 # ------------------------------------------------------------------------------------------ pairwise accuracy
 
@@ -32,14 +32,22 @@ ACCURACY_CASES: tuple[tuple[str, tuple[float, ...], tuple[float, ...]], ...] = (
     ("four systems in reverse order", (35.0, 30.0, 25.0, 20.0), (-0.2, 0.0, 0.1, 0.5)),
     ("five systems", (31.3, 31.2, 29.9, 29.7, 29.3), (-1.04, -1.05, -1.51, -1.46, -1.74)),
 )
+# For ``bleu-lab grade`` only: other systems, so that an answer written for the cases above does not pass.
+HIDDEN_ACCURACY_CASES: tuple[tuple[str, tuple[float, ...], tuple[float, ...]], ...] = (
+    ("two systems, same order", (12.0, 10.0), (3.0, 1.0)),
+    ("two systems, opposite order", (10.0, 12.0), (3.0, 1.0)),
+    ("six systems", (24.1, 27.3, 22.8, 30.0, 26.5, 25.9), (70.2, 71.0, 68.4, 69.9, 72.5, 70.0)),
+    ("four systems, tied metric scores", (20.0, 20.0, 25.0, 19.0), (0.1, 0.3, 0.2, 0.0)),
+)
 
 
-def check_pairwise_accuracy(func: Callable[[Sequence[float], Sequence[float]], float]) -> Feedback:
-    """Check ``func(metric, human)`` = #{pairs ordered alike} / #pairs on a few small cases."""
+def check_pairwise_accuracy(func: Callable[[Sequence[float], Sequence[float]], float], cases=ACCURACY_CASES
+                            ) -> Feedback:
+    """Check ``func(metric, human)`` = #{pairs ordered alike} / #pairs on ``cases`` (name, metric, human)."""
     fb = Feedback("my_pairwise_accuracy(metric, human)")
     if not callable(func):
         return fb.fail(f"pass your function itself (my_pairwise_accuracy), not {type(func).__name__}")
-    for case, metric, human in ACCURACY_CASES:
+    for case, metric, human in cases:
         got = run_student_code(fb, func, list(metric), list(human))
         if got is None:
             continue
@@ -153,26 +161,29 @@ def results_table_text() -> str:
     return RESULTS_TABLE + "\n\n" + choices_text(TABLE_ISSUES)
 
 
-def check_results_table(answer: object) -> Feedback:
+def check_results_table(problems: object) -> Feedback:
     """Check the set of letters of the statements that are reporting problems."""
     fb = Feedback("spot the problems in the results table")
-    if isinstance(answer, str):
-        answer = [c for c in answer.upper() if c.isalpha()]
-    if not isinstance(answer, (set, list, tuple, frozenset)) or not all(isinstance(a, str) for a in answer):
-        return fb.fail("answer must be a set of letters, e.g. answer = {'A', 'B'}")
-    chosen = {a.strip().upper() for a in answer}
+    if isinstance(problems, str):
+        problems = [c for c in problems.upper() if c.isalpha()]
+    if not isinstance(problems, (set, list, tuple, frozenset)) or not all(isinstance(a, str) for a in problems):
+        return fb.fail("problems must be a set of letters, e.g. problems = {'A', 'B'}")
+    chosen = {a.strip().upper() for a in problems}
     unknown = chosen - set(TABLE_ISSUES)
     if unknown:
         return fb.fail(f"unknown letters {sorted(unknown)}: choose among {', '.join(TABLE_ISSUES)}")
-    problems = {k for k, (_, problem, _) in TABLE_ISSUES.items() if problem}
-    for letter in sorted(chosen - problems):
-        fb.fail(f"{letter} is not a problem. {TABLE_ISSUES[letter][2]}")
-    missed = problems - chosen
+    actual = {k for k, (_, problem, _) in TABLE_ISSUES.items() if problem}
+    # Counts, never letters: naming the wrong letters would let "choose them all" reveal the answer.
+    wrong = len(chosen - actual)
+    if wrong:
+        fb.fail(f"{wrong} of your letters describe{'s' if wrong == 1 else ''} sound practice, not a problem: for "
+                "each letter ask whether it would make the claim less trustworthy")
+    missed = actual - chosen
     if missed:
-        fb.fail(f"you found {len(problems & chosen)} of the {len(problems)} problems: read the notes column "
+        fb.fail(f"you found {len(actual & chosen)} of the {len(actual)} problems: read the notes column "
                 "and the lines under the table again (how were the numbers made, and what was left out?)")
     if fb.passed:
-        fb.note("all four: " + " ".join(TABLE_ISSUES[k][2] for k in sorted(problems)))
+        fb.note("all four: " + " ".join(TABLE_ISSUES[k][2] for k in sorted(actual)))
     return fb
 
 
@@ -235,8 +246,8 @@ METRIC_CHOICE_HINTS = (
 MODEL_ANSWER_METRIC_CHOICE = (
     "I would not ship on +0.8 BLEU alone: first check with a paired test (bootstrap or randomization) that the gap "
     "is more than test-set noise, then confirm it with human evaluation (or at least a learned metric such as "
-    "COMET and chrF, which agree with people more often than BLEU), because a small BLEU gain often goes the other "
-    "way for people."
+    "COMET, which agrees with people on more system pairs than BLEU does), because a gain of less than one BLEU "
+    "point often goes the other way for people."
 )
 
 
@@ -250,3 +261,16 @@ def check_metric_choice(answer: object, *, reveal: bool = False) -> Feedback:
     if missing:
         return tiered_hint(fb, METRIC_CHOICE_HINTS, MODEL_ANSWER_METRIC_CHOICE, reveal=reveal)
     return fb.note("your answer has both key points: whether the gap is real, and whether people would see it")
+
+
+GRADING = LessonGrading("10_bleu_in_context", (
+    GradedExercise("my_pairwise_accuracy", check_pairwise_accuracy, ("my_pairwise_accuracy",),
+                   hidden={"cases": HIDDEN_ACCURACY_CASES}),
+    GradedExercise("Online-W's BLEU rank per reference", check_reference_ranks, ("ranks",)),
+    GradedExercise("spot the problems in the results table", check_results_table, ("problems",)),
+    GradedExercise("segments needed to see a 1-BLEU gap", check_test_set_size, ("n_segments",)),
+    GradedExercise("which evidence to trust before shipping", check_metric_choice, ("answer",),
+                   manual="; ".join(point for point, _ in METRIC_CHOICE_KEY_POINTS) + " (a +0.8 BLEU gap can be "
+                   "test-set luck, and BLEU gains that small often disagree with human judgements)",
+                   model_answer=MODEL_ANSWER_METRIC_CHOICE),
+))

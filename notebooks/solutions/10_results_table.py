@@ -3,5 +3,5 @@
 # scoring baseline and new model the same way (F) are good practice.
 from bleu_lab.exercises.bleu_in_context import check_results_table
 
-answer = {"A", "B", "C", "D"}
-check_results_table(answer)
+problems = {"A", "B", "C", "D"}
+check_results_table(problems)

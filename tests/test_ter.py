@@ -1,0 +1,54 @@
+"""bleu_lab.ter is sacrebleu's TER with bleu_lab's input checks: same scores, sentence and corpus, clear errors."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from sacrebleu.metrics import TER
+
+from bleu_lab.ter import corpus_ter, sentence_ter
+
+WORDS = st.sampled_from(["the", "The", "cat", "sat", "on", "mat", "a", "dog", "Hitzewelle", "warnung", "x", "cat.",
+                         "!", ",", "naïve", "日本"])
+SENTENCE = st.lists(WORDS, min_size=0, max_size=12).map(" ".join)
+
+
+@given(hyp=SENTENCE, refs=st.lists(SENTENCE, min_size=1, max_size=3))
+def test_sentence_ter_is_sacrebleus(hyp, refs):
+    theirs = TER().sentence_score(hyp, refs)
+    ours = sentence_ter(hyp, refs)
+    assert math.isclose(ours.score, theirs.score, rel_tol=1e-12, abs_tol=1e-12)
+    assert (ours.edits, ours.ref_length) == (theirs.num_edits, theirs.ref_length)
+
+
+@given(segments=st.lists(st.tuples(SENTENCE, SENTENCE, SENTENCE), min_size=1, max_size=6))
+def test_corpus_ter_is_sacrebleus(segments):
+    hyps = [h for h, _, _ in segments]
+    streams = [[a for _, a, _ in segments], [b for _, _, b in segments]]
+    theirs = TER().corpus_score(hyps, streams)
+    ours = corpus_ter(hyps, [list(seg) for seg in zip(*streams)])
+    assert math.isclose(ours.score, theirs.score, rel_tol=1e-12, abs_tol=1e-12)
+
+
+def test_a_shift_moves_a_block_for_one_edit():
+    result = sentence_ter("warning issued heatwave", ["heatwave warning issued"])
+    assert result.edits == 1 and result.score == pytest.approx(100 / 3)
+    assert str(result) == "TER = 33.33  (1 edits / 3 reference words)"
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "words"),
+    [
+        (lambda: sentence_ter(None, ["a"]), TypeError, "hypothesis"),
+        (lambda: sentence_ter("a", "a"), TypeError, "wrap a single reference"),
+        (lambda: sentence_ter("a", []), ValueError, "references is empty"),
+        (lambda: corpus_ter(["a", "b"], [["a"]]), ValueError, "one entry per segment"),
+        (lambda: corpus_ter(["a"], [[]]), ValueError, "references[0] is empty"),
+    ],
+)
+def test_bad_input_gets_a_clear_error(call, error, words):
+    with pytest.raises(error, match=words.replace("[", r"\[").replace("]", r"\]")):
+        call()
