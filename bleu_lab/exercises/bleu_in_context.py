@@ -76,7 +76,7 @@ def _accuracy_hint(metric: Sequence[float], human: Sequence[float], got: float) 
                     "every two systems, does the metric prefer the one people prefer?"),
     ]
     for value, hint in candidates:
-        if math.isclose(got, value, abs_tol=1e-9):
+        if value != 0 and math.isclose(got, value, abs_tol=1e-9):  # 0 is also what an unfinished stub returns
             return hint
     return ("For every pair of systems (each pair once), compare the sign of the metric's difference with the sign "
             "of the people's difference; the accuracy is the share of pairs where the signs are equal.")

@@ -238,14 +238,18 @@ def check_why_mean_differs(answer: object) -> Feedback:
     unknown = sorted(chosen - set(WHY_STATEMENTS))
     if unknown:
         fb.fail(f"there is no statement {', '.join(unknown)}: choose among {', '.join(WHY_STATEMENTS)}")
-    for key, (_, true, why) in WHY_STATEMENTS.items():
-        if true and key not in chosen:
-            fb.fail(f"{key} is true too and you left it out. {why}")
-        elif not true and key in chosen:
-            fb.fail(f"{key} is false. {why}")
+    # Counts, not letters: naming each wrong letter would turn one try of "all of them" into the answer.
+    true_keys = {key for key, (_, true, _) in WHY_STATEMENTS.items() if true}
+    false_chosen, true_missed = len(chosen & set(WHY_STATEMENTS) - true_keys), len(true_keys - chosen)
+    if false_chosen:
+        verb = "is a false statement" if false_chosen == 1 else "are false statements"
+        fb.fail(f"{false_chosen} of your letters {verb}: for each, ask whether corpus BLEU is computed from "
+                "sentence scores at all (section 1)")
+    if true_missed:
+        fb.fail(f"{true_missed} true statement{' is' if true_missed == 1 else 's are'} missing: compare the worked "
+                "example's pooled counts with its sentence scores, step by step")
     if fb.passed:
-        fb.note("A, B and C: pooling weights long segments more, exp/log do not commute with averaging, and "
-                "short sentences need smoothing that a corpus does not")
+        fb.note("A, B and C: " + " ".join(WHY_STATEMENTS[key][2] for key in sorted(true_keys)))
     return fb
 
 
