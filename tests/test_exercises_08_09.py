@@ -148,10 +148,10 @@ def test_why_answer_formats(answer):
     [
         (set(), "write the letters"),
         (..., "write the letters"),
-        ("AB", "1 true statement is missing"),
-        ("A", "2 true statements are missing"),
-        ("ABCD", "1 of your letters is a false statement"),
-        ("ABCDE", "2 of your letters are false statements"),
+        ("AB", "you found 2 of the 3 right letters"),
+        ("A", "you found 1 of the 3 right letters"),
+        ("ABCD", "1 of the letters you chose is wrong"),
+        ("ABCDE", "2 of the letters you chose are wrong"),
         ("ABCZ", "no statement Z"),
     ],
 )

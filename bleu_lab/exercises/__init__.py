@@ -143,6 +143,24 @@ def tiered_hint(feedback: Feedback, hints: Sequence[str], answer: str, *, reveal
     return feedback
 
 
+def missing_key_points(answer: str, key_points: Sequence[tuple[str, Sequence[str]]]) -> list[str]:
+    """The key points of a written answer (point, its keywords) that none of their keywords appears for."""
+    text = answer.lower()
+    return [point for point, words in key_points if not any(word in text for word in words)]
+
+
+def choice_mistakes(feedback: Feedback, chosen: set[str], true_keys: set[str], wrong_hint: str, missed_hint: str
+                    ) -> Feedback:
+    """Fail ``feedback`` with the NUMBER of wrongly chosen and of missed letters, never the letters themselves:
+    naming them would turn one try of "all of them" into the answer. The hints follow the counts."""
+    wrong, missed = len(chosen - true_keys), len(true_keys - chosen)
+    if wrong:
+        feedback.fail(f"{wrong} of the letters you chose {'is' if wrong == 1 else 'are'} wrong: {wrong_hint}")
+    if missed:
+        feedback.fail(f"you found {len(true_keys & chosen)} of the {len(true_keys)} right letters: {missed_hint}")
+    return feedback
+
+
 def reset_tries() -> None:
     """Forget every exercise's wrong tries (as a fresh kernel would)."""
     _wrong_tries.clear()

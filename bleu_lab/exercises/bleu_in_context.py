@@ -21,7 +21,17 @@ from collections.abc import Callable, Sequence
 
 from ..agreement import pairwise_accuracy, ranking
 from ..published_scores import REFERENCES, load_system_scores
-from . import Feedback, GradedExercise, LessonGrading, choices_text, enough_failures, run_student_code, tiered_hint
+from . import (
+    Feedback,
+    GradedExercise,
+    LessonGrading,
+    choice_mistakes,
+    choices_text,
+    enough_failures,
+    missing_key_points,
+    run_student_code,
+    tiered_hint,
+)
 
 # ------------------------------------------------------------------------------------------ pairwise accuracy
 
@@ -173,15 +183,9 @@ def check_results_table(problems: object) -> Feedback:
     if unknown:
         return fb.fail(f"unknown letters {sorted(unknown)}: choose among {', '.join(TABLE_ISSUES)}")
     actual = {k for k, (_, problem, _) in TABLE_ISSUES.items() if problem}
-    # Counts, never letters: naming the wrong letters would let "choose them all" reveal the answer.
-    wrong = len(chosen - actual)
-    if wrong:
-        fb.fail(f"{wrong} of your letters describe{'s' if wrong == 1 else ''} sound practice, not a problem: for "
-                "each letter ask whether it would make the claim less trustworthy")
-    missed = actual - chosen
-    if missed:
-        fb.fail(f"you found {len(actual & chosen)} of the {len(actual)} problems: read the notes column "
-                "and the lines under the table again (how were the numbers made, and what was left out?)")
+    choice_mistakes(fb, chosen, actual, "for each letter ask whether it would make the claim less trustworthy",
+                    "read the notes column and the lines under the table again (how were the numbers made, and "
+                    "what was left out?)")
     if fb.passed:
         fb.note("all four: " + " ".join(TABLE_ISSUES[k][2] for k in sorted(actual)))
     return fb
@@ -256,9 +260,7 @@ def check_metric_choice(answer: object, *, reveal: bool = False) -> Feedback:
     fb = Feedback("which evidence to trust before shipping")
     if not isinstance(answer, str) or len(answer.split()) < 6:
         return fb.fail("write your answer as one or two sentences in a string, e.g. answer = \"I would ...\"")
-    text = answer.lower()
-    missing = [point for point, words in METRIC_CHOICE_KEY_POINTS if not any(w in text for w in words)]
-    if missing:
+    if missing_key_points(answer, METRIC_CHOICE_KEY_POINTS):
         return tiered_hint(fb, METRIC_CHOICE_HINTS, MODEL_ANSWER_METRIC_CHOICE, reveal=reveal)
     return fb.note("your answer has both key points: whether the gap is real, and whether people would see it")
 

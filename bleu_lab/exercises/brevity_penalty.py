@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 
 from ..brevity import brevity_penalty, closest_ref_length
 from ..precision import modified_precision
-from . import Feedback, GradedExercise, LessonGrading, run_student_code, tiered_hint
+from . import Feedback, GradedExercise, LessonGrading, missing_key_points, run_student_code, tiered_hint
 
 # (case name, r, c): every branch of the definition, and the ones students miss.
 BP_CASES: tuple[tuple[str, int, int], ...] = (
@@ -175,9 +175,7 @@ def check_without_bp(answer: object, *, reveal: bool = False) -> Feedback:
     fb = Feedback("what BLEU would do without BP")
     if not isinstance(answer, str) or len(answer.split()) < 4:
         return fb.fail("write your answer as a sentence in a string, e.g. answer = \"Without BP, BLEU would ...\"")
-    text = answer.lower()
-    missing = [point for point, words in WITHOUT_BP_KEY_POINTS if not any(w in text for w in words)]
-    if missing:
+    if missing_key_points(answer, WITHOUT_BP_KEY_POINTS):
         return tiered_hint(fb, WITHOUT_BP_HINTS, MODEL_ANSWER_WITHOUT_BP, reveal=reveal)
     fb.note("your sentence has both key points: short outputs, and a high precision-only score for them")
     return fb

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Sequence
 from ..geometric_mean import uniform_log_mean
 from ..sacrebleu_style import BleuScore, ScoreOptions, corpus_score, score_from_stats
 from ..statistics import BleuStats
-from . import Feedback, GradedExercise, LessonGrading, choices_text, run_student_code
+from . import Feedback, GradedExercise, LessonGrading, choice_mistakes, choices_text, run_student_code
 
 # The lesson's worked example: a short, good segment and a long, weaker one (lowercase words, no punctuation,
 # so 13a tokens are the words). The notebook uses these very strings.
@@ -238,16 +238,10 @@ def check_why_mean_differs(answer: object) -> Feedback:
     unknown = sorted(chosen - set(WHY_STATEMENTS))
     if unknown:
         fb.fail(f"there is no statement {', '.join(unknown)}: choose among {', '.join(WHY_STATEMENTS)}")
-    # Counts, not letters: naming each wrong letter would turn one try of "all of them" into the answer.
     true_keys = {key for key, (_, true, _) in WHY_STATEMENTS.items() if true}
-    false_chosen, true_missed = len(chosen & set(WHY_STATEMENTS) - true_keys), len(true_keys - chosen)
-    if false_chosen:
-        verb = "is a false statement" if false_chosen == 1 else "are false statements"
-        fb.fail(f"{false_chosen} of your letters {verb}: for each, ask whether corpus BLEU is computed from "
-                "sentence scores at all (section 1)")
-    if true_missed:
-        fb.fail(f"{true_missed} true statement{' is' if true_missed == 1 else 's are'} missing: compare the worked "
-                "example's pooled counts with its sentence scores, step by step")
+    choice_mistakes(fb, chosen & set(WHY_STATEMENTS), true_keys,
+                    "for each, ask whether corpus BLEU is computed from sentence scores at all (section 1)",
+                    "compare the worked example's pooled counts with its sentence scores, step by step")
     if fb.passed:
         fb.note("A, B and C: " + " ".join(WHY_STATEMENTS[key][2] for key in sorted(true_keys)))
     return fb
