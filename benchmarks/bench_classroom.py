@@ -7,7 +7,8 @@ kernels; then N headless Chromium pages arrive together and each one
 then every tab closes and the kernels the students used are watched for CLEANUP_S seconds (Voilà's own
 shutdown request is refused with XSRF on, so culling must remove them). Prints one row per N:
 
-  N, time until usable (median, max), update latency (median, p95), RSS and USS per kernel, kernels left.
+  N, time until usable (median, max), update latency (median, p95), RSS and USS per kernel, the CPU seconds per
+  student spent by the browsers, the server and the kernels while the students arrived and typed, kernels left.
 
 Loopback only, bounded: every wait has a deadline and the server is stopped at the end. The browsers run on
 the same 2 cores as the server here (each headless Chromium page costs 5-10 CPU seconds to load Voilà's front
@@ -30,6 +31,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 import uuid
@@ -84,6 +86,60 @@ class Round:
     uss_mb: list[float]
     left_after_s: dict[int, int]  # seconds after the tabs closed -> student kernels still running
     failures: int
+    cpu_s: dict[str, float]  # CPU seconds spent while the students arrived and typed, by who spent them
+
+
+class CpuMeter:
+    """CPU seconds used by the browsers, the Voilà server and its kernels between ``start`` and ``stop``.
+
+    Processes come and go (a tab's renderer exits when it closes), so a thread samples every process's CPU time
+    and keeps the last value seen for each.
+    """
+
+    def __init__(self, server: subprocess.Popen):
+        self.server, self.seen, self.base = server.pid, {}, {}
+        self.running, self.thread = False, threading.Thread(target=self.poll, daemon=True)
+
+    def who(self, proc: psutil.Process) -> str | None:
+        line = " ".join(proc.cmdline())
+        if proc.pid == self.server:
+            return "server"
+        if "ipykernel" in line:
+            return "kernels"
+        if Path(CHROMIUM).name in line or "chrome" in proc.name():
+            return "browsers"
+        return None
+
+    def sample(self) -> dict[int, tuple[str, float]]:
+        found = {}
+        for proc in psutil.process_iter():
+            try:
+                who = self.who(proc)
+                if who:
+                    times = proc.cpu_times()
+                    found[proc.pid] = (who, times.user + times.system)
+            except psutil.Error:
+                continue
+        return found
+
+    def poll(self) -> None:
+        while self.running:
+            self.seen.update(self.sample())
+            time.sleep(0.25)
+
+    def start(self) -> None:
+        self.base = self.sample()
+        self.running = True
+        self.thread.start()
+
+    def stop(self) -> dict[str, float]:
+        self.running = False
+        self.thread.join()
+        self.seen.update(self.sample())
+        spent = {"browsers": 0.0, "server": 0.0, "kernels": 0.0}
+        for pid, (who, cpu) in self.seen.items():
+            spent[who] += cpu - self.base.get(pid, (who, 0.0))[1]
+        return spent
 
 
 def expected_score(hypothesis: str) -> str:
@@ -296,7 +352,10 @@ def run_round(n: int, updates: int, cleanup_s: int, extra: list[str], browsers: 
         try:
             wait_for(lambda: static_ready(url), START_TIMEOUT_S, "Voilà did not start")
             wait_for(lambda: pool_ready(home), START_TIMEOUT_S, "the kernel pool did not fill")
+            meter = CpuMeter(server)
+            meter.start()
             results = asyncio.run((arrive if browsers else arrive_without_browsers)(url, n, updates))
+            cpu = meter.stop()
             used = {r["kernel"] for r in results if r["kernel"]}
             rss, uss = memory_mb([p for k, p in kernels(server).items() if k in used])
             closed, left = time.monotonic(), {}
@@ -313,7 +372,7 @@ def run_round(n: int, updates: int, cleanup_s: int, extra: list[str], browsers: 
                 server.kill()
     ok = [r for r in results if r["usable"] is not None]
     updates = [t for r in ok for t in r["updates"]]
-    return Round(n, [r["html"] for r in ok], [r["usable"] for r in ok], updates, rss, uss, left, n - len(ok))
+    return Round(n, [r["html"] for r in ok], [r["usable"] for r in ok], updates, rss, uss, left, n - len(ok), cpu)
 
 
 def p95(values: list[float]) -> float:
@@ -328,7 +387,9 @@ def show(r: Round) -> str:
         "     –      –")
     mem = f"{statistics.mean(r.rss_mb):6.0f} {statistics.mean(r.uss_mb):6.0f}" if r.rss_mb else "     –      –"
     left = " ".join(f"{k}s:{v}" for k, v in r.left_after_s.items())
-    return f"{r.students:>3}  {usable}  {upd}  {mem}  {left}" + (f"  ({r.failures} never usable)" if r.failures else "")
+    cpu = " ".join(f"{r.cpu_s[k] / r.students:5.1f}" for k in ("browsers", "server", "kernels"))
+    return (f"{r.students:>3}  {usable}  {upd}  {mem}  {cpu}  {left}"
+            + (f"  ({r.failures} never usable)" if r.failures else ""))
 
 
 def main() -> None:
@@ -343,7 +404,8 @@ def main() -> None:
     print(f"Voilà classroom benchmark: {NOTEBOOK} with the shipped voila.json {' '.join(args.voila_arg)}".rstrip())
     clients = "students without browsers (widget protocol)" if args.no_browsers else "browsers on the same machine"
     print(f"{os.cpu_count()} cores, {psutil.virtual_memory().total / 2**30:.0f} GiB; {clients}")
-    print("  N  HTML s  usable s: median max  update s: median p95  kernel MB: RSS USS  student kernels left after")
+    print("  N  HTML s  usable s: median max  update s: median p95  kernel MB: RSS USS"
+          "  CPU s per student: browsers server kernels  student kernels left after")
     for n in args.students:
         print(show(run_round(n, args.updates, args.cleanup, args.voila_arg, not args.no_browsers)), flush=True)
 
