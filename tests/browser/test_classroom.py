@@ -3,6 +3,7 @@
 - the playground is the page: no "Without a running kernel" section, no code;
 - readable from the back: controls and the score >= 24 px, the explain tables >= 20 px;
 - reference boxes grow with their text; the plots have alt text and every control an accessible name (axe);
+- the app asks nothing of the internet (Voilà's lab template links two stylesheets from a CDN; ours does not);
 - a closed tab's kernel is culled (Voilà's own shutdown request is refused with XSRF on), an open tab's is kept;
 - JupyterLab started as the README says shows no "official Jupyter news?" toast.
 No timed assertions: waits are on page or server state, with deadlines.
@@ -11,6 +12,7 @@ No timed assertions: waits are on page or server state, with deadlines.
 from __future__ import annotations
 
 import http.client
+import re
 import sys
 import time
 import urllib.request
@@ -20,7 +22,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from .conftest import REPO_ROOT, ServerProcess, _isolated_env, _start_server, voila_command
+from .conftest import EXTERNAL_URL, REPO_ROOT, ServerProcess, _isolated_env, _start_server, voila_command
 from .helpers import PageErrors, assert_no_traceback, open_in_voila, type_into_widget
 
 PLAYGROUND = "notebooks/playground.ipynb"
@@ -119,6 +121,17 @@ def test_the_room_sees_only_the_app_in_large_type(projector_page, classroom_voil
     assert sizes["tables"] and min(sizes["tables"]) >= 20, sizes["tables"]
     assert page.evaluate("() => document.documentElement.scrollWidth") <= PROJECTOR["width"]
     page_errors.assert_clean()
+
+
+def test_the_app_loads_nothing_from_the_internet(projector_page, classroom_voila: ServerProcess):
+    """A classroom network may have no internet, or one where outside connections hang until they time out; a
+    stylesheet in the page's head would keep the app blank for that long."""
+    page = projector_page()
+    outside = []
+    page.on("request", lambda request: outside.append(request.url) if re.match(EXTERNAL_URL, request.url) else None)
+    open_in_voila(page, classroom_voila.url)
+    expect(page.locator(".bleu-playground " + SCORE)).to_have_text("0.3928")
+    assert outside == []
 
 
 def test_a_long_reference_grows_its_box(projector_page, classroom_voila: ServerProcess):
