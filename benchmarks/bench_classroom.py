@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import re
@@ -93,34 +94,32 @@ class Round:
 class CpuMeter:
     """CPU seconds used by the browsers, the Voilà server and its kernels between ``start`` and ``stop``.
 
-    Processes come and go (a tab's renderer exits when it closes), so a thread samples every process's CPU time
-    and keeps the last value seen for each.
+    The server and its kernels are the server's process tree; the browsers are the Chromium processes this benchmark
+    started. Processes come and go (a tab's renderer exits when it closes), so a thread samples their CPU times and
+    keeps the last value seen for each.
     """
 
     def __init__(self, server: subprocess.Popen):
-        self.server, self.seen, self.base = server.pid, {}, {}
+        self.server, self.seen, self.base = psutil.Process(server.pid), {}, {}
         self.running, self.thread = False, threading.Thread(target=self.poll, daemon=True)
 
-    def who(self, proc: psutil.Process) -> str | None:
-        line = " ".join(proc.cmdline())
-        if proc.pid == self.server:
-            return "server"
-        if "ipykernel" in line:
-            return "kernels"
-        if Path(CHROMIUM).name in line or "chrome" in proc.name():
-            return "browsers"
-        return None
+    def processes(self) -> list[tuple[str, psutil.Process]]:
+        found = [("server", self.server)]
+        found += [("kernels", p) for p in self.server.children(recursive=True)]
+        for proc in psutil.Process().children(recursive=True):
+            with contextlib.suppress(psutil.Error):
+                if "chrom" in proc.name():
+                    found.append(("browsers", proc))
+        return found
 
     def sample(self) -> dict[int, tuple[str, float]]:
         found = {}
-        for proc in psutil.process_iter():
+        for who, proc in self.processes():
             try:
-                who = self.who(proc)
-                if who:
-                    times = proc.cpu_times()
-                    found[proc.pid] = (who, times.user + times.system)
+                times = proc.cpu_times()
             except psutil.Error:
                 continue
+            found[proc.pid] = (who, times.user + times.system)
         return found
 
     def poll(self) -> None:
