@@ -1,6 +1,7 @@
 """The instructors' subcommands of ``bleu-lab``: ``release OUTDIR`` and ``grade NOTEBOOK [NOTEBOOK ...]``.
 
-    bleu-lab release course/                 course/student/ (no solutions) and course/solved/ (with them)
+    bleu-lab release course/                 course/student/ (no solutions), course/solved/ (with them) and
+                                             course/nbgrader/ (an nbgrader course's source/ and its config)
     bleu-lab grade alice/03_brevity_penalty.ipynb bob/03_brevity_penalty.ipynb
 
 ``grade`` exits with 0 once every notebook is graded, whatever the marks; with 2 (and one line on stderr) for an
@@ -24,9 +25,10 @@ EXIT_ERROR = 2
 def build_parser(prog: str = "bleu-lab") -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=prog, description="Assignments that grade themselves (for instructors).")
     commands = parser.add_subparsers(dest="command", required=True)
-    rel = commands.add_parser("release", help="write OUTDIR/student (lessons without solutions) and OUTDIR/solved",
+    rel = commands.add_parser("release", help="write OUTDIR/student (no solutions), OUTDIR/solved, OUTDIR/nbgrader",
                               description="Write OUTDIR/student/: the lessons without worked solutions, to hand "
-                              "out; and OUTDIR/solved/: the same with the solutions filled in (the instructor's copy).")
+                              "out; OUTDIR/solved/: the same with the solutions filled in (the instructor's copy); and "
+                              "OUTDIR/nbgrader/: the lessons as an nbgrader course's source/ folder, with its config.")
     rel.add_argument("outdir", metavar="OUTDIR", type=Path)
     rel.add_argument("--notebooks", metavar="DIR", type=Path, default=None,
                      help="the lessons to release (default: notebooks/ of this checkout)")
@@ -49,7 +51,8 @@ def main(argv: Sequence[str], prog: str = "bleu-lab") -> int:
             notebooks = args.notebooks or default_notebooks_dir()
             done = release(args.outdir, notebooks, force=args.force)
             print(f"released {len(done.notebooks)} notebooks from {notebooks}:\n  {done.student}  (for students)\n"
-                  f"  {done.solved}  (with solutions: for instructors, and to test the grader)")
+                  f"  {done.solved}  (with solutions: for instructors, and to test the grader)\n"
+                  f"  {done.nbgrader}  (nbgrader's source/ and nbgrader_config.py, for courses that use nbgrader)")
             return 0
         for path in args.notebooks:  # every input usable before the first (slow) run
             read_submission(path)

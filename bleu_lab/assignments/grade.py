@@ -59,12 +59,10 @@ class NotebookGrade:
 def grade_exercise(exercise: GradedExercise, namespace: Mapping[str, object]) -> ExerciseResult:
     """Mark one exercise from the student's objects in ``namespace`` (a kernel's, or any dict)."""
     result = ExerciseResult(exercise.name, possible=exercise.points, manual=bool(exercise.manual))
-    missing = [name for name in exercise.answers if name not in namespace]
-    if missing:
-        result.messages.append(f"{', '.join(missing)} is not defined after running the notebook "
-                               "(a cell above raised, or the name was changed)")
+    args = _answers(exercise, namespace)
+    if isinstance(args, str):
+        result.messages.append(args)
         return result
-    args = [namespace[name] for name in exercise.answers]
     visible = _run_check(exercise.check, args, {})
     if exercise.manual:
         result.answer = "; ".join(f"{name} = {value!r}" for name, value in zip(exercise.answers, args))
@@ -82,6 +80,15 @@ def grade_exercise(exercise: GradedExercise, namespace: Mapping[str, object]) ->
         elif not hidden.passed:
             result.messages.append("hidden cases: not passed either")
     return result
+
+
+def _answers(exercise: GradedExercise, namespace: Mapping[str, object]) -> list[object] | str:
+    """The student's objects the exercise's check takes, or why they are missing."""
+    missing = [name for name in exercise.answers if name not in namespace]
+    if missing:
+        return (f"{', '.join(missing)} is not defined after running the notebook "
+                "(a cell above raised, or the name was changed)")
+    return [namespace[name] for name in exercise.answers]
 
 
 def grade_namespace(grading: LessonGrading, namespace: Mapping[str, object]) -> list[ExerciseResult]:
@@ -108,6 +115,25 @@ def kernel_report(lesson: str, index: int) -> None:
     namespace = shell.user_ns if shell is not None else {}
     result = grade_exercise(lesson_gradings()[lesson].exercises[index], namespace)
     display({RESULT_MIME: asdict(result)}, raw=True)
+
+
+def assert_passes(lesson: str, index: int, *, hidden: bool = False) -> None:
+    """An nbgrader test cell of ``bleu-lab release``'s nbgrader source: exercise ``index`` of ``lesson`` passes.
+
+    Runs in the student's kernel on their objects, on the visible cases or (``hidden=True``) on the hidden ones, and
+    raises ``AssertionError`` with the check's feedback otherwise, which nbgrader shows the student.
+    """
+    from IPython import get_ipython
+
+    exercise = lesson_gradings()[lesson].exercises[index]
+    shell = get_ipython()
+    args = _answers(exercise, shell.user_ns if shell is not None else {})
+    if isinstance(args, str):
+        raise AssertionError(f"{exercise.name}: {args}")
+    feedback = _run_check(exercise.check, args, exercise.hidden if hidden else {})
+    if not feedback.passed:
+        raise AssertionError(f"{exercise.name}{' (hidden cases)' if hidden else ''}:\n{feedback}")
+    print(f"{exercise.name}: passed{' on the hidden cases' if hidden else ''}")
 
 
 def lesson_of(metadata: Mapping[str, object], path: Path, lessons: Mapping[str, LessonGrading]) -> str:

@@ -1,10 +1,11 @@
-"""``bleu-lab release OUTDIR``: the lessons as an assignment, without solutions, and a solved copy.
+"""``bleu-lab release OUTDIR``: the lessons as an assignment, without solutions, a solved copy, and nbgrader's source.
 
 ``OUTDIR/student/`` holds every lesson with each ``# %load solutions/NAME.py`` cell turned into an empty scratch
 cell, the sentences that point to worked solutions taken out of the text, and the outputs of the exercise cells
 cleared (a printed check or answer would give the answer away). ``OUTDIR/solved/`` holds the same notebooks with
 each of those cells holding its solution instead (what ``%load`` would put there) and, for a written answer, a model
-answer and the key points the grader looks for: what a perfect student hands in.
+answer and the key points the grader looks for: what a perfect student hands in. ``OUTDIR/nbgrader/`` holds the same
+lessons as an nbgrader course's ``source/`` folder with its ``nbgrader_config.py`` (see ``nbgrader_source``).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from pathlib import Path
 import nbformat
 
 from . import METADATA_KEY, lesson_gradings
+from .nbgrader_source import nbgrader_source, write_nbgrader_config
 
 LOAD_CELL = re.compile(r"^\s*#\s*%load\s+(solutions/[\w.-]+\.py)\s*$")
 SCRATCH_CELL = "# Scratch cell: this copy of the lesson has no worked solutions. Write your answer above its check."
@@ -31,20 +33,21 @@ CHECK_CALL = re.compile(r"\bcheck_\w+\(|bleu_lab\.exercises")
 
 @dataclass
 class Release:
-    """What ``release`` wrote: the two folders and the lessons in them."""
+    """What ``release`` wrote: the three folders and the lessons in them."""
 
     student: Path
     solved: Path
+    nbgrader: Path
     notebooks: list[str] = field(default_factory=list)
 
 
 def release(outdir: Path, notebooks_dir: Path, *, force: bool = False) -> Release:
-    """Write ``outdir/student`` and ``outdir/solved`` from the lessons in ``notebooks_dir``."""
+    """Write ``outdir/student``, ``outdir/solved`` and ``outdir/nbgrader`` from the lessons in ``notebooks_dir``."""
     paths = sorted(notebooks_dir.glob("*.ipynb"))
     if not paths:
         raise FileNotFoundError(f"no lesson notebooks (*.ipynb) in {notebooks_dir}")
-    result = Release(outdir / "student", outdir / "solved")
-    for folder in (result.student, result.solved):
+    result = Release(outdir / "student", outdir / "solved", outdir / "nbgrader")
+    for folder in (result.student, result.solved, result.nbgrader):
         if folder.exists() and any(folder.iterdir()):
             if not force:
                 raise FileExistsError(f"{folder} exists and is not empty (pass --force to replace it)")
@@ -55,7 +58,12 @@ def release(outdir: Path, notebooks_dir: Path, *, force: bool = False) -> Releas
         student = student_copy(lesson, path.stem)
         nbformat.write(student, result.student / path.name)
         nbformat.write(solved_copy(student, lesson, path.stem, notebooks_dir), result.solved / path.name)
+        source = nbgrader_source(student, worked_solutions(lesson, notebooks_dir), path.stem,
+                                 lesson_gradings().get(path.stem))
+        (result.nbgrader / "source" / path.stem).mkdir(parents=True)
+        nbformat.write(source, result.nbgrader / "source" / path.stem / path.name)
         result.notebooks.append(path.name)
+    write_nbgrader_config(result.nbgrader, SCRATCH_CELL)
     return result
 
 
@@ -79,10 +87,8 @@ def solved_copy(student: nbformat.NotebookNode, lesson: nbformat.NotebookNode, n
                 notebooks_dir: Path) -> nbformat.NotebookNode:
     """The student copy with each solution where its ``%load`` cell was, and model answers for written answers."""
     nb = copy.deepcopy(student)
-    for cell, original in zip(nb.cells, lesson.cells):
-        match = LOAD_CELL.match(original.source) if original.cell_type == "code" else None
-        if match:
-            cell.source = (notebooks_dir / match.group(1)).read_text(encoding="utf-8").rstrip("\n")
+    for index, solution in worked_solutions(lesson, notebooks_dir).items():
+        nb.cells[index].source = solution
     grading = lesson_gradings().get(name)
     for exercise in grading.exercises if grading else ():
         if not exercise.manual:
@@ -96,6 +102,16 @@ def solved_copy(student: nbformat.NotebookNode, lesson: nbformat.NotebookNode, n
         ]
     nb.metadata[METADATA_KEY] = {"lesson": name, "copy": "solved"}
     return nb
+
+
+def worked_solutions(lesson: nbformat.NotebookNode, notebooks_dir: Path) -> dict[int, str]:
+    """The lesson's ``%load`` cells, by cell index, and the worked solution each one loads."""
+    found = {}
+    for index, cell in enumerate(lesson.cells):
+        match = LOAD_CELL.match(cell.source) if cell.cell_type == "code" else None
+        if match:
+            found[index] = (notebooks_dir / match.group(1)).read_text(encoding="utf-8").rstrip("\n")
+    return found
 
 
 def without_solution_sentences(text: str) -> str:
