@@ -1,6 +1,7 @@
 """Assignments that grade themselves: ``bleu-lab release OUTDIR`` and ``bleu-lab grade NOTEBOOK ...``.
 
-- ``release``: the lessons without their worked solutions (``OUTDIR/student/``) and with them (``OUTDIR/solved/``).
+- ``release``: the lessons without their worked solutions (``OUTDIR/student/``), with them (``OUTDIR/solved/``), and
+  as nbgrader's source (``OUTDIR/nbgrader/``, test cells calling the same checks: ``nbgrader_source``).
 - ``grade``: runs each submitted notebook in a fresh kernel, then the lesson's own checks on the student's objects,
   plus hidden cases for the function exercises.
 
