@@ -18,6 +18,7 @@ from pathlib import Path
 
 import nbformat
 
+from ..exercises import LessonGrading
 from . import METADATA_KEY, lesson_gradings
 from .nbgrader_source import nbgrader_source, write_nbgrader_config
 
@@ -53,13 +54,14 @@ def release(outdir: Path, notebooks_dir: Path, *, force: bool = False) -> Releas
                 raise FileExistsError(f"{folder} exists and is not empty (pass --force to replace it)")
             shutil.rmtree(folder)
         folder.mkdir(parents=True, exist_ok=True)
+    gradings = lesson_gradings()
     for path in paths:
         lesson = nbformat.read(path, as_version=4)
         student = student_copy(lesson, path.stem)
+        solutions, grading = worked_solutions(lesson, notebooks_dir), gradings.get(path.stem)
         nbformat.write(student, result.student / path.name)
-        nbformat.write(solved_copy(student, lesson, path.stem, notebooks_dir), result.solved / path.name)
-        source = nbgrader_source(student, worked_solutions(lesson, notebooks_dir), path.stem,
-                                 lesson_gradings().get(path.stem))
+        nbformat.write(solved_copy(student, solutions, path.stem, grading), result.solved / path.name)
+        source = nbgrader_source(student, solutions, path.stem, grading)
         (result.nbgrader / "source" / path.stem).mkdir(parents=True)
         nbformat.write(source, result.nbgrader / "source" / path.stem / path.name)
         result.notebooks.append(path.name)
@@ -83,13 +85,13 @@ def student_copy(lesson: nbformat.NotebookNode, name: str) -> nbformat.NotebookN
     return nb
 
 
-def solved_copy(student: nbformat.NotebookNode, lesson: nbformat.NotebookNode, name: str,
-                notebooks_dir: Path) -> nbformat.NotebookNode:
-    """The student copy with each solution where its ``%load`` cell was, and model answers for written answers."""
+def solved_copy(student: nbformat.NotebookNode, solutions: dict[int, str], name: str,
+                grading: LessonGrading | None) -> nbformat.NotebookNode:
+    """The student copy with each solution (``worked_solutions``) where its ``%load`` cell was, and model answers
+    for the written answers of ``grading``."""
     nb = copy.deepcopy(student)
-    for index, solution in worked_solutions(lesson, notebooks_dir).items():
+    for index, solution in solutions.items():
         nb.cells[index].source = solution
-    grading = lesson_gradings().get(name)
     for exercise in grading.exercises if grading else ():
         if not exercise.manual:
             continue
