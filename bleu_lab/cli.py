@@ -3,7 +3,8 @@
     bleu-lab hyp.de ref.A.de                       corpus BLEU with its signature
     bleu-lab hyp.de ref.A.de ref.B.de -lc          several references, lowercased
     bleu-lab hyp.de ref.A.de --explain 7           ...and every step of segment 7's sentence BLEU
-    bleu-lab base.de ref.A.de --compare new.de     paired bootstrap and approximate randomization, base vs new
+    bleu-lab base.de ref.A.de --compare new.de     a paired test of new against base: approximate randomization
+    bleu-lab base.de ref.A.de --compare new.de --paired-bs    ...the paired bootstrap instead (both: add --paired-ar)
     bleu-lab release OUTDIR | grade NOTEBOOK ...   assignments for instructors (bleu_lab.assignments.cli)
 
 Files are UTF-8, one segment per line; line i of every file belongs to segment i. With several reference
@@ -21,11 +22,18 @@ from collections.abc import Sequence
 from .data import line_count_error, read_lines, references_per_segment
 from .explain import explain
 from .sacrebleu_style import corpus_score
-from .significance import paired_bootstrap, paired_randomization
+from .significance import (
+    BootstrapResult,
+    RandomizationResult,
+    bootstrap_p_value,
+    paired_bootstrap,
+    paired_randomization,
+)
 from .smoothing import SACREBLEU_METHODS
 from .tokenization import TOKENIZERS
 
 EXIT_ERROR = 2
+DEFAULT_SAMPLES, DEFAULT_TRIALS = 1000, 10000  # sacrebleu's defaults for --paired-bs-n and --paired-ar-n
 CLASSROOM_COMMANDS = ("release", "grade")
 
 
@@ -50,10 +58,18 @@ def build_parser(prog: str = "bleu-lab") -> argparse.ArgumentParser:
     parser.add_argument("--explain", type=int, metavar="N",
                         help="explain the sentence BLEU of segment N (1 = first line)")
     parser.add_argument("--compare", metavar="HYP2",
-                        help="run the paired significance tests of HYP2 (system) against HYP (baseline)")
-    parser.add_argument("--samples", type=int, default=1000, metavar="N", help="bootstrap resamples (default 1000)")
-    parser.add_argument("--trials", type=int, default=10000, metavar="N",
-                        help="approximate randomization trials (default 10000)")
+                        help="test HYP2 (system) against HYP (baseline) with a paired significance test: approximate "
+                        "randomization unless --paired-bs is given")
+    parser.add_argument("--paired-ar", "-par", action="store_true",
+                        help="with --compare: paired approximate randomization, ties counted (Noreen 1989); the "
+                        "default test when neither --paired-ar nor --paired-bs is given")
+    parser.add_argument("--paired-bs", "-pbs", action="store_true",
+                        help="with --compare: paired bootstrap resampling (Koehn 2004), 95%% intervals, win rate and "
+                        "the two-sided shift p-value; give both flags to run both tests")
+    parser.add_argument("--samples", type=int, default=None, metavar="N",
+                        help=f"bootstrap resamples (default {DEFAULT_SAMPLES})")
+    parser.add_argument("--trials", type=int, default=None, metavar="N",
+                        help=f"approximate randomization trials (default {DEFAULT_TRIALS})")
     parser.add_argument("--seed", type=int, default=12345, help="random seed of the paired tests (default 12345)")
     parser.add_argument("--progress", action="store_true", help="show progress bars for the paired tests")
     return parser
@@ -94,7 +110,7 @@ def _print(text: object, nrefs: int) -> None:
 def run(args: argparse.Namespace) -> None:
     """Read the files, print the score, then the explanation and the paired tests when asked."""
     for flag, value, least in (("--samples", args.samples, 1), ("--trials", args.trials, 1), ("--seed", args.seed, 0)):
-        if value < least:
+        if value is not None and value < least:
             raise ValueError(f"{flag} must be >= {least}, got {value}")
     hyps = read_lines(args.hypothesis, "hypothesis")
     streams = [read_lines(path, "reference") for path in args.references]
@@ -113,6 +129,9 @@ def run(args: argparse.Namespace) -> None:
               file=sys.stderr)
     options = {"tokenize": args.tokenize, "lowercase": args.lowercase, "smooth_method": args.smooth,
                "smooth_value": args.smooth_value}
+    if (args.paired_ar or args.paired_bs) and args.compare is None:
+        flag = "--paired-ar" if args.paired_ar else "--paired-bs"
+        raise ValueError(f"{flag} needs --compare HYP2: the system file to test against {args.hypothesis}")
     if args.explain is not None and not 1 <= args.explain <= len(hyps):
         raise ValueError(f"--explain {args.explain} is out of range: {args.hypothesis} has segments 1 to {len(hyps)}")
     if args.compare is not None:
@@ -134,21 +153,43 @@ def _explain(args: argparse.Namespace, hyps: list[str], references: list[list[st
 
 def _compare(args: argparse.Namespace, hyps: list[str], references: list[list[str]], options: dict,
              nrefs: int) -> None:
+    """The test(s) the flags ask for (approximate randomization when none does), or why there is nothing to test."""
     system = read_lines(args.compare, "hypothesis")
     _check_count(args.compare, "hypothesis", system, args.hypothesis, hyps)
+    if system == hyps:  # no shuffle or resample can tell two copies of one output apart
+        score = corpus_score(hyps, references, **options)
+        _print(f"baseline: {args.hypothesis}\n  {score}\nsystem:   {args.compare}\n  {score}", nrefs)
+        _print(f"signature: {score.signature}\n", nrefs)
+        print("identical outputs: nothing to test")
+        return
+    run_ar, run_bs = args.paired_ar or not args.paired_bs, args.paired_bs
+    for flag, value, runs, test in (("--trials", args.trials, run_ar, "--paired-ar"),
+                                    ("--samples", args.samples, run_bs, "--paired-bs")):
+        if value is not None and not runs:
+            print(f"note: {flag} is for {test}, which is not running (add {test} to run it)", file=sys.stderr)
     common = {"seed": args.seed, "progress": args.progress, **options}
-    randomization = paired_randomization(hyps, system, references, n_trials=args.trials, **common)
-    bootstrap = paired_bootstrap(hyps, system, references, n_samples=args.samples, method="shift", **common)
-    common["progress"] = False  # the same resamples again, for the p-value sacrebleu prints
-    sacrebleu_p = paired_bootstrap(hyps, system, references, n_samples=args.samples, **common).p_value
-    _print(f"baseline: {args.hypothesis}\n  {bootstrap.baseline}", nrefs)
-    _print(f"system:   {args.compare}\n  {bootstrap.system}", nrefs)
-    _print(f"signature: {bootstrap.baseline.signature}\n", nrefs)
-    _print(randomization, nrefs)
-    print()
-    _print(bootstrap, nrefs)
-    print(f"  sacrebleu's --paired-bs prints p = {sacrebleu_p:.4f} for these resamples: its formula is "
-          "anti-conservative for small gaps")
+    results = []
+    if run_ar:
+        results.append(paired_randomization(hyps, system, references, n_trials=args.trials or DEFAULT_TRIALS,
+                                            **common))
+    if run_bs:
+        results.append(paired_bootstrap(hyps, system, references, n_samples=args.samples or DEFAULT_SAMPLES,
+                                        method="shift", **common))
+    first = results[0]
+    _print(f"baseline: {args.hypothesis}\n  {first.baseline}", nrefs)
+    _print(f"system:   {args.compare}\n  {first.system}", nrefs)
+    _print(f"signature: {first.baseline.signature}", nrefs)
+    seed = f" with SACREBLEU_SEED={args.seed}" if args.seed != 12345 else ""
+    for result in results:
+        print()
+        _print(result, nrefs)
+        if isinstance(result, RandomizationResult) and result.ties:
+            print(f"  sacrebleu --paired-ar{seed} prints p = {result.p_value_as('sacrebleu'):.4f} for these trials: "
+                  f"it does not count the {result.ties} that tie the observed gap")
+        elif isinstance(result, BootstrapResult):
+            theirs = bootstrap_p_value(result.system_samples, result.baseline_samples, result.difference, "sacrebleu")
+            print(f"  sacrebleu --paired-bs{seed} prints p = {theirs:.4f} for these resamples: it folds the gaps and "
+                  "counts the upper tail only, roughly a one-sided p")
 
 
 def _check_count(path: str, what: str, lines: list[str], hyp_path: str, hyps: list[str]) -> None:

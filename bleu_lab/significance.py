@@ -4,17 +4,24 @@ A corpus BLEU gap of one point can come from a handful of lucky segments. Both t
 often a gap at least as large as the observed one shows up by chance, and both work on the per-segment
 sufficient statistics (one row per segment, see ``stats_matrix``), so a resample costs a sum, not a re-scoring.
 
+- paired approximate randomization (Noreen 1989; Riezler & Maxwell 2005): for every segment, toss a coin to
+  swap the two systems' outputs, score the two shuffled "systems", repeat. The observed assignment is one of the
+  shuffles, so shuffles that tie the observed gap count (ties included, ``method="noreen"``, the default):
+      p = (#{trials : |BLEU_a - BLEU_b| >= |observed gap|} + 1) / (n_trials + 1)
+  sacrebleu (following multeval) counts only strictly larger gaps, ``>`` (``method="sacrebleu"``): with few
+  differing segments most shuffles tie, and a one-sentence change then gets p = 1 / (n_trials + 1).
 - paired bootstrap resampling (Koehn 2004): draw N segments with replacement, score *both* systems on the
-  same draw, repeat. The spread of the resampled scores gives each system's mean and 95% confidence
-  interval; the p-value counts resamples where the centred gap exceeds the observed one:
-      d_i = |BLEU_sys(i) - BLEU_base(i)|,   p = (#{i : d_i - mean(d) > |observed gap|} + 1) / (n_samples + 1)
-- paired approximate randomization (Riezler & Maxwell 2005): for every segment, toss a coin to swap the two
-  systems' outputs, score the two shuffled "systems", repeat:
-      p = (#{trials : |BLEU_a - BLEU_b| > |observed gap|} + 1) / (n_trials + 1)
+  same draw, repeat. The spread of the resampled scores gives each system's mean and 95% interval, and
+  Koehn's win rate. Two p-values from the resampled gaps g_i = BLEU_sys(i) - BLEU_base(i):
+      shift (two-sided):  p = (#{i : |g_i - mean(g)| >= |observed gap|} + 1) / (n_samples + 1)
+      sacrebleu:          d_i = |g_i|,  p = (#{i : d_i - mean(d) > |observed gap|} + 1) / (n_samples + 1)
+  sacrebleu's folds the gaps and counts the upper tail only: roughly a one-sided p (about half the two-sided
+  one for a symmetric spread of gaps), and below about 0.42 however small the gap.
 
-Both reproduce sacrebleu 2.6's ``sacrebleu.significance.PairedTest`` for the same seed (``SACREBLEU_SEED``):
-the same random draws from ``numpy.random.default_rng(seed)``, the same float32 statistics in the bootstrap,
-hence the same p-values, means and half-width confidence intervals. Only the arithmetic is vectorized.
+With ``method="sacrebleu"`` both reproduce sacrebleu 2.6's ``sacrebleu.significance.PairedTest`` for the same
+seed (``SACREBLEU_SEED``): the same random draws from ``numpy.random.default_rng(seed)``, the same float32
+statistics in the bootstrap, hence the same p-values, means and half-width confidence intervals. Only the
+arithmetic is vectorized.
 """
 
 from __future__ import annotations
@@ -169,6 +176,23 @@ def p_value(sample_statistics: np.ndarray, observed: float) -> float:
     return (int(np.sum(sample_statistics > observed)) + 1) / (len(sample_statistics) + 1)
 
 
+def p_value_with_ties(sample_statistics: np.ndarray, observed: float) -> float:
+    """(#{samples >= observed} + 1) / (n + 1): a sample as extreme as the observed statistic counts (Noreen 1989)."""
+    return (int(np.sum(sample_statistics >= observed)) + 1) / (len(sample_statistics) + 1)
+
+
+def randomization_p_value(trial_differences: np.ndarray, observed: float, method: str = "noreen") -> float:
+    """The approximate-randomization p-value of the shuffled trials' gaps |BLEU_a - BLEU_b| and the observed gap.
+
+    ``"noreen"``: (#{trials >= |observed|} + 1) / (n + 1), ties counted (Noreen 1989; Riezler & Maxwell 2005);
+    ``"sacrebleu"``: (#{trials > |observed|} + 1) / (n + 1), ties not counted (sacrebleu 2.6, multeval).
+    """
+    _check_method(method, RANDOMIZATION_P_VALUES)
+    trial_differences = np.asarray(trial_differences, dtype=float)
+    count = p_value_with_ties if method == "noreen" else p_value
+    return count(trial_differences, abs(observed))
+
+
 def shift_p_value(system_scores: np.ndarray, baseline_scores: np.ndarray, observed: float) -> float:
     """Two-sided bootstrap p-value by shifting the resampled gaps to the null hypothesis of no difference.
 
@@ -178,7 +202,35 @@ def shift_p_value(system_scores: np.ndarray, baseline_scores: np.ndarray, observ
     equally good systems p is roughly uniform on (0, 1] and p < 0.05 happens about 5% of the time.
     """
     gaps = system_scores - baseline_scores
-    return (int(np.sum(np.abs(gaps - gaps.mean()) >= abs(observed))) + 1) / (len(gaps) + 1)
+    return p_value_with_ties(np.abs(gaps - gaps.mean()), abs(observed))
+
+
+def sacrebleu_bootstrap_p_value(system_scores: np.ndarray, baseline_scores: np.ndarray, observed: float) -> float:
+    """The p-value sacrebleu 2.6's paired bootstrap prints (``_paired_bs_test``), from the same resampled scores.
+
+        d_i = |BLEU_sys(i) - BLEU_base(i)|   (folded),   p = (#{i : d_i - mean(d) > |observed|} + 1) / (N + 1)
+
+    Folding first and counting the upper tail only: when the gaps stay clear of zero, d_i - mean(d) is the
+    signed gap's deviation, and p is one tail of ``shift_p_value``'s two (a one-sided p, about half the
+    two-sided one when the gaps spread symmetrically); near a zero gap at most the share of d_i above their
+    mean can count, about 0.42 for normally spread gaps. Equally good systems get p < 0.05 too often.
+    """
+    folded = np.abs(system_scores - baseline_scores)
+    return p_value(folded - folded.mean(), abs(observed))
+
+
+def bootstrap_p_value(system_scores: np.ndarray, baseline_scores: np.ndarray, observed: float,
+                      method: str = "sacrebleu") -> float:
+    """The bootstrap p-value ``method`` names ("sacrebleu" or "shift") of the resampled scores of both systems."""
+    _check_method(method, P_VALUE_LABELS)
+    if method == "shift":
+        return shift_p_value(system_scores, baseline_scores, observed)
+    return sacrebleu_bootstrap_p_value(system_scores, baseline_scores, observed)
+
+
+def _check_method(method: object, methods: dict[str, str]) -> None:
+    if method not in methods:
+        raise ValueError(f"method must be one of {', '.join(map(repr, methods))}, got {method!r}")
 
 
 def win_rate(system_scores: np.ndarray, baseline_scores: np.ndarray) -> float:
@@ -215,11 +267,8 @@ class PairedResult:
         return self.system.score - self.baseline.score
 
     def significant(self, alpha: float = 0.05) -> bool:
-        """True when p < alpha and the scores differ.
-
-        The p-value counts only strictly larger gaps (as sacrebleu does), so two identical systems get the
-        smallest possible p, 1 / (n + 1); a zero difference is never called significant here.
-        """
+        """True when p < alpha and the scores differ (a zero difference is never called significant, whatever the
+        p-value: sacrebleu's strict counting gives identical systems the smallest possible p, 1 / (n + 1))."""
         return _significant(self.p_value, self.difference, alpha)
 
     @property
@@ -269,6 +318,17 @@ class BootstrapResult(PairedResult):
         """What the p-value is, in words."""
         return P_VALUE_LABELS[self.method]
 
+    def koehn_rule(self, level: float = 0.95) -> bool:
+        """Koehn (2004)'s decision: one of the two systems wins at least ``level`` of the resamples (either way).
+
+        Not a p-value: for two equally good systems it fires about twice as often as 1 - level (about 10% of
+        the time at 0.95), and winning 95% of the resamples is not a 95% probability of being better.
+        """
+        if isinstance(level, bool) or not isinstance(level, (int, float)) or not 0.5 < level <= 1:
+            raise ValueError(f"level must be a number between 0.5 and 1, e.g. 0.95, got {level!r}")
+        losses = float(np.mean(self.baseline_samples > self.system_samples))
+        return self.win_rate >= level or losses >= level
+
     def __str__(self) -> str:
         (blo, bhi), (slo, shi) = self.baseline_interval, self.system_interval
         return (
@@ -294,26 +354,56 @@ class BootstrapResult(PairedResult):
 
 
 P_VALUE_LABELS = {
-    "sacrebleu": "sacrebleu's bootstrap p-value, anti-conservative for small gaps",
+    "sacrebleu": "sacrebleu's bootstrap p: |gaps| centred, upper tail only; roughly one-sided (about half a "
+                 "two-sided p), anti-conservative",
     "shift": "two-sided, signed gaps shifted to the null",
+}
+RANDOMIZATION_P_VALUES = {
+    "noreen": "two-sided, shuffles that tie the observed gap counted",
+    "sacrebleu": "sacrebleu's AR p: ties not counted, too small when few segments differ",
 }
 
 
 @dataclass(frozen=True)
 class RandomizationResult(PairedResult):
-    """Paired approximate randomization: both scores and the p-value of their difference."""
+    """Paired approximate randomization: both scores and the p-value of their difference.
+
+    ``method`` says how ``p_value`` counts the shuffles that tie the observed gap: ``"noreen"`` counts them (>=),
+    ``"sacrebleu"`` does not (>); ``p_value_as(method)`` gives either from the same trials.
+    """
 
     n_trials: int
     seed: int | None
     signature: str
+    method: str
     trial_differences: np.ndarray = field(repr=False, compare=False)  # |BLEU_a - BLEU_b| per shuffle
+
+    @property
+    def p_value_label(self) -> str:
+        """What the p-value is, in words."""
+        return RANDOMIZATION_P_VALUES[self.method]
+
+    @property
+    def ties(self) -> int:
+        """The number of trials whose gap equals the observed one exactly (what ``method`` decides about)."""
+        return int(np.sum(self.trial_differences == abs(self.difference)))
+
+    @property
+    def _ties_text(self) -> str:
+        ties = self.ties
+        return "no trial ties it" if ties == 0 else "1 trial ties it" if ties == 1 else f"{ties} trials tie it"
+
+    def p_value_as(self, method: str) -> float:
+        """The p-value of these trials counted as ``method`` ("noreen" or "sacrebleu") counts them."""
+        return randomization_p_value(self.trial_differences, self.difference, method)
 
     def __str__(self) -> str:
         return (
             f"Paired approximate randomization ({self.n_trials} trials, seed {self.seed})\n"
             f"  baseline  BLEU = {self.baseline.score:6.2f}\n"
             f"  system    BLEU = {self.system.score:6.2f}\n"
-            f"  difference {self.difference:+.2f}   p = {self.p_value:.4f} ({self.verdict})\n"
+            f"  difference {self.difference:+.2f}   {self._ties_text}\n"
+            f"  p = {self.p_value:.4f} ({self.p_value_label}; {self.verdict})\n"
             f"  {self.signature}"
         )
 
@@ -321,7 +411,8 @@ class RandomizationResult(PairedResult):
         return (
             f"<div><b>Paired approximate randomization</b> ({self.n_trials} trials, seed {self.seed})<br>"
             f"baseline BLEU = {self.baseline.score:.2f}, system BLEU = {self.system.score:.2f}, "
-            f"difference {self.difference:+.2f}, <b>p = {self.p_value:.4f}</b> ({self.verdict})"
+            f"difference {self.difference:+.2f} ({self._ties_text}), <b>p = {self.p_value:.4f}</b> "
+            f"({escape(self.p_value_label)}; {self.verdict})"
             f"<br><code>{escape(self.signature)}</code></div>"
         )
 
@@ -348,15 +439,15 @@ def paired_bootstrap(
     resamples the system wins. ``method`` picks the p-value:
 
     - ``"sacrebleu"`` (default): equal to sacrebleu's ``PairedTest(..., test_type='bs')`` run with
-      ``SACREBLEU_SEED=seed``. It centres the *absolute* gaps, which is not a null distribution: for equally
-      good systems it says p < 0.05 more often than 5% of the time.
+      ``SACREBLEU_SEED=seed``. It folds the gaps (|g_i|), centres them and counts the upper tail only
+      (``sacrebleu_bootstrap_p_value``): roughly a one-sided p, so for equally good systems it says p < 0.05
+      about twice as often as 5% of the time.
     - ``"shift"``: the two-sided p-value of the signed gaps shifted to their mean (``shift_p_value``).
 
     ``seed=None`` draws fresh randomness.
     """
     _check_count(n_samples, "n_samples")
-    if method not in P_VALUE_LABELS:
-        raise ValueError(f"method must be one of {', '.join(map(repr, P_VALUE_LABELS))}, got {method!r}")
+    _check_method(method, P_VALUE_LABELS)
     setup = _prepare(baseline_hypotheses, system_hypotheses, references, seed, progress, score_options)
     n = len(setup.base_rows)
     _check_work(n_samples, n, "n_samples")
@@ -385,12 +476,7 @@ def paired_bootstrap(
     sys_scores = scores_from_rows(sums[:, width:], setup.options)
     base_mean, base_ci = estimate_ci(base_scores)
     sys_mean, sys_ci = estimate_ci(sys_scores)
-    observed = setup.system.score - setup.baseline.score
-    if method == "shift":
-        p = shift_p_value(sys_scores, base_scores, observed)
-    else:
-        sample_diffs = np.abs(sys_scores - base_scores)
-        p = p_value(sample_diffs - sample_diffs.mean(), abs(observed))
+    p = bootstrap_p_value(sys_scores, base_scores, setup.system.score - setup.baseline.score, method)
     return BootstrapResult(
         setup.baseline, setup.system, p, base_mean, base_ci, sys_mean, sys_ci, n_samples, seed,
         _signature(setup, "bs", n_samples, seed), method, win_rate(sys_scores, base_scores), base_scores, sys_scores,
@@ -405,16 +491,22 @@ def paired_randomization(
     n_trials: int = 10000,
     seed: int | None = 12345,
     progress: bool = False,
+    method: str = "noreen",
     **score_options: object,
 ) -> RandomizationResult:
     """Paired approximate randomization test of ``system_hypotheses`` against ``baseline_hypotheses``.
 
     Each trial swaps the two systems' outputs on a random half of the segments (a fair coin per segment) and
-    scores the two shuffled systems; see the module docstring for the p-value. ``references`` and
-    ``score_options`` as in ``corpus_score``. For a nonzero seed the result equals sacrebleu's
-    ``PairedTest(..., test_type='ar')`` run with ``SACREBLEU_SEED=seed``.
+    scores the two shuffled systems. ``references`` and ``score_options`` as in ``corpus_score``. ``method``
+    picks how the trials that tie the observed gap count (``randomization_p_value``):
+
+    - ``"noreen"`` (default): they count, p = (#{trials >= observed} + 1) / (n_trials + 1), as Noreen (1989)
+      and Riezler & Maxwell (2005) define it. Identical systems and a one-sentence change get p = 1.
+    - ``"sacrebleu"``: only strictly larger gaps count; for a nonzero seed the result then equals sacrebleu's
+      ``PairedTest(..., test_type='ar')`` run with ``SACREBLEU_SEED=seed``.
     """
     _check_count(n_trials, "n_trials")
+    _check_method(method, RANDOMIZATION_P_VALUES)
     setup = _prepare(baseline_hypotheses, system_hypotheses, references, seed, progress, score_options)
     n = len(setup.base_rows)
     _check_work(n_trials, n, "n_trials")
@@ -437,8 +529,8 @@ def paired_randomization(
     trial_diffs = np.concatenate(diffs)
     observed = abs(setup.baseline.score - setup.system.score)
     return RandomizationResult(
-        setup.baseline, setup.system, p_value(trial_diffs, observed), n_trials, seed,
-        _signature(setup, "ar", n_trials, seed), trial_diffs,
+        setup.baseline, setup.system, randomization_p_value(trial_diffs, observed, method), n_trials, seed,
+        _signature(setup, "ar", n_trials, seed), method, trial_diffs,
     )
 
 

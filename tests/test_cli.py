@@ -57,18 +57,74 @@ def test_explain_shows_segment_n_counting_from_1(capsys, news):
     assert out.rstrip("\n").endswith(str(explanation))
 
 
-def test_compare_runs_both_paired_tests(capsys, news):
-    code, out, _ = run_main(capsys, STRONG, REF_A, "--compare", FLUENT, "--samples", "200", "--trials", "300",
-                            "--seed", "9")
+def test_compare_runs_approximate_randomization_by_default(capsys, news):
+    code, out, err = run_main(capsys, STRONG, REF_A, "--compare", FLUENT, "--trials", "300", "--seed", "9")
+    refs = news.references_for("A")
+    rand = bleu_lab.paired_randomization(news.systems["strong"], news.systems["fluent"], refs, n_trials=300, seed=9)
+    assert code == 0 and err == ""
+    assert f"baseline: {STRONG}" in out and f"system:   {FLUENT}" in out
+    assert str(rand) in out and "tie the observed gap counted" in out
+    assert "bootstrap" not in out and "sacrebleu --paired-ar" not in out  # no trial ties: both counts agree
+
+
+def test_paired_bs_runs_the_bootstrap_and_names_sacrebleus_p(capsys, news):
+    code, out, err = run_main(capsys, STRONG, REF_A, "--compare", FLUENT, "--paired-bs", "--samples", "200",
+                              "--seed", "9")
     refs = news.references_for("A")
     boot = bleu_lab.paired_bootstrap(news.systems["strong"], news.systems["fluent"], refs, n_samples=200, seed=9,
                                      method="shift")
     theirs = bleu_lab.paired_bootstrap(news.systems["strong"], news.systems["fluent"], refs, n_samples=200, seed=9)
-    rand = bleu_lab.paired_randomization(news.systems["strong"], news.systems["fluent"], refs, n_trials=300, seed=9)
-    assert code == 0
-    assert f"baseline: {STRONG}" in out and f"system:   {FLUENT}" in out
-    assert out.index(str(rand)) < out.index(str(boot))  # a valid test first
-    assert f"sacrebleu's --paired-bs prints p = {theirs.p_value:.4f}" in out
+    assert code == 0 and err == ""
+    assert str(boot) in out and "randomization" not in out
+    assert (f"sacrebleu --paired-bs with SACREBLEU_SEED=9 prints p = {theirs.p_value:.4f} for these resamples: "
+            "it folds the gaps and counts the upper tail only, roughly a one-sided p") in out
+
+
+def test_both_flags_run_both_tests_randomization_first(capsys, news):
+    code, out, _ = run_main(capsys, STRONG, REF_A, "--compare", FLUENT, "-par", "-pbs", "--samples", "200",
+                            "--trials", "300")
+    refs = news.references_for("A")
+    boot = bleu_lab.paired_bootstrap(news.systems["strong"], news.systems["fluent"], refs, n_samples=200,
+                                     method="shift")
+    rand = bleu_lab.paired_randomization(news.systems["strong"], news.systems["fluent"], refs, n_trials=300)
+    assert code == 0 and out.index(str(rand)) < out.index(str(boot))
+    assert "SACREBLEU_SEED" not in out  # the default seed is sacrebleu's default too
+
+
+def test_compare_with_identical_outputs_has_nothing_to_test(capsys, news):
+    for flags in ([], ["--paired-bs"], ["--paired-ar", "--paired-bs"]):
+        code, out, _ = run_main(capsys, STRONG, REF_A, "--compare", STRONG, *flags)
+        assert code == 0 and out.rstrip("\n").endswith("identical outputs: nothing to test")
+        assert "p = " not in out and out.count("BLEU = 57.17") == 2
+
+
+def test_a_one_sentence_change_is_not_significant(capsys, tmp_path, news):
+    """Every shuffle ties the observed gap: p = 1 with ties counted; sacrebleu's count is printed beside it."""
+    changed = list(news.systems["strong"])
+    changed[5] = news.systems["degraded"][5]
+    path = write(tmp_path / "changed.de", ("\n".join(changed) + "\n").encode("utf-8"))
+    code, out, _ = run_main(capsys, STRONG, REF_A, "--compare", path, "--trials", "400")
+    theirs = bleu_lab.paired_randomization(news.systems["strong"], changed, news.references_for("A"), n_trials=400,
+                                           method="sacrebleu")
+    assert code == 0 and "400 trials tie it" in out
+    assert "p = 1.0000 (two-sided, shuffles that tie the observed gap counted; not significant at the 0.05 level" in out
+    assert theirs.p_value == 1 / 401
+    assert (f"sacrebleu --paired-ar prints p = {theirs.p_value:.4f} for these trials: it does not count the 400 "
+            "that tie the observed gap") in out
+
+
+def test_counts_for_a_test_that_does_not_run_get_a_note(capsys):
+    code, out, err = run_main(capsys, STRONG, REF_A, "--compare", FLUENT, "--samples", "50", "--trials", "100")
+    assert code == 0 and "randomization (100 trials" in out
+    assert err == "note: --samples is for --paired-bs, which is not running (add --paired-bs to run it)\n"
+
+
+def test_help_says_which_test_runs(capsys):
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "approximate randomization unless --paired-bs is given" in text
+    assert "--paired-ar, -par" in text and "--paired-bs, -pbs" in text and "give both flags to run both tests" in text
 
 
 def test_python_dash_m_and_the_console_script():
@@ -100,6 +156,10 @@ def write(path: Path, content: bytes) -> str:
         (lambda t: [STRONG, REF_A, "--explain", "161"],
          f"--explain 161 is out of range: {STRONG} has segments 1 to 160"),
         (lambda t: [STRONG, REF_A, "--compare", FLUENT, "--samples", "0"], "--samples must be >= 1, got 0"),
+        (lambda t: [STRONG, REF_A, "--paired-bs"],
+         f"--paired-bs needs --compare HYP2: the system file to test against {STRONG}"),
+        (lambda t: [STRONG, REF_A, "-par"],
+         f"--paired-ar needs --compare HYP2: the system file to test against {STRONG}"),
         (lambda t: [STRONG, REF_A, "--seed", "-3"], "--seed must be >= 0, got -3"),
         (lambda t: [STRONG, REF_A, "--smooth-value", "-1"], "smooth_value must be a finite number >= 0, got -1.0"),
     ],
@@ -164,7 +224,7 @@ def test_blank_reference_file_still_counts_in_nrefs(capsys, tmp_path):
     ("args", "message"),
     [
         (["/dev/zero", REF_A], "larger than 256 MB"),
-        ([STRONG, REF_A, "--compare", FLUENT, "--samples", "1000000000"], "fit in memory"),
+        ([STRONG, REF_A, "--compare", FLUENT, "--paired-bs", "--samples", "1000000000"], "fit in memory"),
         ([STRONG, REF_A, "--compare", FLUENT, "--trials", "1000000000"], "fit in memory"),
     ],
 )

@@ -4,7 +4,11 @@ Checklist:
 - the vectorized scorer is score_from_stats on every row (every smoothing, effective order, max order),
   and sacrebleu's compute_bleu on int64 rows (randomization) and float32 rows (bootstrap), bit for bit;
 - the statistics rows are sacrebleu's per-segment statistics;
-- p-values are equal, bootstrap means and CIs (half-widths) equal, on the shipped corpus and on WMT21;
+- with method="sacrebleu", p-values are equal, bootstrap means and CIs (half-widths) equal, on the shipped corpus
+  and on WMT21;
+- by default approximate randomization counts the shuffles that tie the observed gap (Noreen): identical systems
+  and a one-sentence change are not significant, and few changed segments give the exact permutation p-value;
+- sacrebleu's bootstrap p-value is the folded, upper-tail count (one-sided for a clear gap, below ~0.42 near 0);
 - a zero difference is never "significant", bad input fails with a message naming the argument.
 """
 
@@ -14,7 +18,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from sacrebleu.metrics import BLEU
 from sacrebleu.significance import PairedTest, _bootstrap_resample, estimate_ci
@@ -28,8 +32,11 @@ from bleu_lab.significance import (
     RandomizationResult,
     paired_bootstrap,
     paired_randomization,
+    randomization_p_value,
     row_to_stats,
+    sacrebleu_bootstrap_p_value,
     scores_from_rows,
+    shift_p_value,
     stats_matrix,
 )
 
@@ -170,7 +177,8 @@ def test_bootstrap_equals_sacrebleu_on_the_news_corpus(news, monkeypatch, baseli
 @pytest.mark.parametrize("seed", [12345, 2024])
 def test_randomization_equals_sacrebleu_on_the_news_corpus(news, monkeypatch, baseline, system, options, seed):
     hyp_a, hyp_b = news.systems[baseline], news.systems[system]
-    ours = paired_randomization(hyp_a, hyp_b, news.references_for("A"), n_trials=2000, seed=seed, **options)
+    ours = paired_randomization(hyp_a, hyp_b, news.references_for("A"), n_trials=2000, seed=seed, method="sacrebleu",
+                                **options)
     theirs = sacrebleu_paired(hyp_a, hyp_b, [news.reference_streams["A"]], "ar", 2000, seed, monkeypatch, **options)
     assert_same_randomization(ours, theirs)
 
@@ -183,7 +191,7 @@ def test_two_references_equal_sacrebleu(news, monkeypatch):
     assert all(len(r) == 2 for r in refs)
     assert_same_bootstrap(paired_bootstrap(hyp_a, hyp_b, refs, n_samples=300),
                           sacrebleu_paired(hyp_a, hyp_b, streams, "bs", 300, 12345, monkeypatch))
-    assert_same_randomization(paired_randomization(hyp_a, hyp_b, refs, n_trials=1000),
+    assert_same_randomization(paired_randomization(hyp_a, hyp_b, refs, n_trials=1000, method="sacrebleu"),
                               sacrebleu_paired(hyp_a, hyp_b, streams, "ar", 1000, 12345, monkeypatch))
 
 
@@ -240,7 +248,8 @@ def test_equal_to_sacrebleu_on_wmt21(mtdata, monkeypatch, pair, refs, baseline, 
     per_segment = [list(seg) for seg in zip(*streams)]
     assert_same_bootstrap(paired_bootstrap(hyp_a, hyp_b, per_segment, n_samples=200, seed=777),
                           sacrebleu_paired(hyp_a, hyp_b, streams, "bs", 200, 777, monkeypatch))
-    assert_same_randomization(paired_randomization(hyp_a, hyp_b, per_segment, n_trials=500, seed=777),
+    assert_same_randomization(paired_randomization(hyp_a, hyp_b, per_segment, n_trials=500, seed=777,
+                                                   method="sacrebleu"),
                               sacrebleu_paired(hyp_a, hyp_b, streams, "ar", 500, 777, monkeypatch))
 
 
@@ -254,18 +263,89 @@ def test_systems_sharing_lines_equal_sacrebleu(news, monkeypatch):
     refs, streams = news.references_for("A"), [news.reference_streams["A"]]
     assert_same_bootstrap(paired_bootstrap(hyp_a, hyp_b, refs, n_samples=300),
                           sacrebleu_paired(hyp_a, hyp_b, streams, "bs", 300, 12345, monkeypatch))
-    assert_same_randomization(paired_randomization(hyp_a, hyp_b, refs, n_trials=500),
+    assert_same_randomization(paired_randomization(hyp_a, hyp_b, refs, n_trials=500, method="sacrebleu"),
                               sacrebleu_paired(hyp_a, hyp_b, streams, "ar", 500, 12345, monkeypatch))
 
 
-def test_identical_systems_get_the_minimum_p_but_are_not_significant(news):
+def test_identical_systems_are_never_significant(news):
     hyps, refs = news.systems["strong"], news.references_for("A")
     boot = paired_bootstrap(hyps, list(hyps), refs, n_samples=99)
     rand = paired_randomization(hyps, list(hyps), refs, n_trials=99)
-    for result in (boot, rand):
-        assert result.difference == 0 and result.p_value == 1 / 100  # sacrebleu counts only strictly larger gaps
-        assert not result.significant()
+    strict = paired_randomization(hyps, list(hyps), refs, n_trials=99, method="sacrebleu")
+    assert rand.p_value == 1.0 and rand.ties == 99  # every shuffle ties the zero gap, and ties count
+    for result in (boot, strict):
+        assert result.p_value == 1 / 100  # sacrebleu's rules count only strictly larger gaps
+    for result in (boot, rand, strict):
+        assert result.difference == 0 and not result.significant()
         assert "identical scores" in str(result)
+
+
+def _one_sentence_change(news):
+    """strong, with segment 6 replaced by the degraded system's output."""
+    base = news.systems["strong"]
+    changed = list(base)
+    changed[5] = news.systems["degraded"][5]
+    assert changed[5] != base[5]
+    return base, changed
+
+
+def test_a_one_sentence_change_is_not_significant_by_default(news, monkeypatch):
+    """With one differing segment every shuffle reproduces the observed gap (swapped or not): counting ties gives
+    p = 1; sacrebleu's strict count gives the smallest possible p, 1 / (N + 1), and calls it significant."""
+    base, changed = _one_sentence_change(news)
+    refs = news.references_for("A")
+    ours = paired_randomization(base, changed, refs, n_trials=500)
+    assert ours.difference != 0 and ours.ties == 500
+    assert ours.p_value == 1.0 and not ours.significant()
+    assert "not significant" in str(ours) and "500 trials tie it" in str(ours)
+    theirs = paired_randomization(base, changed, refs, n_trials=500, method="sacrebleu")
+    assert theirs.p_value == 1 / 501 and theirs.significant()
+    assert_same_randomization(theirs, sacrebleu_paired(base, changed, [news.reference_streams["A"]], "ar", 500,
+                                                       12345, monkeypatch))
+    assert np.array_equal(ours.trial_differences, theirs.trial_differences)  # the same shuffles, counted two ways
+    assert ours.p_value_as("sacrebleu") == theirs.p_value and theirs.p_value_as("noreen") == ours.p_value
+
+
+def test_few_changed_segments_give_the_exact_permutation_p_value(news):
+    """Six differing segments: 2^6 assignments, enumerated. The default p-value estimates the exact permutation
+    p-value (ties counted); sacrebleu's strict count falls below it by the share of tying assignments."""
+    strong, degraded, refs = news.systems["strong"], news.systems["degraded"], news.references_for("A")
+    changed_at = [3, 30, 57, 84, 111, 138]
+    base = [degraded[i] if i in changed_at else s for i, s in enumerate(strong)]
+    rows_base, rows_sys = stats_matrix(base, refs), stats_matrix(strong, refs)
+    observed = abs(bleu_lab.corpus_score(strong, refs).score - bleu_lab.corpus_score(base, refs).score)
+    gaps = []
+    for mask in range(2 ** len(changed_at)):
+        swap = np.zeros(len(strong), dtype=bool)
+        swap[[i for bit, i in enumerate(changed_at) if mask >> bit & 1]] = True
+        a = np.where(swap[:, None], rows_base, rows_sys).sum(0)
+        b = np.where(swap[:, None], rows_sys, rows_base).sum(0)
+        gaps.append(abs(scores_from_rows(a[None])[0] - scores_from_rows(b[None])[0]))
+    gaps = np.array(gaps)
+    exact = np.mean(gaps >= observed)
+    assert np.sum(gaps == observed) >= 2  # at least: nothing swapped, everything swapped
+    ours = paired_randomization(base, strong, refs, n_trials=20000)
+    theirs = paired_randomization(base, strong, refs, n_trials=20000, method="sacrebleu")
+    standard_error = math.sqrt(exact * (1 - exact) / 20000)
+    assert abs(ours.p_value - exact) < 4 * standard_error + 1e-4
+    assert abs(theirs.p_value - np.mean(gaps > observed)) < 4 * standard_error + 1e-4
+    assert theirs.p_value < ours.p_value
+
+
+def test_randomization_p_value_counts_ties_or_not():
+    trials = np.array([0.5, 1.0, 1.0, 2.0, 0.1])
+    assert randomization_p_value(trials, 1.0) == (3 + 1) / 6
+    assert randomization_p_value(trials, -1.0) == (3 + 1) / 6  # a signed gap: its size counts
+    assert randomization_p_value(trials, 1.0, "sacrebleu") == (1 + 1) / 6
+    assert randomization_p_value(np.zeros(9), 0.0) == 1.0
+    with pytest.raises(ValueError, match="method must be one of 'noreen', 'sacrebleu'"):
+        randomization_p_value(trials, 1.0, "strict")
+
+
+def test_unknown_randomization_method_is_a_clear_error(news):
+    with pytest.raises(ValueError, match="method must be one of 'noreen', 'sacrebleu', got 'shift'"):
+        paired_randomization(news.systems["fluent"], news.systems["strong"], news.references_for("A"),
+                             method="shift")
 
 
 def test_result_fields_and_views(news):
@@ -290,10 +370,12 @@ def test_result_fields_and_views(news):
 
     rand = paired_randomization(hyp_a, hyp_b, refs, n_trials=300, seed=3)
     assert rand.trial_differences.shape == (300,)
-    assert rand.p_value == (np.sum(rand.trial_differences > abs(rand.difference)) + 1) / 301
+    assert rand.method == "noreen" and rand.ties == 0
+    assert rand.p_value == (np.sum(rand.trial_differences >= abs(rand.difference)) + 1) / 301
     assert "ar:300|seed:3" in rand.signature
     assert "Paired approximate randomization (300 trials, seed 3)" in str(rand)
-    assert "p = " in rand._repr_html_()
+    assert "no trial ties it" in str(rand)
+    assert "p = " in rand._repr_html_() and "tie the observed gap counted" in rand._repr_html_()
 
 
 def test_same_seed_same_result_and_none_draws_fresh(news):
@@ -371,6 +453,54 @@ def test_shift_method_keeps_the_draws_and_changes_only_the_p_value(news):
     expected = (np.sum(np.abs(gaps - gaps.mean()) >= abs(shift.difference)) + 1) / 301
     assert shift.method == "shift" and shift.p_value == expected
     assert "shifted to the null" in str(shift)
+
+
+def test_sacrebleu_bootstrap_p_value_is_the_folded_upper_tail(news):
+    """sacrebleu's p from the resampled scores: the default method's p, and for a gap clear of zero about half the
+    two-sided shift p (degraded -> fluent: 0.070 against 0.141)."""
+    hyp_a, hyp_b, refs = news.systems["degraded"], news.systems["fluent"], news.references_for("A")
+    boot = paired_bootstrap(hyp_a, hyp_b, refs)
+    theirs = sacrebleu_bootstrap_p_value(boot.system_samples, boot.baseline_samples, boot.difference)
+    shift = shift_p_value(boot.system_samples, boot.baseline_samples, boot.difference)
+    assert theirs == boot.p_value
+    assert shift == paired_bootstrap(hyp_a, hyp_b, refs, method="shift").p_value
+    assert 0.4 < theirs / shift < 0.6
+
+
+@given(st.lists(st.floats(0.01, 20), min_size=2, max_size=60), st.floats(0, 10))
+def test_for_positive_gaps_sacrebleus_p_is_the_one_sided_upper_tail(gaps, observed):
+    """When every resampled gap is positive, folding changes nothing: sacrebleu counts g_i - mean(g) > |observed|,
+    the upper one of the two tails the shift p-value counts."""
+    gaps = np.array(gaps)
+    base = np.zeros_like(gaps)
+    upper = (np.sum(gaps - gaps.mean() > observed) + 1) / (len(gaps) + 1)
+    assert sacrebleu_bootstrap_p_value(gaps, base, observed) == upper
+    assume(not np.any(np.abs(gaps - gaps.mean()) == observed))
+    assert upper <= shift_p_value(gaps, base, observed)
+
+
+def test_near_a_zero_gap_sacrebleus_p_stays_below_about_042():
+    """Normally spread gaps around 0: the folded gaps above their mean are P(|Z| > sqrt(2/pi)) = 0.425 of them,
+    and sacrebleu's p cannot exceed that share whatever the observed gap."""
+    gaps = np.random.default_rng(1).normal(0.0, 1.0, 100_000)
+    ceiling = 2 * (1 - 0.5 * (1 + math.erf(math.sqrt(2 / math.pi) / math.sqrt(2))))
+    assert ceiling == pytest.approx(0.4249, abs=1e-4)
+    for observed in (0.0, 0.01, 0.1):
+        p = sacrebleu_bootstrap_p_value(gaps, np.zeros_like(gaps), observed)
+        assert p <= ceiling + 0.005
+    assert sacrebleu_bootstrap_p_value(gaps, np.zeros_like(gaps), 0.0) == pytest.approx(ceiling, abs=0.005)
+
+
+def test_koehn_rule_fires_in_either_direction(news):
+    refs = news.references_for("A")
+    better = paired_bootstrap(news.systems["fluent"], news.systems["strong"], refs, n_samples=200)
+    worse = paired_bootstrap(news.systems["strong"], news.systems["fluent"], refs, n_samples=200)
+    close = paired_bootstrap(news.systems["degraded"], news.systems["fluent"], refs, n_samples=200)
+    assert better.win_rate == 1.0 and better.koehn_rule()
+    assert worse.win_rate == 0.0 and worse.koehn_rule()
+    assert 0.05 < close.win_rate < 0.95 and not close.koehn_rule() and close.koehn_rule(0.9)
+    with pytest.raises(ValueError, match="level must be a number between 0.5 and 1"):
+        close.koehn_rule(95)
 
 
 def test_unknown_method_is_a_clear_error(news):
