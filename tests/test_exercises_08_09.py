@@ -16,7 +16,7 @@ import bleu_lab as bl
 from bleu_lab.exercises import comparing_systems as ex9
 from bleu_lab.exercises import corpus_bleu as ex8
 from bleu_lab.sacrebleu_style import ScoreOptions, score_from_stats
-from bleu_lab.significance import p_value
+from bleu_lab.significance import p_value_with_ties
 
 SOLUTIONS = Path(__file__).resolve().parent.parent / "notebooks" / "solutions"
 
@@ -217,7 +217,8 @@ def test_reference_lists_not_a_list():
 
 
 def test_ar_cases_expected_values():
-    assert [p_value(np.asarray(g), o) for _, g, o in ex9.AR_CASES] == pytest.approx([5 / 10, 2 / 6, 1 / 5, 4 / 4])
+    expected = [p_value_with_ties(np.asarray(g), o) for _, g, o in ex9.AR_CASES]
+    assert expected == pytest.approx([5 / 10, 4 / 6, 1 / 5, 4 / 4])
 
 
 def test_ar_solution_passes():
@@ -227,6 +228,10 @@ def test_ar_solution_passes():
     refs = corpus.references_for("A")
     result = bl.paired_randomization(corpus.systems["degraded"], corpus.systems["fluent"], refs, n_trials=500)
     assert my_ar_p_value(result.trial_differences, abs(result.difference)) == result.p_value
+    changed = list(corpus.systems["strong"])  # a one-sentence change: every trial ties, the default p is 1
+    changed[5] = corpus.systems["degraded"][5]
+    ties = bl.paired_randomization(corpus.systems["strong"], changed, refs, n_trials=300)
+    assert my_ar_p_value(ties.trial_differences, abs(ties.difference)) == ties.p_value == 1.0
 
 
 @pytest.mark.parametrize(
@@ -238,6 +243,7 @@ def test_ar_solution_passes():
         (lambda d, o: int(np.sum(d > o)), "That is a count"),
         (lambda d, o: d > o, "as a number"),
         (lambda d, o: np.mean(d >= o), "Add one to both counts"),
+        (lambda d, o: (np.sum(d > o) + 1) / (len(d) + 1), "left out the trials that tie the observed gap"),
         (lambda d, o: 0.5, "at least as large"),
     ],
 )
@@ -249,16 +255,25 @@ def test_ar_mistakes(func, message):
 
 
 @pytest.mark.parametrize(
-    ("func", "note"),
+    "func",
     [
-        (lambda d, o: (np.sum(d >= o) + 1) / (len(d) + 1), "Noreen (1989) and Riezler & Maxwell (2005)"),
-        (lambda d, o: (np.sum(d > o) + 1) / (len(d) + 1), "as sacrebleu and multeval do"),
+        lambda d, o: (np.sum(d >= o) + 1) / (len(d) + 1),
+        lambda d, o: (sum(1 for g in d if g >= o) + 1) / (len(d) + 1),  # a plain loop, a Python float
+        lambda d, o: np.float64(np.count_nonzero(d >= o) + 1) / (d.size + 1),
     ],
 )
-def test_ar_both_textbook_and_sacrebleu_conventions_pass(func, note):
+def test_ar_ties_counted_passes_in_any_form(func):
     fb = ex9.check_ar_p_value(func)
     assert fb.passed
-    assert note in text(fb)
+    assert "Noreen (1989) and Riezler & Maxwell (2005)" in text(fb)
+
+
+def test_ar_sacrebleus_strict_count_fails_only_on_ties():
+    """sacrebleu's '>' is right on every case without a tie, and gets the ties hint on the one with ties."""
+    fb = ex9.check_ar_p_value(lambda d, o: (np.sum(d > o) + 1) / (len(d) + 1))
+    assert not fb.passed and len(fb.messages) == 1 and "case ties" in fb.messages[0]
+    hidden = ex9.check_ar_p_value(lambda d, o: (np.sum(d > o) + 1) / (len(d) + 1), cases=ex9.HIDDEN_AR_CASES)
+    assert not hidden.passed and "every trial ties" in text(hidden)
 
 
 def test_ar_not_callable_and_raising():

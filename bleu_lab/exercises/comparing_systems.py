@@ -1,9 +1,9 @@
 """Checks for lesson 9, comparing systems.
 
 - ``check_ar_p_value(my_ar_p_value)``: the approximate-randomization p-value from the trials' gaps,
-  (#{trials with a gap >= observed} + 1) / (n + 1) as Noreen (1989) and Riezler & Maxwell (2005) define it, or
-  with > as sacrebleu and multeval count (both accepted; they differ only on ties); wrong numbers are matched
-  against the usual slips (no +1, counting the smaller gaps, a count instead of a fraction)
+  (#{trials with a gap >= observed} + 1) / (n + 1) as Noreen (1989) and Riezler & Maxwell (2005) define it and
+  ``paired_randomization`` computes it; wrong numbers are matched against the usual slips (no +1, ties left out
+  as sacrebleu leaves them out, counting the smaller gaps, a count instead of a fraction)
 - ``check_bootstrap_interpretation(result, answer)``: a paired bootstrap of fluent against degraded, run with
   method="shift" and otherwise the defaults, and the one correct reading of its p-value (multiple choice)
 - ``check_bonferroni(my_bonferroni)``: which comparisons stay significant when m of them are made at once
@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from ..significance import BootstrapResult, p_value
+from ..significance import BootstrapResult, p_value_with_ties
 from . import Feedback, GradedExercise, LessonGrading, choices_text, run_student_code
 
 # (case name, gaps |BLEU_a - BLEU_b| of the shuffled trials, observed gap)
@@ -33,11 +33,10 @@ AR_CASES: tuple[tuple[str, tuple[float, ...], float], ...] = (
 def check_ar_p_value(
     func: Callable[[np.ndarray, float], float], *, cases: Sequence[tuple[str, Sequence[float], float]] = AR_CASES
 ) -> Feedback:
-    """Check ``func(trial_differences, observed)`` = (#{d >= observed} + 1) / (len(d) + 1), or with > (sacrebleu)."""
+    """Check ``func(trial_differences, observed)`` = (#{d >= observed} + 1) / (len(d) + 1)."""
     fb = Feedback("my_ar_p_value(trial_differences, observed)")
     if not callable(func):
         return fb.fail(f"pass your function itself (my_ar_p_value), not {type(func).__name__}")
-    conventions = set()
     for case, gaps, observed in cases:
         got = run_student_code(fb, func, np.asarray(gaps, dtype=float), observed)
         if got is None:
@@ -45,34 +44,15 @@ def check_ar_p_value(
         if isinstance(got, (bool, np.bool_)) or not isinstance(got, (int, float, np.integer, np.floating)):
             fb.fail(f"case {case}: return the p-value as a number, not {type(got).__name__} ({got!r:.60})")
             continue
-        matched = [name for name, value in _ar_conventions(gaps, observed).items()
-                   if math.isclose(got, value, rel_tol=1e-9, abs_tol=1e-12)]
-        if matched:
-            conventions.update(matched if len(matched) == 1 else ())
+        if math.isclose(got, p_value_with_ties(np.asarray(gaps), observed), rel_tol=1e-9, abs_tol=1e-12):
             continue
         fb.fail(f"case {case}: gaps {list(gaps)}, observed {observed}: your p = {float(got):.4f} is not right. "
                 + _ar_hint(gaps, observed, float(got)))
     if fb.passed:
-        fb.note(_AR_PASS_NOTES.get(frozenset(conventions), _AR_PASS_NOTES[frozenset()]))
+        fb.note("all cases right: the trials with a gap at least as large as the observed one, plus one for the "
+                "observed test set itself, as Noreen (1989) and Riezler & Maxwell (2005) count them. sacrebleu "
+                "counts only strictly larger gaps (>): section 3 shows what that does to a one-sentence change.")
     return fb
-
-
-def _ar_conventions(gaps: Sequence[float], observed: float) -> dict[str, float]:
-    """The two accepted p-values: ties counted (>=, the textbook's) or not (>, sacrebleu's)."""
-    n = len(gaps)
-    return {">=": (sum(g >= observed for g in gaps) + 1) / (n + 1), ">": p_value(np.asarray(gaps), observed)}
-
-
-_AR_PASS_NOTES = {
-    frozenset({">="}): "all cases right. You counted gaps at least as large as the observed one (>=): the definition "
-                       "of Noreen (1989) and Riezler & Maxwell (2005). sacrebleu and multeval count only strictly "
-                       "larger gaps (>), so where a shuffle ties the observed gap their p is a little smaller.",
-    frozenset({">"}): "all cases right. You counted strictly larger gaps (>), as sacrebleu and multeval do. The "
-                      "textbook definition (Noreen 1989; Riezler & Maxwell 2005) counts gaps at least as large (>=), "
-                      "which gives a slightly larger p where a shuffle ties the observed gap.",
-    frozenset(): "all cases right: the trials with a gap at least as large as the observed one, plus one for the "
-                 "observed test set itself.",
-}
 
 
 def _ar_hint(gaps: Sequence[float], observed: float, got: float) -> str:
@@ -80,6 +60,9 @@ def _ar_hint(gaps: Sequence[float], observed: float, got: float) -> str:
     above = sum(g > observed for g in gaps)
     at_least = sum(g >= observed for g in gaps)
     candidates = [
+        ((above + 1) / (n + 1), "You left out the trials that tie the observed gap (> instead of >=), as sacrebleu "
+                                "does. A shuffle that reproduces the observed gap exactly is as extreme as it: "
+                                "count it. Section 3 shows why it matters."),
         (above / n, "Add one to both counts: p = (count + 1) / (n + 1). The observed assignment is itself one of "
                     "the possible shuffles, and without the +1 a finite run could claim p = 0."),
         ((above + 1) / n, "The denominator is n + 1 (the trials plus the observed test set), not n."),
@@ -181,7 +164,7 @@ def _check_run(fb: Feedback, result: BootstrapResult, expected: BootstrapResult)
         return
     if result.method != expected.method:
         fb.fail(f"your run reports {result.method!r} p-values: pass method='shift' for the two-sided p-value of "
-                "section 2 (the default, 'sacrebleu', is what sacrebleu prints, and runs anti-conservative)")
+                "section 2 (the default, 'sacrebleu', is what sacrebleu prints: roughly a one-sided p)")
         return
     if result.n_samples != expected.n_samples or result.seed != expected.seed:
         fb.fail(f"you ran {result.n_samples} resamples with seed {result.seed}; keep the defaults "
