@@ -245,6 +245,7 @@ def test_ar_solution_passes():
         (lambda d, o: np.mean(d >= o), "Add one to both counts"),
         (lambda d, o: (np.sum(d > o) + 1) / (len(d) + 1), "left out the trials that tie the observed gap"),
         (lambda d, o: 0.5, "at least as large"),
+        (lambda d, o: None, "return the p-value as a number, not NoneType"),  # the skeleton
     ],
 )
 def test_ar_mistakes(func, message):

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 import numpy as np
 
 from ..significance import BootstrapResult, p_value_with_ties
-from . import Feedback, GradedExercise, LessonGrading, choices_text, run_student_code
+from . import Feedback, GradedExercise, LessonGrading, call_student, choices_text, run_student_code
 
 # (case name, gaps |BLEU_a - BLEU_b| of the shuffled trials, observed gap)
 AR_CASES: tuple[tuple[str, tuple[float, ...], float], ...] = (
@@ -38,8 +38,8 @@ def check_ar_p_value(
     if not callable(func):
         return fb.fail(f"pass your function itself (my_ar_p_value), not {type(func).__name__}")
     for case, gaps, observed in cases:
-        got = run_student_code(fb, func, np.asarray(gaps, dtype=float), observed)
-        if got is None:
+        failed, got = call_student(fb, func, np.asarray(gaps, dtype=float), observed)
+        if failed:  # it raised: already reported (a returned None is reported below)
             continue
         if isinstance(got, (bool, np.bool_)) or not isinstance(got, (int, float, np.integer, np.floating)):
             fb.fail(f"case {case}: return the p-value as a number, not {type(got).__name__} ({got!r:.60})")
