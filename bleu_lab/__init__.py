@@ -13,7 +13,7 @@ The modules follow the lessons, one concept each:
   nltk_style.py         sentence_bleu / corpus_bleu: tokens in, 0-1 out, nltk's semantics
   sacrebleu_style.py    sentence_score / corpus_score: strings in, 0-100 out, sacrebleu's semantics
   explain.py            every step of one score, for lessons and widgets
-  significance.py       paired bootstrap and approximate randomization between two systems (as sacrebleu)
+  significance.py       paired bootstrap and approximate randomization between two systems (ties counted)
   data.py               the shipped corpus (data/news), text files, sacrebleu's WMT test sets
   chrf.py               chrF / chrF++: BLEU's neighbour, character n-gram F-score (as sacrebleu's CHRF)
   explain_chrf.py       every step of one chrF score: n-gram tables, P_n and R_n, the reference kept, F-beta
