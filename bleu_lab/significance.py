@@ -15,7 +15,7 @@ sufficient statistics (one row per segment, see ``stats_matrix``), so a resample
   Koehn's win rate. Two p-values from the resampled gaps g_i = BLEU_sys(i) - BLEU_base(i):
       shift (two-sided):  p = (#{i : |g_i - mean(g)| >= |observed gap|} + 1) / (n_samples + 1)
       sacrebleu:          d_i = |g_i|,  p = (#{i : d_i - mean(d) > |observed gap|} + 1) / (n_samples + 1)
-  sacrebleu's folds the gaps and counts the upper tail only: roughly a one-sided p (about half the two-sided
+  sacrebleu's p-value folds the gaps and counts the upper tail only: roughly one-sided (about half the two-sided
   one for a symmetric spread of gaps), and below about 0.42 however small the gap.
 
 With ``method="sacrebleu"`` both reproduce sacrebleu 2.6's ``sacrebleu.significance.PairedTest`` for the same
