@@ -112,6 +112,9 @@ def run(args: argparse.Namespace) -> None:
     for flag, value, least in (("--samples", args.samples, 1), ("--trials", args.trials, 1), ("--seed", args.seed, 0)):
         if value is not None and value < least:
             raise ValueError(f"{flag} must be >= {least}, got {value}")
+    if (args.paired_ar or args.paired_bs) and args.compare is None:
+        flag = "--paired-ar" if args.paired_ar else "--paired-bs"
+        raise ValueError(f"{flag} needs --compare HYP2: the system file to test against {args.hypothesis}")
     hyps = read_lines(args.hypothesis, "hypothesis")
     streams = [read_lines(path, "reference") for path in args.references]
     for path, lines in zip(args.references, streams):
@@ -129,9 +132,6 @@ def run(args: argparse.Namespace) -> None:
               file=sys.stderr)
     options = {"tokenize": args.tokenize, "lowercase": args.lowercase, "smooth_method": args.smooth,
                "smooth_value": args.smooth_value}
-    if (args.paired_ar or args.paired_bs) and args.compare is None:
-        flag = "--paired-ar" if args.paired_ar else "--paired-bs"
-        raise ValueError(f"{flag} needs --compare HYP2: the system file to test against {args.hypothesis}")
     if args.explain is not None and not 1 <= args.explain <= len(hyps):
         raise ValueError(f"--explain {args.explain} is out of range: {args.hypothesis} has segments 1 to {len(hyps)}")
     if args.compare is not None:
