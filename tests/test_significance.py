@@ -15,6 +15,7 @@ Checklist:
 from __future__ import annotations
 
 import math
+import os
 
 import numpy as np
 import pytest
@@ -330,6 +331,39 @@ def test_few_changed_segments_give_the_exact_permutation_p_value(news):
     assert abs(ours.p_value - exact) < 4 * standard_error + 1e-4
     assert abs(theirs.p_value - np.mean(gaps > observed)) < 4 * standard_error + 1e-4
     assert theirs.p_value < ours.p_value
+
+
+WORDS = st.sampled_from("the a cat dog sat on mat house der die das Haus".split())
+SENTENCE = st.lists(WORDS, min_size=0, max_size=9).map(" ".join)
+
+
+@settings(max_examples=25, deadline=None)
+@given(data=st.data(), seed=st.integers(1, 2**31))
+def test_generated_corpora_randomization_equals_sacrebleu_and_ties_are_the_difference(data, seed):
+    """Small generated corpora, the system differing from the baseline on a few segments (many ties): with
+    method="sacrebleu" the p-value is sacrebleu's PairedTest(test_type="ar") for the same seed; the default adds
+    exactly the tying trials."""
+    n = data.draw(st.integers(2, 10))
+    refs = data.draw(st.lists(SENTENCE.filter(str.strip), min_size=n, max_size=n))
+    base = data.draw(st.lists(SENTENCE, min_size=n, max_size=n))
+    changed = data.draw(st.sets(st.integers(0, n - 1), min_size=1, max_size=min(n, 3)))
+    system = [data.draw(SENTENCE) if i in changed else b for i, b in enumerate(base)]
+    ours = paired_randomization(base, system, [[r] for r in refs], n_trials=200, seed=seed, method="sacrebleu")
+    metric = BLEU()
+    previous = os.environ.get("SACREBLEU_SEED")  # hypothesis runs many examples: no function-scoped monkeypatch
+    os.environ["SACREBLEU_SEED"] = str(seed)
+    try:
+        _, scores = PairedTest([("baseline", base), ("system", system)], {"BLEU": metric}, [refs], test_type="ar",
+                               n_samples=200)()
+    finally:
+        if previous is None:
+            del os.environ["SACREBLEU_SEED"]
+        else:
+            os.environ["SACREBLEU_SEED"] = previous
+    assert_same_randomization(ours, scores["BLEU"])
+    default = paired_randomization(base, system, [[r] for r in refs], n_trials=200, seed=seed)
+    assert default.p_value == pytest.approx(ours.p_value + default.ties / 201, abs=1e-12)
+    assert default.ties >= 1  # each trial swaps none or all of <= 3 differing segments with chance >= 1/4
 
 
 def test_randomization_p_value_counts_ties_or_not():
