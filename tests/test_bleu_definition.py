@@ -31,7 +31,7 @@ def test_clipping_uses_the_max_over_references_not_the_sum():
     assert bleu_lab.clip_counts(hyp, bleu_lab.max_reference_counts(CAT_REFS, 1)) == {("the",): 2}
 
 
-def test_clip_table_of_the_seed_001_example():
+def test_clip_table_of_the_cat_example_a_blog_post_works_by_hand():
     table = bleu_lab.clip_table(CAT_REFS, "the cat and the cat on the mat", 1)
     rows = {r.text: (r.count, r.max_ref_count, r.clipped) for r in table}
     assert rows == {"the": (3, 2, 2), "cat": (2, 1, 1), "and": (1, 0, 0), "on": (1, 1, 1), "mat": (1, 1, 1)}
