@@ -116,8 +116,9 @@ def test_compares_with_nltks_unreduced_fractions():
     ours = bl.modified_precision(REFS, HYP, 3)
     theirs = nltk_modified_precision([r.split() for r in REFS], HYP.split(), 3)
     assert (theirs.numerator, theirs.denominator) == (ours.numerator, ours.denominator) == (2, 6)
-    assert ours == theirs and theirs == ours and ours <= theirs and ours >= theirs and not ours < theirs
-    assert hash(ours) == hash(theirs)
+    # Our side only: on Python 3.12+ nltk's own fraction is not even equal to itself (theirs == theirs is False, the
+    # bug ModifiedPrecision had), and its __eq__ answers before ours can.
+    assert ours == theirs and ours <= theirs and ours >= theirs and not ours < theirs and not ours != theirs
 
 
 counts = st.integers(min_value=1, max_value=40).flatmap(lambda total: st.tuples(st.integers(0, total), st.just(total)))
