@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from fractions import Fraction
+from numbers import Rational
 
 from .clipping import clip_counts, max_reference_counts
 from .ngrams import count_ngrams
@@ -78,6 +79,27 @@ class ModifiedPrecision(Fraction):
             return str(self)
         return format(float(self), format_spec)
 
+    # Comparisons and the hash go through the reduced value. Fraction's own ``__eq__`` compares its reduced
+    # numerator with the other side's ``numerator`` attribute, which here is the raw count, so without these
+    # ModifiedPrecision(2, 6) would not equal itself; defining them here relies on no Fraction internals.
+    def __eq__(self, other: object) -> bool:
+        return self.as_fraction() == _value(other)
+
+    def __lt__(self, other: object) -> bool:
+        return self.as_fraction() < _value(other)
+
+    def __le__(self, other: object) -> bool:
+        return self.as_fraction() <= _value(other)
+
+    def __gt__(self, other: object) -> bool:
+        return self.as_fraction() > _value(other)
+
+    def __ge__(self, other: object) -> bool:
+        return self.as_fraction() >= _value(other)
+
+    def __hash__(self) -> int:
+        return hash(self.as_fraction())
+
     def __reduce__(self):
         return (type(self), (self._clipped, self._total))
 
@@ -87,6 +109,12 @@ class ModifiedPrecision(Fraction):
     def __deepcopy__(self, memo: dict) -> ModifiedPrecision:
         return self
 
+
+def _value(other: object) -> object:
+    """The other side of a comparison: any rational (this class, nltk's unreduced fractions) as a reduced Fraction."""
+    if isinstance(other, Rational) and not isinstance(other, int):
+        return Fraction(other.numerator, other.denominator)
+    return other
 
 
 def modified_precision(references: Sequence, hypothesis: Sequence[str] | str, n: int) -> ModifiedPrecision:

@@ -6,11 +6,13 @@ import math
 from collections import Counter
 from fractions import Fraction
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 import bleu_lab
+from bleu_lab.geometric_mean import bleu_from_precisions, geometric_mean
 from bleu_lab.statistics import corpus_stats, segment_stats
 
 CAT_REFS = ["the cat is on the mat", "there is a cat on the mat"]
@@ -29,7 +31,7 @@ def test_clipping_uses_the_max_over_references_not_the_sum():
     assert bleu_lab.clip_counts(hyp, bleu_lab.max_reference_counts(CAT_REFS, 1)) == {("the",): 2}
 
 
-def test_clip_table_of_the_seed_001_example():
+def test_clip_table_of_the_cat_example_a_blog_post_works_by_hand():
     table = bleu_lab.clip_table(CAT_REFS, "the cat and the cat on the mat", 1)
     rows = {r.text: (r.count, r.max_ref_count, r.clipped) for r in table}
     assert rows == {"the": (3, 2, 2), "cat": (2, 1, 1), "and": (1, 0, 0), "on": (1, 1, 1), "mat": (1, 1, 1)}
@@ -59,6 +61,35 @@ def test_geometric_mean_with_weights():
     p = [0.625, 4 / 7, 1 / 3, 0.2]
     assert bleu_lab.sentence_bleu(CAT_REFS, "the cat and the cat on the mat") == pytest.approx(
         math.prod(x**0.25 for x in p), rel=1e-12)
+
+
+def test_a_plain_geometric_mean_is_zero_when_one_precision_is_zero():
+    assert geometric_mean([0.9, 0.9, 0.9, 0]) == 0.0
+    assert geometric_mean([0.9, 0.9, 0.9, 0], weights=[1 / 3, 1 / 3, 1 / 3, 0]) == pytest.approx(0.9)  # weight 0
+    p = [Fraction(5, 8), Fraction(4, 7), bleu_lab.ModifiedPrecision(2, 6), 0.2]
+    assert geometric_mean(p) == pytest.approx(math.prod(float(x) ** 0.25 for x in p), rel=1e-12)
+    assert geometric_mean([0.125, 1.0], weights=[1 / 3, 2 / 3]) == pytest.approx(0.5, rel=1e-12)
+    assert geometric_mean(np.array([0.8, 0.2])) == pytest.approx(0.4, rel=1e-12)
+
+
+def test_bleu_from_precisions_skips_a_zero_precision_as_nltk_does():
+    """Documented behaviour, kept: nltk's final step leaves out p_n <= 0 (its smoothing replaces zeros first)."""
+    assert bleu_from_precisions(1.0, [0.25] * 4, [0.9, 0.9, 0.9, 0]) == pytest.approx(0.9**0.75, rel=1e-12)
+    assert bleu_from_precisions(1.0, [0.25] * 4, [0.9, 0.9, 0.9, 0]) == pytest.approx(0.924, abs=5e-4)
+    assert bleu_from_precisions(0.5, [0.25] * 4, [0.9] * 4) == pytest.approx(0.5 * geometric_mean([0.9] * 4))
+
+
+@pytest.mark.parametrize(("precisions", "weights", "error", "words"), [
+    ([], None, ValueError, "precisions"),
+    ("0.9", None, TypeError, "precisions"),
+    ([0.9, "x"], None, TypeError, r"precisions\[1\]"),
+    ([0.9, -0.1], None, ValueError, r"precisions\[1\]"),
+    ([0.9, 0.9], [1.0], ValueError, "one weight per precision"),
+    ([0.9, 0.9], [0.5, -0.5], ValueError, r"weights\[1\]"),
+])
+def test_geometric_mean_rejects_bad_input_by_name(precisions, weights, error, words):
+    with pytest.raises(error, match=words):
+        geometric_mean(precisions, weights)
 
 
 def test_one_missing_order_sinks_an_unsmoothed_score_and_smoothing_rescues_it():

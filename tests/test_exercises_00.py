@@ -46,3 +46,10 @@ def test_solution_files_pass_their_checks(filename, capsys):
         assert check_reading(namespace["p1"], namespace["p4"], namespace["bp"]).passed
     else:
         assert check_better_hypothesis(namespace["my_hypothesis"]).passed
+
+
+def test_reading_a_bp_that_is_not_a_number_gets_a_clear_message():
+    """Issue 22: bp = "1" was told "BP is a number between 0 and 1", which 1 is. Say what form is expected instead."""
+    text = str(check_reading("5/8", "1/5", "one"))
+    assert "plain number" in text and "between 0 and 1" not in text
+    assert "1.0" not in text and "bp = 1" not in text  # the hint shows the form, never the answer

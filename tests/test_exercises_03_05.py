@@ -250,7 +250,7 @@ def test_high_p1_low_bleu_score_is_sacrebleus():
     assert ours / 100 < ex5.THRESHOLD
 
 
-def test_old_nltk_solution_reproduces_seed_000():
+def test_old_nltk_solution_reproduces_the_ship_posts_numbers():
     fb = ex5.check_old_nltk_bleu(solution("05_old_nltk_bleu.py")["old_nltk_bleu"])
     assert fb.passed, fb
 

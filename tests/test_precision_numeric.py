@@ -9,6 +9,8 @@ import pickle
 from fractions import Fraction
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import bleu_lab as bl
 from bleu_lab import ModifiedPrecision
@@ -85,3 +87,55 @@ def test_hash_pickle_and_copy_keep_value_and_counts(p1):
 def test_impossible_counts_are_rejected(clipped, total, error, names):
     with pytest.raises(error, match=names):
         ModifiedPrecision(clipped, total)
+
+
+def test_unreduced_counts_equal_themselves():
+    """Fraction's own __eq__ compares the reduced numerator with the raw ``numerator``: 2/6 != 2/6 (issue 20)."""
+    two_of_six = ModifiedPrecision(2, 6)
+    assert two_of_six == two_of_six and not (two_of_six != two_of_six)
+    assert ModifiedPrecision(2, 6) == ModifiedPrecision(2, 6) == ModifiedPrecision(1, 3) == ModifiedPrecision(3, 9)
+    assert ModifiedPrecision(2, 6) <= ModifiedPrecision(2, 6) and ModifiedPrecision(2, 6) >= ModifiedPrecision(1, 3)
+    assert not ModifiedPrecision(2, 6) < ModifiedPrecision(1, 3)
+    assert not ModifiedPrecision(2, 6) > ModifiedPrecision(3, 9)
+    assert Fraction(1, 3) == ModifiedPrecision(2, 6) and ModifiedPrecision(2, 6) == Fraction(1, 3)
+    assert ModifiedPrecision(2, 6) in [Fraction(1, 3)] and ModifiedPrecision(2, 6) in {ModifiedPrecision(1, 3)}
+    assert len({ModifiedPrecision(2, 6), ModifiedPrecision(1, 3), Fraction(1, 3)}) == 1
+    assert ModifiedPrecision(2, 6) != "2/6" and ModifiedPrecision(2, 6) != None  # noqa: E711
+
+
+def test_lesson_precisions_equal_themselves():
+    p = [bl.modified_precision(REFS, HYP, n) for n in range(1, 5)]  # 5/8, 4/7, 2/6 (unreduced), 1/5
+    assert str(p[2]) == "2/6"
+    assert p == p[:] and p == [bl.modified_precision(REFS, HYP, n) for n in range(1, 5)]
+    assert sorted(p, reverse=True) == p and max(p) == p[0] and min(p) == p[3]
+
+
+def test_compares_with_nltks_unreduced_fractions():
+    from nltk.translate.bleu_score import modified_precision as nltk_modified_precision
+
+    ours = bl.modified_precision(REFS, HYP, 3)
+    theirs = nltk_modified_precision([r.split() for r in REFS], HYP.split(), 3)
+    assert (theirs.numerator, theirs.denominator) == (ours.numerator, ours.denominator) == (2, 6)
+    # Our side only: on Python 3.12+ nltk's own fraction is not even equal to itself (theirs == theirs is False, the
+    # bug ModifiedPrecision had), and its __eq__ answers before ours can.
+    assert ours == theirs and ours <= theirs and ours >= theirs and not ours < theirs and not ours != theirs
+
+
+counts = st.integers(min_value=1, max_value=40).flatmap(lambda total: st.tuples(st.integers(0, total), st.just(total)))
+
+
+@given(counts, counts)
+def test_comparisons_and_hash_agree_with_the_value(a, b):
+    pa, pb = ModifiedPrecision(*a), ModifiedPrecision(*b)
+    va, vb = Fraction(*a), Fraction(*b)
+    # each pair behaves as the same pair of plain Fractions (a float stays a float: 1/3 != 0.333...)
+    for (x, y), (u, v) in (((pa, pb), (va, vb)), ((pa, vb), (va, vb)), ((va, pb), (va, vb)),
+                           ((pa, float(vb)), (va, float(vb))), ((float(va), pb), (float(va), vb))):
+        assert (x == y) == (u == v) and (x != y) == (u != v)
+        assert (x < y) == (u < v) and (x <= y) == (u <= v)
+        assert (x > y) == (u > v) and (x >= y) == (u >= v)
+    assert pa == pa and hash(pa) == hash(va) == hash(ModifiedPrecision(*a))
+    if va == vb:
+        assert hash(pa) == hash(pb)
+    if va.denominator == 1:
+        assert pa == int(va) and int(va) == pa and hash(pa) == hash(int(va))

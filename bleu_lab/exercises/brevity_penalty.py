@@ -51,7 +51,7 @@ def check_brevity_penalty(
         got = run_student_code(fb, func, r, c)
         if got is None:
             if c == 0 and fb.messages and "ZeroDivisionError" in fb.messages[-1]:
-                fb.messages[-1] += " — handle c == 0 before dividing by c: an empty hypothesis gets BP = 0"
+                fb.messages[-1] += " — handle c == 0 before dividing by c (what should an empty hypothesis get?)"
             continue
         if isinstance(got, bool) or not isinstance(got, (int, float)):
             fb.fail(f"case {case}: return a number, not {type(got).__name__} ({got!r})")
@@ -121,8 +121,8 @@ def _closest_hint(ref_lens: Sequence[int], c: int, got: object, expected: int) -
         return "The answer must be one of the reference lengths."
     if distances.count(min(distances)) > 1 and abs(got - c) == min(distances):
         return (f"{got} and {expected} are equally close ({min(distances)} away): a tie goes to the shorter "
-                "reference. min() or np.argmin return the first one listed — break ties by length, "
-                "e.g. key=lambda r: (abs(r - c), r).")
+                "reference. min() and np.argmin return the first one listed, whatever its length: your rule must "
+                "look at the lengths of equally close references too.")
     if got == min(ref_lens):
         return "That is the shortest reference, not the closest to the hypothesis length."
     if got == max(ref_lens):

@@ -143,7 +143,8 @@ def _sentence_hint(refs: list[str], hypothesis: str, got: float) -> str:
         return f"You clipped against the first reference only; the counts are clipped against all of them. {parts}"
     if math.isclose(got, bp * math.fsum(0.25 * float(p) for p in p_n)):
         return f"You took the arithmetic mean of the p_n; BLEU uses the geometric mean. {parts}"
-    return parts
+    return (f"{parts} Assemble BLEU-4 as BP(r, c) times the uniform geometric mean of p_1 ... p_4, with c the "
+            "hypothesis length and r the reference length closest to c.")
 
 # For ``bleu-lab grade``: other inputs than the visible cases, so that answers hard-coded for those do not pass.
 HIDDEN_GEOMETRIC_CASES: tuple[tuple[str, tuple[float, ...], tuple[float, ...]], ...] = (

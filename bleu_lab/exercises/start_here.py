@@ -49,7 +49,8 @@ def check_reading(p1: object, p4: object, bp: object) -> Feedback:
         fb.fail(f"p4 = {p4}: the hypothesis has {want_p4.total} 4-grams (8 words - 4 + 1); count the ones with a "
                 "clipped count of 1 in the 4-gram table")
     if isinstance(bp, bool) or not isinstance(bp, (int, float)):
-        fb.fail(f"bp is {_shown(bp)}: BP is a number between 0 and 1 (the line 'BP = ...')")
+        fb.fail(f"bp is {_shown(bp)}: give BP as a plain number, e.g. bp = 0.75, not as text in quotes "
+                "(read it from the line 'BP = ...' of the explanation)")
     elif abs(bp - view.bp) > 1e-9:
         fb.fail(f"bp = {bp}: find c (the hypothesis length) and r (the closest reference length) in the "
                 "explanation, then ask which case of BP's formula they fall in")
