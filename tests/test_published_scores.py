@@ -57,7 +57,7 @@ def test_printed_ranks_follow_from_printed_scores():
 
 
 def test_da_ties_in_the_rounded_scores_are_broken_by_the_published_ranks():
-    """0.280 for ref-A and for VolcTrans-AT is rounding: the source ranks them 8 and 9, and wmt_da_by_rank keeps that."""
+    """0.280 for ref-A and VolcTrans-AT is rounding: the source ranks them 8 and 9, and wmt_da_by_rank keeps that."""
     rows = {row.system: row for row in load_system_scores()}
     assert rows["ref-A"].wmt_da == rows["VolcTrans-AT"].wmt_da == 0.280
     assert rows["ref-A"].wmt_da_by_rank > rows["VolcTrans-AT"].wmt_da_by_rank
@@ -67,7 +67,7 @@ def test_da_ties_in_the_rounded_scores_are_broken_by_the_published_ranks():
 
 
 def test_da_against_mqm_the_numbers_lesson_10_prints():
-    """Lesson 10: DA orders 28 of the 45 pairs as MQM does, tau = 11/45; on the 8 machine systems 17 of 28 (BLEU: 24)."""
+    """Lesson 10: DA orders 28 of 45 pairs as MQM does, tau = 11/45; on the 8 machine systems 17 of 28 (BLEU: 24)."""
     rows = load_system_scores()
     quality, da = [-r.mqm for r in rows], [r.wmt_da_by_rank for r in rows]
     assert pairwise_accuracy(da, quality) * 45 == pytest.approx(28)
