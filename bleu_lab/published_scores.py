@@ -4,7 +4,9 @@
 (newstest2021), one row per system that professional translators rated with MQM (Freitag et al.), with
 
 - ``mqm``: the expert MQM error score (weighted errors per segment: lower is better) and its published rank;
-- ``wmt_da``: the WMT direct-assessment score as printed beside it (higher is better) and its rank;
+- ``wmt_da``: the WMT direct-assessment score as printed beside it (higher is better) and its rank; the printed
+  scores are rounded to three decimals (ref-A and VolcTrans-AT both print 0.280), the ranks are not (8 and 9), so
+  ``wmt_da_by_rank`` orders the systems by the published rank;
 - ``bleu`` and ``chrf``: the WMT21 organisers' official scores against reference A, C, D and all three
   (empty for the human translations ref-A and ref-C, which were rated as if they were systems).
 
@@ -40,6 +42,15 @@ class SystemScores:
     @property
     def is_human(self) -> bool:
         return self.kind == "human"
+
+    @property
+    def wmt_da_by_rank(self) -> int:
+        """DA as a number where higher is better and no two systems tie: minus the published DA rank.
+
+        The printed DA scores are rounded (0.280 for both ref-A and VolcTrans-AT); the source ranks them 8 and 9, so
+        comparing orders (pairwise accuracy, Kendall's tau) must use the ranks, not the rounded scores.
+        """
+        return -self.wmt_da_rank
 
 
 def load_system_scores() -> list[SystemScores]:

@@ -56,6 +56,31 @@ def test_printed_ranks_follow_from_printed_scores():
     assert [r.wmt_da_rank for r in by_da] == list(range(1, len(rows) + 1))
 
 
+def test_da_ties_in_the_rounded_scores_are_broken_by_the_published_ranks():
+    """0.280 for ref-A and VolcTrans-AT is rounding: the source ranks them 8 and 9, and wmt_da_by_rank keeps that."""
+    rows = {row.system: row for row in load_system_scores()}
+    assert rows["ref-A"].wmt_da == rows["VolcTrans-AT"].wmt_da == 0.280
+    assert rows["ref-A"].wmt_da_by_rank > rows["VolcTrans-AT"].wmt_da_by_rank
+    by_rank = sorted(rows.values(), key=lambda r: -r.wmt_da_by_rank)
+    assert [r.wmt_da for r in by_rank] == sorted((r.wmt_da for r in by_rank), reverse=True)  # same order as the scores
+    assert len({r.wmt_da_by_rank for r in by_rank}) == len(by_rank)  # and no ties
+
+
+def test_da_against_mqm_the_numbers_lesson_10_prints():
+    """Lesson 10: DA orders 28 of 45 pairs as MQM does, tau = 11/45; on the 8 machine systems 17 of 28 (BLEU: 24)."""
+    rows = load_system_scores()
+    quality, da = [-r.mqm for r in rows], [r.wmt_da_by_rank for r in rows]
+    assert pairwise_accuracy(da, quality) * 45 == pytest.approx(28)
+    assert kendall_tau(da, quality) == pytest.approx((28 - 17) / 45)
+    machines = [r for r in rows if not r.is_human]
+    quality, da = [-r.mqm for r in machines], [r.wmt_da_by_rank for r in machines]
+    assert pairwise_accuracy(da, quality) * 28 == pytest.approx(17)
+    assert pairwise_accuracy([r.bleu["all"] for r in machines], quality) * 28 == pytest.approx(24)
+    # the rounded scores would tie ref-A and VolcTrans-AT and give 27 of 45 and tau_b = 0.22 instead
+    rounded = [r.wmt_da for r in rows]
+    assert pairwise_accuracy(rounded, [-r.mqm for r in rows]) * 45 == pytest.approx(27)
+
+
 def test_machines_have_bleu_and_chrf_for_every_reference_and_humans_none():
     for row in load_system_scores():
         if row.is_human:

@@ -124,8 +124,8 @@ def _mistakes(stats: Sequence[BleuStats], expected: BleuScore) -> Iterable[tuple
     yield expected.score / 100, "That is the right score on the 0–1 scale: multiply by 100 (sacrebleu's scale)."
     per_segment = [score_from_stats(s) for s in stats]
     yield _mean(s.score for s in per_segment), (
-        "That is the mean of the segments' BLEU scores. Corpus BLEU sums the statistics first (the BleuStats "
-        "add up: stats[0] + stats[1] + ...) and computes one BLEU from the sums.")
+        "That is the mean of the segments' BLEU scores. Corpus BLEU is not computed from the segments' scores: "
+        "look again at what section 1's worked example adds up, and when it divides.")
     sentence = ScoreOptions(effective_order=True)
     yield _mean(score_from_stats(s, sentence).score for s in stats), (
         "That is the mean of sentence BLEU (with effective order, as sentence_score). Corpus BLEU sums the "
@@ -284,7 +284,7 @@ def check_reference_lists(my_references: object, corpus=None) -> Feedback:
                     "second reference here', but passed on it is a real zero-length reference. It becomes the "
                     "closest reference length r = 0 for short hypotheses, so the brevity penalty stops biting"
                     + (f" (degraded: {trap:.1f} instead of {right:.1f})" if trap is not None else "")
-                    + ". Keep only the non-empty lines of each segment.")
+                    + ". So what should a segment without reference B hold (section 5)?")
             return fb
     for i, (seg, want) in enumerate(zip(refs, expected)):
         if list(seg) != list(want):

@@ -81,12 +81,10 @@ def _exp_problem(matches: Sequence[int], totals: Sequence[int], result: Sequence
         if _close(got, want):
             continue
         if m > 0:
-            wrong.append(f"p_{n} should stay 100*{m}/{t} = {want:.4g} (order {n} has a match), yours is {got:.4g}")
+            wrong.append(f"p_{n} is {got:.4g}, but order {n} has a match ({m} of {t}): it is not smoothed")
         else:
-            wrong.append(
-                f"p_{n} should be 100/(2^{k}*{t}) = {want:.4g} (order {n} is the {_ordinal(k)} order without a match), "
-                f"yours is {got:.4g}"
-            )
+            wrong.append(f"p_{n} is {got:.4g}, not right: order {n} has no match, and it is the {_ordinal(k)} "
+                         "order without one")
             if _close(got, 100 / (2**n * t)) and n != k:
                 why.append("the exponent k counts the orders without a match so far, it is not the order n")
             elif _close(got, 100 / (2 * t)) and k > 1:
@@ -132,11 +130,11 @@ def _method1_problem(
         if _close(got, want):
             continue
         if m > 0:
-            wrong.append(f"p_{n} should stay {m}/{d} = {want:.4g} (order {n} has a match), yours is {got:.4g}")
+            wrong.append(f"p_{n} is {got:.4g}, but order {n} has a match ({m} of {d}): it is not smoothed")
             if _close(got, (m + epsilon) / d):
                 why.append("epsilon is added only where the match count is 0")
             continue
-        wrong.append(f"p_{n} should be {epsilon}/{d} = {want:.4g} (order {n} has no match), yours is {got:.4g}")
+        wrong.append(f"p_{n} is {got:.4g}, not right: order {n} has no match")
         if _close(got, epsilon / (d + epsilon)):
             why.append("epsilon goes into the numerator only; the denominator stays the number of n-grams")
         elif _close(got, epsilon):
