@@ -168,9 +168,34 @@ def _write(path: Path, data: bytes) -> None:
     path.write_bytes(data)
 
 
+# --- lessons that open unmodified --------------------------------------------------------------------
+# When a kernel starts, JupyterLab writes the kernel's language_info into the notebook's metadata, and marks the
+# notebook modified unless it equals what is there. ipykernel's language_info holds the Python version (3.11.7,
+# 3.12.3, ...), so no saved value can match every student's Python. The lessons are saved without that version
+# (.ci/execute_notebooks.py calls normalize_metadata), and `bleu-lab lab` drops it again whenever JupyterLab saves
+# (save_without_python_version), so opening a lesson and letting autosave run leaves the file byte for byte as it was.
+MACHINE_SPECIFIC_LANGUAGE_INFO = ("version",)
+
+
+def normalize_metadata(metadata: dict) -> None:
+    """Drop the notebook metadata that depends on the machine: the Python version in ``language_info``."""
+    info = metadata.get("language_info")
+    if isinstance(info, dict):
+        for key in MACHINE_SPECIFIC_LANGUAGE_INFO:
+            info.pop(key, None)
+
+
+def save_without_python_version(model: dict, **kwargs: object) -> None:
+    """A Jupyter ``pre_save_hook``: every notebook JupyterLab saves loses its ``language_info.version``."""
+    content = model.get("content")
+    if model.get("type") == "notebook" and isinstance(content, dict) and isinstance(content.get("metadata"), dict):
+        normalize_metadata(content["metadata"])
+
+
 def lab_command(directory: Path, open_file: str | None, extra: Sequence[str]) -> list[str]:
     """The JupyterLab command for a working copy (run with ``directory`` as the working directory = server root)."""
-    command = [sys.executable, "-m", "jupyterlab", f"--ServerApp.root_dir={directory.resolve()}", *extra]
+    command = [sys.executable, "-m", "jupyterlab", f"--ServerApp.root_dir={directory.resolve()}",
+               f"--ContentsManager.pre_save_hook={__name__}.save_without_python_version", *extra]
     return command + ([open_file] if open_file else [])
 
 
