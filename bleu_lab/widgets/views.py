@@ -318,7 +318,9 @@ class Playground(_View):
         self.max_n = w.Dropdown(options=list(range(1, 7)), value=whole_number(state.max_n, 4, 1, 6),
                                 description="max n", style=LABEL_STYLE, layout=w.Layout(width="auto"))
         self.weights = w.Text(state.weights, placeholder="uniform", description="weights", style=LABEL_STYLE,
-                              layout=w.Layout(width="18em"))
+                              layout=w.Layout(width="18em"),
+                              tooltip="empty = uniform; your own, e.g. 0.4 0.3 0.2 0.1, with an nltk smoothing "
+                              "(sacrebleu's smoothing methods weigh every order equally)")
         self.smoothing = w.Dropdown(options=SMOOTHING_OPTIONS, value=state.smoothing, description="smoothing",
                                     style=LABEL_STYLE, layout=w.Layout(width="auto", max_width="100%"))
         self.tokenize = w.Dropdown(options=TOKENIZER_OPTIONS, value=state.tokenize, description="tokenizer",
@@ -332,11 +334,13 @@ class Playground(_View):
         for image in (self.bars_image, self.bp_image):
             image.add_class("bleu-plot")
         settings = w.HBox([self.max_n, self.weights, self.lowercase], layout=w.Layout(flex_flow="row wrap"))
+        # The score sits right under the text boxes, so that what is typed and its score share one screen (a
+        # 1280×720 projector included); the settings come after it.
         super().__init__(
             [
                 w.HBox([self.example, self.text_size], layout=w.Layout(flex_flow="row wrap")),
-                w.HBox([self.hypothesis], layout=_wide()), self._ref_rows, self.add_button, settings,
-                self.smoothing, self.tokenize, self.score,
+                w.HBox([self.hypothesis], layout=_wide()), self._ref_rows, self.add_button, self.score, settings,
+                self.smoothing, self.tokenize,
                 w.HBox([self.bars_image, self.bp_image], layout=w.Layout(flex_flow="row wrap")),
             ],
             font_scale,
