@@ -197,8 +197,8 @@ def load_corpus(name: str = "news") -> Corpus:
     if name not in known:  # only names of shipped corpora: never a path ("", "..", "/etc") outside data/
         if not known:
             raise FileNotFoundError(
-                f"no shipped corpora found in {corpus_dir()}: the data/ folder comes with bleu_lab "
-                "(reinstall it: from its wheel, or from a clone of the repository with pip install -e .)"
+                f"no shipped corpora found in {corpus_dir()}: the data/ folder comes with the bleu_lab repository "
+                "and its wheel (reinstall bleu_lab: from its wheel, or from a clone with pip install -e .)"
             )
         raise ValueError(f"unknown corpus {name!r}; available: {', '.join(known)}")
     return _load_folder(name, corpus_dir() / name)
