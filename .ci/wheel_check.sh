@@ -58,6 +58,7 @@ echo "== bleu-lab lessons"
 "$bin/bleu-lab" lessons
 test -f bleu-lab-course/notebooks/08_corpus_bleu.ipynb && test -f bleu-lab-course/docs/reading_list.md
 test -f bleu-lab-course/notebooks/solutions/08_corpus_bleu.py && test -f bleu-lab-course/data/news/ref.A.de
+test -f bleu-lab-course/bleu_lab/clipping.py && test ! -e bleu-lab-course/bleu_lab/course_files
 echo "# my notes" >> bleu-lab-course/notebooks/solutions/08_corpus_bleu.py
 rm bleu-lab-course/notebooks/03_brevity_penalty.ipynb
 "$bin/bleu-lab" lessons | tee "$work/again.txt"

@@ -26,7 +26,8 @@ DEFAULT_DIR = Path("bleu-lab-course")
 MANIFEST_NAME = ".bleu-lab-course.json"
 FIRST_LESSON = "notebooks/00_start_here.ipynb"
 # What a working copy gets, as globs relative to the course root: the lessons and the playground, their worked
-# solutions (%load solutions/...), the data they and the command line read, and the reading list they link to.
+# solutions (%load solutions/...), the data they and the command line read, and the reading list they link to;
+# plus bleu_lab's source to read (package_sources).
 WORKING_COPY = ("notebooks/*.ipynb", "notebooks/solutions/*.py", "data/**/*", "docs/reading_list.md")
 EXIT_ERROR = 2
 
@@ -55,6 +56,17 @@ def course_files(root: Path | None = None) -> list[str]:
             if path.is_file() and "__pycache__" not in parts and ".ipynb_checkpoints" not in parts:
                 found.add("/".join(parts))
     return sorted(found)
+
+
+def package_sources() -> dict[str, Path]:
+    """bleu_lab's own source files, for the working copy's ``bleu_lab/`` folder (the lessons point to them, e.g.
+    ``bleu_lab/clipping.py``): a copy to read; the lessons import the installed package, whatever the copy says."""
+    package = Path(__file__).resolve().parent
+    return {
+        "bleu_lab/" + "/".join(path.relative_to(package).parts): path
+        for path in sorted(package.rglob("*.py"))
+        if not {"course_files", "__pycache__"} & set(path.relative_to(package).parts)
+    }
 
 
 def sha256(path: Path) -> str:
@@ -135,8 +147,11 @@ def copy_course(directory: Path | str = DEFAULT_DIR, *, update: bool = False,
         raise ValueError(f"{directory} is the course's own folder: give a folder of your own, e.g. {DEFAULT_DIR}")
     manifest = read_manifest(directory)
     report = CopyReport(directory)
-    for relative in course_files(source):
-        shipped = (source / relative).read_bytes()
+    files = {relative: source / relative for relative in course_files(source)}
+    if source == course_root():
+        files.update(package_sources())
+    for relative, path in files.items():
+        shipped = path.read_bytes()
         shipped_hash = hashlib.sha256(shipped).hexdigest()
         target = directory / relative
         if not target.exists():

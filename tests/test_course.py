@@ -83,7 +83,9 @@ def _fake_course(root: Path, files: dict[str, str]) -> Path:
 def test_copy_adds_everything_then_nothing(tmp_path):
     target = tmp_path / "bleu-lab-course"
     first = course.copy_course(target)
-    assert set(first.added) == set(course.course_files())
+    assert set(first.added) == set(course.course_files()) | set(course.package_sources())
+    assert (target / "bleu_lab" / "clipping.py").is_file()  # lesson 0: "open bleu_lab/clipping.py and read it"
+    assert not [name for name in first.added if "course_files" in name or "__pycache__" in name]
     for name in first.added:
         assert (target / name).read_bytes() == (REPO / name).read_bytes()
     manifest = json.loads((target / course.MANIFEST_NAME).read_text())
