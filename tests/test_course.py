@@ -203,3 +203,25 @@ def test_a_missing_course_is_a_clear_error(monkeypatch, tmp_path):
 def test_the_working_copy_is_not_linted_or_committed():
     assert "bleu-lab-course/" in (REPO / ".gitignore").read_text().splitlines()
     assert '"bleu-lab-course"' in (REPO / "pyproject.toml").read_text()
+
+
+def test_bleu_lab_lab_copies_then_starts_jupyterlab_in_the_copy(tmp_path, capsys, monkeypatch):
+    started = []
+
+    class FakeLab:
+        def __init__(self, command, cwd):
+            started.append((command, cwd))
+
+        def wait(self):
+            return 0
+
+    monkeypatch.setattr(course.subprocess, "Popen", FakeLab)
+    directory = tmp_path / "my course"
+    assert main(["lab", str(directory), "--no-browser", "--port", "8899"]) == 0
+    (command, cwd), = started
+    assert cwd == directory and (directory / course.FIRST_LESSON).is_file()
+    assert f"--ServerApp.root_dir={directory.resolve()}" in command
+    assert command[-4:] == ["--no-browser", "--port", "8899", course.FIRST_LESSON]  # the first lesson, first time
+    assert "added" in capsys.readouterr().out
+    assert main(["lab", str(directory)]) == 0
+    assert started[1][0][-1] != course.FIRST_LESSON  # later: JupyterLab restores the student's own tabs
