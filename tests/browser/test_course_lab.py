@@ -23,7 +23,7 @@ from playwright.sync_api import Page, expect
 from bleu_lab import course
 
 from .conftest import _isolated_env, _start_server
-from .helpers import lab_notebook_panel, open_notebook_in_lab, wait_for_lab_kernel_idle
+from .helpers import lab_notebook_panel, open_in_voila, open_notebook_in_lab, wait_for_lab_kernel_idle
 
 LESSON = "notebooks/03_brevity_penalty.ipynb"
 PROJECTOR = {"width": 1280, "height": 720}
@@ -129,3 +129,15 @@ def test_playground_input_and_score_on_one_projector_screen(page: Page, jupyterl
     expect(details.locator("li").first).to_be_hidden()
     details.locator("summary").click()
     expect(details.locator("li").first).to_be_visible()
+
+
+def test_playground_input_and_score_on_one_projector_screen_in_classroom_mode(page: Page, voila_server_factory):
+    """The same in Voilà (classroom mode, projector-size text): typing and its score share the first screen."""
+    page.set_viewport_size(PROJECTOR)
+    cells = open_in_voila(page, voila_server_factory("notebooks/playground.ipynb"))
+    page.evaluate("() => window.scrollTo(0, 0)")
+    app = cells.locator(".bleu-playground")
+    expect(app.locator(".bleu-score-box .bleu-score")).to_have_text("0.3928")
+    for element in (app.locator(".bleu-hypothesis textarea"), app.locator(".bleu-score-box .bleu-score")):
+        box = element.bounding_box()
+        assert box is not None and 0 <= box["y"] and box["y"] + box["height"] <= PROJECTOR["height"], box
