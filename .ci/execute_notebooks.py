@@ -5,8 +5,9 @@
 
 Each notebook runs in a new kernel from the current environment (run it with the project's venv Python), with
 notebooks/ as its working directory. The saved file carries no widget state (a widget shows live only), the
-kernelspec of the kernel the README installs, and no Python patch version, so a contributor's diff shows what
-changed in the lesson, not in metadata.
+kernelspec of the kernel the README installs, and the kernel's language_info without its Python version
+(bleu_lab.course.normalize_metadata), so a contributor's diff shows what changed in the lesson, not in metadata,
+and a lesson opens unmodified in JupyterLab on any Python (`bleu-lab lab` drops the version when it saves).
 """
 
 from __future__ import annotations
@@ -20,6 +21,9 @@ import nbformat
 from nbclient import NotebookClient
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
+sys.path.insert(0, str(NOTEBOOKS.parent))  # this checkout's bleu_lab, whatever the venv's editable install points at
+from bleu_lab.course import normalize_metadata  # noqa: E402
+
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
 TIMEOUT_PER_CELL = 300
 
@@ -28,10 +32,7 @@ def normalize(nb: nbformat.NotebookNode) -> None:
     """Keep only metadata that does not depend on the machine or on widget state."""
     nb.metadata.pop("widgets", None)
     nb.metadata["kernelspec"] = dict(KERNELSPEC)
-    info = nb.metadata.get("language_info", {})
-    nb.metadata["language_info"] = {
-        key: value for key, value in info.items() if key in ("name", "file_extension", "mimetype", "pygments_lexer")
-    }
+    normalize_metadata(nb.metadata)  # language_info as JupyterLab writes it on open, without the Python version
     for cell in nb.cells:
         cell.metadata.pop("execution", None)
 

@@ -6,6 +6,7 @@
     bleu-lab base.de ref.A.de --compare new.de     a paired test of new against base: approximate randomization
     bleu-lab base.de ref.A.de --compare new.de --paired-bs    ...the paired bootstrap instead (both: add --paired-ar)
     bleu-lab release OUTDIR | grade NOTEBOOK ...   assignments for instructors (bleu_lab.assignments.cli)
+    bleu-lab lessons [DIR] | lab [DIR]             the lessons in a working copy of your own (bleu_lab.course)
 
 Files are UTF-8, one segment per line; line i of every file belongs to segment i. With several reference
 files an empty reference line means "no reference for this segment". Errors print one line and exit with 2.
@@ -35,6 +36,7 @@ from .tokenization import TOKENIZERS
 EXIT_ERROR = 2
 DEFAULT_SAMPLES, DEFAULT_TRIALS = 1000, 10000  # sacrebleu's defaults for --paired-bs-n and --paired-ar-n
 CLASSROOM_COMMANDS = ("release", "grade")
+COURSE_COMMANDS = ("lessons", "lab")
 
 
 def build_parser(prog: str = "bleu-lab") -> argparse.ArgumentParser:
@@ -82,6 +84,10 @@ def main(argv: Sequence[str] | None = None, prog: str = "bleu-lab") -> int:
         from .assignments.cli import main as assignments_main
 
         return assignments_main(argv, prog)
+    if argv and argv[0] in COURSE_COMMANDS:  # the student's working copy of the lessons (bleu_lab.course)
+        from .course import main as course_main
+
+        return course_main(argv, prog)
     args = build_parser(prog).parse_args(argv)
     with warnings.catch_warnings():
         warnings.simplefilter("always", UserWarning)

@@ -22,6 +22,8 @@ from html import escape
 from pathlib import Path
 from typing import BinaryIO
 
+from .course import course_root
+
 DOWNLOAD_TIMEOUT = 60  # seconds before an unreachable download server counts as offline
 
 
@@ -171,8 +173,8 @@ class Corpus:
 
 
 def corpus_dir() -> Path:
-    """The folder of the shipped corpora: ``data/`` at the root of the bleu_lab repository."""
-    return Path(__file__).resolve().parent.parent / "data"
+    """The folder of the shipped corpora: the course's ``data/`` (in the installed package, or a clone's top level)."""
+    return course_root() / "data"
 
 
 def available_corpora() -> list[str]:
@@ -196,7 +198,7 @@ def load_corpus(name: str = "news") -> Corpus:
         if not known:
             raise FileNotFoundError(
                 f"no shipped corpora found in {corpus_dir()}: the data/ folder comes with the bleu_lab repository "
-                "(clone the repository, then install it with pip install -e .)"
+                "and its wheel (reinstall bleu_lab: from its wheel, or from a clone with pip install -e .)"
             )
         raise ValueError(f"unknown corpus {name!r}; available: {', '.join(known)}")
     return _load_folder(name, corpus_dir() / name)

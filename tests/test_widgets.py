@@ -172,6 +172,29 @@ def test_playground_says_why_typed_weights_need_an_nltk_smoothing():
     view = bw.playground_view_model(PlaygroundState(weights="0.4 0.3 0.2 0.1"))
     assert view.score is None and "Leave the weights box empty" in view.message and "method1" in view.message
     assert bw.playground_view_model(PlaygroundState(weights="0.25 0.25 0.25 0.25")).score is not None
+    # The charts stay (p_n and BP do not depend on the weights): no blank picture beside the message.
+    uniform = bw.playground_view_model(PlaygroundState())
+    assert view.precisions == uniform.precisions and view.precision_labels == uniform.precision_labels
+    assert view.lengths == uniform.lengths and view.bars_alt == uniform.bars_alt and view.bp_alt == uniform.bp_alt
+    # The playground's own example weights work once an nltk smoothing is chosen, as its introduction says.
+    weighted = bw.playground_view_model(PlaygroundState(weights="0.4 0.3 0.2 0.1", smoothing="method1"))
+    assert weighted.score == pytest.approx(bl.sentence_bleu(REFS, HYP, weights=(0.4, 0.3, 0.2, 0.1),
+                                                            smoothing="method1"))
+
+
+def test_every_widget_has_a_readable_text_form():
+    """Before the cell runs (and in the saved notebook) a widget shows its text/plain: what it is, not its CSS."""
+    from bleu_lab.widgets import corpus_explorer, metric_comparer, system_comparer
+
+    views = [bw.sentence_explorer(), bw.clip_table_widget(), bw.bp_slider(), bw.smoothing_comparer(),
+             bw.beat_bleu_challenge(), bw.playground(), corpus_explorer(), metric_comparer(), system_comparer()]
+    for view in views:
+        bundle = view._repr_mimebundle_()
+        text = bundle["text/plain"]
+        assert "application/vnd.jupyter.widget-view+json" in bundle
+        assert text.startswith(view.summary) and "run the cell to use it" in text
+        assert "<" not in text and "children" not in text and len(text) < 300
+    assert len({type(v).summary for v in views}) == len(views)  # each says what it is, none the generic text
 
 
 def test_playground_pictures_have_alt_text():

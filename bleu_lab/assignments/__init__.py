@@ -16,6 +16,7 @@ import pkgutil
 from pathlib import Path
 
 from .. import exercises
+from ..course import course_root
 from ..exercises import LessonGrading
 
 # A notebook's metadata key with what the release knows about it: {"lesson": "01_ngrams_and_clipping", "copy": ...}.
@@ -33,5 +34,5 @@ def lesson_gradings() -> dict[str, LessonGrading]:
 
 
 def default_notebooks_dir() -> Path:
-    """The lessons of this checkout: ``notebooks/`` beside the ``bleu_lab`` package."""
-    return Path(__file__).resolve().parent.parent.parent / "notebooks"
+    """The lessons as bleu_lab ships them: the course's ``notebooks/`` (installed package or clone)."""
+    return course_root() / "notebooks"

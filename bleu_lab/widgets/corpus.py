@@ -241,6 +241,11 @@ def comparison_view_model(
 class CorpusExplorer(_View):
     """Pick a system (and references): its sentence-BLEU histogram, corpus BLEU vs the mean, its lowest segments."""
 
+    summary = (
+        "Corpus explorer: pick a system and references to see its corpus BLEU, the histogram of its sentence BLEU "
+        "and its lowest segments."
+    )
+
     css_class = "bleu-corpus-explorer"
 
     def __init__(self, corpus: Corpus, system: str, references: Sequence[str] = ("A",), lowest: int = 5):
@@ -279,6 +284,11 @@ class CorpusExplorer(_View):
 
 class SystemComparer(_View):
     """Pick two systems, a paired test, the number of samples and the seed: p-value, CIs and a plot."""
+
+    summary = (
+        "System comparer: pick two systems and a paired significance test to see the p-value, the 95% intervals "
+        "and a plot."
+    )
 
     css_class = "bleu-system-comparer"
 

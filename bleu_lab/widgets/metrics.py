@@ -90,6 +90,8 @@ def metric_comparison(hypothesis: object, references: object) -> MetricCompariso
 class MetricComparer(_View):
     """A hypothesis and its references (one per line): BLEU, chrF and TER side by side, live."""
 
+    summary = "Metric comparer: edit a hypothesis and its references to see BLEU, chrF and TER side by side."
+
     css_class = "bleu-metric-comparer"
 
     def __init__(self, hypothesis: str, references: Sequence[str], font_scale: float = 1.0):

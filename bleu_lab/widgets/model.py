@@ -255,6 +255,13 @@ class PlaygroundView:
     result: ExplainResult
     max_n: int
     unsmoothed: float | None = None
+    # What the charts show when only the score is refused (typed weights under sacrebleu's smoothing): p_n and BP
+    # do not depend on the weights, so the bars and the curve stay.
+    chart: Explanation | None = None
+
+    @property
+    def _charted(self) -> Explanation | None:
+        return self.result.explanation or self.chart
 
     @property
     def score(self) -> float | None:
@@ -287,7 +294,7 @@ class PlaygroundView:
     @property
     def precisions(self) -> tuple[float | None, ...]:
         """p_1 ... p_max_n as floats for the bar chart (None where there is nothing to show)."""
-        expl = self.result.explanation
+        expl = self._charted
         if expl is None:
             return (None,) * self.max_n
         return tuple(None if o.precision is None else float(o.precision) for o in expl.orders)
@@ -295,19 +302,19 @@ class PlaygroundView:
     @property
     def precision_labels(self) -> tuple[str, ...]:
         """'5/8'-style labels of the bars."""
-        expl = self.result.explanation
+        expl = self._charted
         return ("",) * self.max_n if expl is None else tuple(o.precision_text for o in expl.orders)
 
     @property
     def lengths(self) -> tuple[int, int] | None:
         """(c, r) for the BP curve, or None."""
-        expl = self.result.explanation
+        expl = self._charted
         return None if expl is None else (expl.hyp_len, expl.ref_len)
 
     @property
     def bars_alt(self) -> str:
         """The p_n bar chart in words (its alt text)."""
-        if self.result.explanation is None:
+        if self._charted is None:
             return "Bar chart of the modified precisions p_n: empty, nothing is scored."
         bars = ", ".join(f"p{n} = {label}" for n, label in enumerate(self.precision_labels, 1))
         return f"Bar chart of the modified precisions: {bars}."
@@ -316,10 +323,10 @@ class PlaygroundView:
     def bp_alt(self) -> str:
         """The brevity-penalty curve in words (its alt text)."""
         curve = "Brevity penalty BP = exp(1 − r/c) against c/r, 1 from c = r on"
-        if self.result.explanation is None:
+        if self._charted is None:
             return f"{curve}."
         c, r = self.lengths
-        return f"{curve}; this hypothesis: c = {c}, r = {r}, BP = {self.result.explanation.bp:.3f}."
+        return f"{curve}; this hypothesis: c = {c}, r = {r}, BP = {self._charted.bp:.3f}."
 
 
 def smoothing_name(method: str) -> str:
@@ -362,7 +369,9 @@ def playground_view_model(state: PlaygroundState) -> PlaygroundView:
         return PlaygroundView(ExplainResult(message=str(err)), state.max_n)
     problem = weights_problem(weights, state.smoothing)
     if problem:
-        return PlaygroundView(ExplainResult(message=problem), state.max_n)
+        uniform = Settings(state.max_n, None, state.smoothing, state.tokenize, state.lowercase)
+        chart = explain_texts(state.hypothesis, state.references, uniform).explanation
+        return PlaygroundView(ExplainResult(message=problem), state.max_n, chart=chart)
     settings = Settings(state.max_n, weights, state.smoothing, state.tokenize, state.lowercase)
     result = explain_texts(state.hypothesis, state.references, settings)
     return PlaygroundView(result, state.max_n, unsmoothed_score(state.hypothesis, state.references, settings, result))

@@ -117,6 +117,7 @@ class _View(w.VBox):
     """
 
     css_class = "bleu-view"
+    summary = "A bleu_lab widget."  # what the view shows: its text/plain form, seen before the cell runs
 
     def __init__(self, children, font_scale: float = 1.0):
         self.output = w.HTML(layout=_wide())
@@ -128,6 +129,17 @@ class _View(w.VBox):
             self.add_class(cls)
         if isinstance(getattr(self, "hypothesis", None), w.Widget):
             self.hypothesis.add_class("bleu-hypothesis")
+
+    def plain_text(self) -> str:
+        """What a notebook shows in place of the live widget (saved, and before the cell has run in a kernel)."""
+        return f"{self.summary}\n(An interactive widget: run the cell to use it.)"
+
+    def _repr_mimebundle_(self, **kwargs):
+        """ipywidgets' bundle with a readable ``text/plain`` (its default is the repr of every child, CSS and all)."""
+        bundle = super()._repr_mimebundle_(**kwargs)
+        if isinstance(bundle, dict) and "text/plain" in bundle:
+            bundle["text/plain"] = self.plain_text()
+        return bundle
 
     def set_font_scale(self, font_scale: float) -> None:
         """Redraw the text and controls at ``font_scale`` (1 = the notebook's size)."""
@@ -158,6 +170,8 @@ class _View(w.VBox):
 class SentenceExplorer(_View):
     """A hypothesis box and a references box (one per line), showing the explain view live."""
 
+    summary = "BLEU sentence explorer: edit the hypothesis and the references to see every step of the score."
+
     css_class = "bleu-sentence-explorer"
 
     def __init__(self, hypothesis: str, references: Sequence[str], settings: Settings, font_scale: float = 1.0):
@@ -182,6 +196,8 @@ class SentenceExplorer(_View):
 class ClipTableWidget(_View):
     """Edit a hypothesis and pick n: the clip table (count, max reference count, clipped) and p_n."""
 
+    summary = "Clip table: edit the hypothesis and pick n to see each n-gram's count, its clipped count and p_n."
+
     css_class = "bleu-clip-table-widget"
 
     def __init__(self, references: Sequence[str], hypothesis: str, n: int = 1, max_n: int = 4):
@@ -201,6 +217,8 @@ class ClipTableWidget(_View):
 
 class BpSlider(_View):
     """Slide the hypothesis length c (and the reference length r): BP and its place on the curve."""
+
+    summary = "Brevity penalty slider: move the hypothesis length c and the reference length r to see BP on its curve."
 
     css_class = "bleu-bp-slider"
 
@@ -225,6 +243,8 @@ class BpSlider(_View):
 class SmoothingComparer(_View):
     """One hypothesis, every smoothing method side by side: the p_n each one uses and the score."""
 
+    summary = "Smoothing comparer: edit the hypothesis to see every smoothing method's p_n and score side by side."
+
     css_class = "bleu-smoothing-comparer"
 
     def __init__(self, references: Sequence[str], hypothesis: str, methods: Sequence[str] = SMOOTHINGS,
@@ -245,6 +265,8 @@ class SmoothingComparer(_View):
 
 class BeatBleuChallenge(_View):
     """Write a bad translation that scores above the threshold: learn BLEU's blind spots by exploiting them."""
+
+    summary = "Beat-BLEU challenge: write a bad translation that BLEU scores above the threshold."
 
     css_class = "bleu-challenge"
 
@@ -273,6 +295,11 @@ class BeatBleuChallenge(_View):
 class Playground(_View):
     """The full playground: hypothesis, any number of references, every setting; explain view, p_n bars, BP."""
 
+    summary = (
+        "BLEU playground: a hypothesis, its references and every setting, with the explain view, the p_n bars and "
+        "the BP curve."
+    )
+
     css_class = "bleu-playground"
 
     def __init__(self, state: PlaygroundState | None = None, font_scale: float | None = None):
@@ -291,7 +318,9 @@ class Playground(_View):
         self.max_n = w.Dropdown(options=list(range(1, 7)), value=whole_number(state.max_n, 4, 1, 6),
                                 description="max n", style=LABEL_STYLE, layout=w.Layout(width="auto"))
         self.weights = w.Text(state.weights, placeholder="uniform", description="weights", style=LABEL_STYLE,
-                              layout=w.Layout(width="18em"))
+                              layout=w.Layout(width="18em"),
+                              tooltip="empty = uniform; your own, e.g. 0.4 0.3 0.2 0.1, with an nltk smoothing "
+                              "(sacrebleu's smoothing methods weigh every order equally)")
         self.smoothing = w.Dropdown(options=SMOOTHING_OPTIONS, value=state.smoothing, description="smoothing",
                                     style=LABEL_STYLE, layout=w.Layout(width="auto", max_width="100%"))
         self.tokenize = w.Dropdown(options=TOKENIZER_OPTIONS, value=state.tokenize, description="tokenizer",
@@ -305,11 +334,13 @@ class Playground(_View):
         for image in (self.bars_image, self.bp_image):
             image.add_class("bleu-plot")
         settings = w.HBox([self.max_n, self.weights, self.lowercase], layout=w.Layout(flex_flow="row wrap"))
+        # The score sits right under the text boxes, so that what is typed and its score share one screen (a
+        # 1280×720 projector included); the settings come after it.
         super().__init__(
             [
                 w.HBox([self.example, self.text_size], layout=w.Layout(flex_flow="row wrap")),
-                w.HBox([self.hypothesis], layout=_wide()), self._ref_rows, self.add_button, settings,
-                self.smoothing, self.tokenize, self.score,
+                w.HBox([self.hypothesis], layout=_wide()), self._ref_rows, self.add_button, self.score, settings,
+                self.smoothing, self.tokenize,
                 w.HBox([self.bars_image, self.bp_image], layout=w.Layout(flex_flow="row wrap")),
             ],
             font_scale,

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# A wheel alone gives the whole course. Builds the sdist, and the wheel from it, installs the wheel (with the versions
+# requirements.txt pins) in a clean venv outside the repository, and from an empty folder: imports bleu_lab, loads the
+# shipped data, copies the lessons with `bleu-lab lessons` (twice: the second run keeps a changed lesson), runs one
+# lesson top to bottom from the copy, releases the assignments and grades a solved lesson (full marks).
+# Usage: .ci/wheel_check.sh [PYTHON]   (default python3)
+set -euo pipefail
+repo="$(cd "$(dirname "$0")/.." && pwd)"
+python="${1:-python3}"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+
+echo "== build: sdist, then the wheel from the sdist"
+"$python" -m venv "$work/build-venv"
+"$work/build-venv/bin/pip" install -q build==1.6.1
+"$work/build-venv/bin/python" -m build --outdir "$work/dist" "$repo" > "$work/build.log" 2>&1 || { cat "$work/build.log" >&2; exit 1; }
+wheel="$(ls "$work"/dist/*.whl)"
+sdist="$(ls "$work"/dist/*.tar.gz)"
+echo "built $(basename "$sdist") and $(basename "$wheel")"
+tar tzf "$sdist" > "$work/sdist.txt"
+for item in notebooks/00_start_here.ipynb notebooks/solutions/ data/news/ref.A.de data/wmt21/README.md \
+            docs/reading_list.md jupyter-settings/voila-template/index.html.j2 voila.json requirements.txt tests/; do
+    grep -q "^[^/]*/$item" "$work/sdist.txt" || { echo "the sdist lacks $item" >&2; exit 1; }
+done
+
+echo "== install the wheel in a clean venv"
+grep -v '^\./' "$repo/requirements.txt" > "$work/constraints.txt"  # the pins, without the clone's local folders
+"$python" -m venv --clear "$work/venv"
+"$work/venv/bin/pip" install -q -c "$work/constraints.txt" "$wheel"
+bin="$work/venv/bin"
+mkdir "$work/empty"
+cd "$work/empty"
+
+echo "== import and data, from an empty folder"
+"$bin/python" - "$repo" <<'EOF'
+import sys
+from pathlib import Path
+
+import bleu_lab
+from bleu_lab.assignments import default_notebooks_dir
+from bleu_lab.course import course_root
+
+repo = Path(sys.argv[1]).resolve()
+for path in (Path(bleu_lab.__file__), course_root(), default_notebooks_dir()):
+    assert repo not in path.resolve().parents, f"{path} is in the repository, not in the installed wheel"
+corpus = bleu_lab.load_corpus("news")
+assert len(corpus) == 160 and len(corpus.systems) == 5, corpus
+from bleu_lab.published_scores import load_system_scores
+assert load_system_scores(), "no published scores"
+assert len(list(default_notebooks_dir().glob("*.ipynb"))) >= 12
+share = Path(sys.prefix) / "share" / "jupyter"
+for data_file in ("lab/settings/overrides.d/bleu_lab.json", "voila/templates/bleu_lab/index.html.j2"):
+    assert (share / data_file).is_file(), f"the wheel did not install {share / data_file}"
+print(f"bleu_lab {bleu_lab.__version__} from {Path(bleu_lab.__file__).parent}: {corpus}")
+EOF
+
+echo "== bleu-lab lessons"
+"$bin/bleu-lab" lessons
+test -f bleu-lab-course/notebooks/08_corpus_bleu.ipynb && test -f bleu-lab-course/docs/reading_list.md
+test -f bleu-lab-course/notebooks/solutions/08_corpus_bleu.py && test -f bleu-lab-course/data/news/ref.A.de
+test -f bleu-lab-course/bleu_lab/clipping.py && test ! -e bleu-lab-course/bleu_lab/course_files
+echo "# my notes" >> bleu-lab-course/notebooks/solutions/08_corpus_bleu.py
+rm bleu-lab-course/notebooks/03_brevity_penalty.ipynb
+"$bin/bleu-lab" lessons | tee "$work/again.txt"
+grep -q "added notebooks/03_brevity_penalty.ipynb" "$work/again.txt"
+tail -n 1 bleu-lab-course/notebooks/solutions/08_corpus_bleu.py | grep -q "# my notes"
+
+echo "== one lesson top to bottom, from the copy"
+"$bin/python" - <<'EOF'
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+
+path = Path("bleu-lab-course/notebooks/08_corpus_bleu.ipynb")
+nb = nbformat.read(path, as_version=4)
+NotebookClient(nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}).execute()
+errors = [o for c in nb.cells for o in c.get("outputs", []) if o.get("output_type") == "error"]
+assert not errors, errors
+print(f"{path}: {len(nb.cells)} cells ran without an error")
+EOF
+
+echo "== bleu-lab release and grade (the solved copy gets full marks)"
+"$bin/bleu-lab" release released > /dev/null
+test -f released/student/03_brevity_penalty.ipynb
+"$bin/bleu-lab" grade released/solved/03_brevity_penalty.ipynb | tee "$work/grade.txt"
+score="$(grep -o 'score: [0-9]* / [0-9]*' "$work/grade.txt")"
+read -r _ got _ possible <<< "$score"
+[ "$got" = "$possible" ] && [ "$possible" -gt 0 ] || { echo "the solved lesson got $score" >&2; exit 1; }
+echo "wheel check passed: $(basename "$wheel") on $("$bin/python" --version)"

@@ -1,0 +1,263 @@
+"""The course on disk: where its files are, a student's working copy of it, and JupyterLab on that copy.
+
+    bleu-lab lessons [DIR]            copy the lessons to DIR (default bleu-lab-course/); run again to add what is new
+    bleu-lab lessons DIR --update     ...and put a newer version of a lesson you changed beside yours (NAME.new.ipynb)
+    bleu-lab lab [DIR]                the same copy, then JupyterLab with DIR as its root
+
+The course (lessons, worked solutions, data, docs, the classroom's settings) sits at the top of a clone of the
+repository, and in ``bleu_lab/course_files/`` of an installed wheel (setup.py copies it there); ``course_root()``
+finds either. A working copy records what it was given (a SHA-256 per file, in ``MANIFEST_NAME``), so that a later
+run tells a file the student changed (kept as it is) from one that bleu_lab shipped in an older version (replaced).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import subprocess
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+
+DEFAULT_DIR = Path("bleu-lab-course")
+MANIFEST_NAME = ".bleu-lab-course.json"
+FIRST_LESSON = "notebooks/00_start_here.ipynb"
+# What a working copy gets, as globs relative to the course root: the lessons and the playground, their worked
+# solutions (%load solutions/...), the data they and the command line read, and the reading list they link to;
+# plus bleu_lab's source to read (package_sources).
+WORKING_COPY = ("notebooks/*.ipynb", "notebooks/solutions/*.py", "data/**/*", "docs/reading_list.md")
+EXIT_ERROR = 2
+
+
+def course_root() -> Path:
+    """The folder holding the course: ``bleu_lab/course_files`` of a wheel, or the top of a clone."""
+    packaged = resources.files("bleu_lab") / "course_files"
+    if isinstance(packaged, Path) and packaged.is_dir():
+        return packaged
+    clone = Path(__file__).resolve().parent.parent
+    if (clone / "notebooks").is_dir() and (clone / "data").is_dir():
+        return clone
+    raise FileNotFoundError(
+        f"bleu_lab's course files are missing (neither {packaged} nor a clone's notebooks/ and data/): "
+        "reinstall bleu_lab from its wheel, or from a clone of the repository"
+    )
+
+
+def course_files(root: Path | None = None) -> list[str]:
+    """The files of a working copy, as '/'-separated paths relative to the course root, sorted."""
+    root = course_root() if root is None else root
+    found = set()
+    for pattern in WORKING_COPY:
+        for path in root.glob(pattern):
+            parts = path.relative_to(root).parts
+            if path.is_file() and "__pycache__" not in parts and ".ipynb_checkpoints" not in parts:
+                found.add("/".join(parts))
+    return sorted(found)
+
+
+def package_sources() -> dict[str, Path]:
+    """bleu_lab's own source files, for the working copy's ``bleu_lab/`` folder (the lessons point to them, e.g.
+    ``bleu_lab/clipping.py``): a copy to read; the lessons import the installed package, whatever the copy says."""
+    package = Path(__file__).resolve().parent
+    return {
+        "bleu_lab/" + "/".join(path.relative_to(package).parts): path
+        for path in sorted(package.rglob("*.py"))
+        if not {"course_files", "__pycache__"} & set(path.relative_to(package).parts)
+    }
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def new_name(relative: str) -> str:
+    """Where ``--update`` puts the new version of a file the student changed: NAME.new.ipynb beside NAME.ipynb."""
+    path = Path(relative)
+    return str(path.with_name(f"{path.stem}.new{path.suffix}").as_posix())
+
+
+@dataclass
+class CopyReport:
+    """What ``copy_course`` did, file by file (paths relative to the working copy)."""
+
+    directory: Path
+    added: list[str] = field(default_factory=list)  # new files (or ones the student had deleted)
+    replaced: list[str] = field(default_factory=list)  # shipped in an older version, untouched by the student
+    kept: list[str] = field(default_factory=list)  # changed by the student, and bleu_lab has a newer version
+    offered: list[str] = field(default_factory=list)  # the newer versions written beside them (--update)
+    yours: list[str] = field(default_factory=list)  # changed by the student, no newer version
+    unchanged: list[str] = field(default_factory=list)
+
+    def __str__(self) -> str:
+        lines = [f"bleu_lab course in {self.directory}:"]
+        if self.added:
+            lines.append(f"  added {_files(self.added)}")
+        if self.replaced:
+            lines.append(f"  updated {_files(self.replaced)} (a newer version; you had not changed them)")
+        if self.yours:
+            lines.append(f"  yours, left as they are: {_files(self.yours)}")
+        for relative in self.kept:
+            if relative in self.offered:
+                lines.append(f"  kept {relative} (you changed it); the new version is beside it: {new_name(relative)}")
+            else:
+                lines.append(f"  kept {relative} (you changed it); a newer version exists: run with --update to get "
+                             f"it as {new_name(relative)}")
+        if not (self.added or self.replaced or self.kept):
+            lines.append(f"  up to date ({len(self.unchanged) + len(self.yours)} files)")
+        return "\n".join(lines)
+
+
+def _files(paths: list[str]) -> str:
+    if len(paths) <= 6:
+        return ", ".join(paths)
+    return f"{len(paths)} files ({', '.join(paths[:3])}, ...)"
+
+
+def read_manifest(directory: Path) -> dict[str, str]:
+    """The SHA-256 of each file as bleu_lab last wrote it into ``directory`` ({} for a new or foreign folder)."""
+    path = directory / MANIFEST_NAME
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    files = data.get("files") if isinstance(data, dict) else None
+    return {k: v for k, v in files.items() if isinstance(v, str)} if isinstance(files, dict) else {}
+
+
+def copy_course(directory: Path | str = DEFAULT_DIR, *, update: bool = False,
+                source: Path | None = None) -> CopyReport:
+    """Copy the course into ``directory``: new files are added, nothing the student changed is overwritten.
+
+    A file already there is replaced only when it is byte for byte what bleu_lab wrote last time (the manifest's
+    hash): then it is an older shipped version, not the student's work. A changed file is kept; with
+    ``update=True`` the new version is written beside it (``NAME.new.ipynb``). A deleted file comes back fresh.
+    """
+    if not isinstance(directory, (str, Path)):
+        raise TypeError(f"directory must be a path (str or Path), not {type(directory).__name__}")
+    from . import __version__
+
+    directory = Path(directory)
+    source = course_root() if source is None else source
+    if directory.exists() and not directory.is_dir():
+        raise NotADirectoryError(f"{directory} exists and is not a folder: choose another folder for the course")
+    if directory.resolve() == source.resolve() or directory.resolve() == (source / "notebooks").resolve():
+        raise ValueError(f"{directory} is the course's own folder: give a folder of your own, e.g. {DEFAULT_DIR}")
+    manifest = read_manifest(directory)
+    report = CopyReport(directory)
+    files = {relative: source / relative for relative in course_files(source)}
+    if source == course_root():
+        files.update(package_sources())
+    for relative, path in files.items():
+        shipped = path.read_bytes()
+        shipped_hash = hashlib.sha256(shipped).hexdigest()
+        target = directory / relative
+        if not target.exists():
+            _write(target, shipped)
+            report.added.append(relative)
+        elif (current := sha256(target)) == shipped_hash:
+            report.unchanged.append(relative)
+        elif current == manifest.get(relative):
+            _write(target, shipped)
+            report.replaced.append(relative)
+        elif manifest.get(relative) == shipped_hash:
+            report.yours.append(relative)  # the student's edits of the version we still ship
+            continue
+        else:
+            report.kept.append(relative)
+            if update:
+                _write(directory / new_name(relative), shipped)
+                report.offered.append(relative)
+            if relative in manifest:
+                continue  # keep the hash of what we wrote: the file stays "changed by the student"
+        manifest[relative] = shipped_hash
+    _write(directory / MANIFEST_NAME, (json.dumps({"bleu_lab": __version__, "files": manifest}, indent=1,
+                                                  sort_keys=True) + "\n").encode("utf-8"))
+    return report
+
+
+def _write(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+
+
+# --- lessons that open unmodified --------------------------------------------------------------------
+# When a kernel starts, JupyterLab writes the kernel's language_info into the notebook's metadata, and marks the
+# notebook modified unless it equals what is there. ipykernel's language_info holds the Python version (3.11.7,
+# 3.12.3, ...), so no saved value can match every student's Python. The lessons are saved without that version
+# (.ci/execute_notebooks.py calls normalize_metadata), and `bleu-lab lab` drops it again whenever JupyterLab saves
+# (save_without_python_version), so opening a lesson and letting autosave run leaves the file byte for byte as it was.
+MACHINE_SPECIFIC_LANGUAGE_INFO = ("version",)
+
+
+def normalize_metadata(metadata: dict) -> None:
+    """Drop the notebook metadata that depends on the machine: the Python version in ``language_info``."""
+    info = metadata.get("language_info")
+    if isinstance(info, dict):
+        for key in MACHINE_SPECIFIC_LANGUAGE_INFO:
+            info.pop(key, None)
+
+
+def save_without_python_version(model: dict, **kwargs: object) -> None:
+    """A Jupyter ``pre_save_hook``: every notebook JupyterLab saves loses its ``language_info.version``."""
+    content = model.get("content")
+    if model.get("type") == "notebook" and isinstance(content, dict) and isinstance(content.get("metadata"), dict):
+        normalize_metadata(content["metadata"])
+
+
+def lab_command(directory: Path, open_file: str | None, extra: Sequence[str]) -> list[str]:
+    """The JupyterLab command for a working copy (run with ``directory`` as the working directory = server root)."""
+    command = [sys.executable, "-m", "jupyterlab", f"--ServerApp.root_dir={directory.resolve()}",
+               f"--ContentsManager.pre_save_hook={__name__}.save_without_python_version", *extra]
+    return command + ([open_file] if open_file else [])
+
+
+# --- the subcommands -------------------------------------------------------------------------------
+
+
+def build_parser(prog: str = "bleu-lab") -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog=prog, description="The course's lessons, in a working copy of your own.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    lessons = commands.add_parser(
+        "lessons", help="copy the lessons to DIR (default bleu-lab-course/); run again to add what is new",
+        description="Copy the lessons, their worked solutions, the data and the reading list to DIR. Run again "
+        "(e.g. after upgrading bleu_lab), it adds what is new, updates what you have not changed, and never "
+        "overwrites a file you changed: it says which it kept.")
+    lessons.add_argument("directory", metavar="DIR", nargs="?", type=Path, default=DEFAULT_DIR)
+    lessons.add_argument("--update", action="store_true",
+                         help="for a file you changed that has a newer version, write the new one beside yours "
+                         "(NAME.new.ipynb)")
+    lab = commands.add_parser(
+        "lab", help="copy the lessons to DIR as 'lessons' does, then start JupyterLab there",
+        description="Bring the working copy DIR up to date (as 'bleu-lab lessons DIR' does, never overwriting your "
+        "changes), then start JupyterLab with DIR as its root. Further options go to JupyterLab, e.g. --no-browser, "
+        "--port 8899, --allow-root.")
+    lab.add_argument("directory", metavar="DIR", nargs="?", type=Path, default=DEFAULT_DIR)
+    return parser
+
+
+def main(argv: Sequence[str], prog: str = "bleu-lab") -> int:
+    """Run ``lessons`` or ``lab``; return the exit code."""
+    args, extra = build_parser(prog).parse_known_args(argv)
+    if extra and args.command != "lab":
+        print(f"{prog} {args.command}: error: unrecognized arguments: {' '.join(extra)}", file=sys.stderr)
+        return EXIT_ERROR
+    try:
+        new = not (args.directory / MANIFEST_NAME).exists()
+        report = copy_course(args.directory, update=getattr(args, "update", False))
+    except (OSError, ValueError) as err:
+        print(f"{prog}: error: {err}", file=sys.stderr)
+        return EXIT_ERROR
+    print(report, flush=True)
+    if args.command == "lessons":
+        print(f"Open the lessons with: {prog} lab {args.directory}")
+        return 0
+    open_file = FIRST_LESSON if new else None
+    process = subprocess.Popen(lab_command(args.directory, open_file, extra), cwd=args.directory)
+    while True:
+        try:
+            return process.wait()
+        except KeyboardInterrupt:  # Ctrl-C reaches JupyterLab too: it asks to confirm, then shuts its kernels down
+            continue

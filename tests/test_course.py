@@ -1,0 +1,227 @@
+"""The course as a package: where its files are found, `bleu-lab lessons` (a working copy that never overwrites a
+student's change) and `bleu-lab lab`'s command; the packaging itself is checked end to end by .ci/wheel_check.sh."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from bleu_lab import course
+from bleu_lab.assignments import default_notebooks_dir
+from bleu_lab.cli import main
+from bleu_lab.data import corpus_dir
+
+REPO = Path(__file__).resolve().parent.parent
+LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
+
+
+def test_a_clone_finds_the_course_at_its_top_level():
+    assert course.course_root() == REPO
+    assert corpus_dir() == REPO / "data"
+    assert default_notebooks_dir() == REPO / "notebooks"
+
+
+def test_the_working_copy_holds_the_lessons_solutions_data_and_reading_list():
+    files = course.course_files()
+    assert "notebooks/00_start_here.ipynb" in files and "notebooks/playground.ipynb" in files
+    assert "notebooks/solutions/01_clip.py" in files
+    assert "data/news/ref.A.de" in files and "data/wmt21/README.md" in files
+    assert "docs/reading_list.md" in files
+    assert not [f for f in files if "__pycache__" in f or ".ipynb_checkpoints" in f]
+
+
+def test_setup_py_packages_what_the_working_copy_needs():
+    """The wheel's copy of the course (setup.py) has every file a working copy is made of, and voila.json."""
+    packaged = {"/".join(p.parts) for p in _setup_module().course_files(REPO)}
+    assert set(course.course_files()) <= packaged
+    assert {"voila.json", "jupyter-settings/voila-template/index.html.j2",
+            "jupyter-settings/overrides.d/bleu_lab.json"} <= packaged
+
+
+def _setup_module():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bleu_lab_setup", REPO / "setup.py")
+    module = importlib.util.module_from_spec(spec)
+    import setuptools
+
+    real_setup, setuptools.setup = setuptools.setup, lambda **kwargs: None  # define the globs, build nothing
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        setuptools.setup = real_setup
+    return module
+
+
+def test_every_relative_link_of_a_lesson_works_from_a_working_copy(tmp_path):
+    course.copy_course(tmp_path / "course")
+    broken = []
+    for lesson in sorted((tmp_path / "course" / "notebooks").glob("*.ipynb")):
+        for cell in nbformat.read(lesson, as_version=4).cells:
+            if cell.cell_type != "markdown":
+                continue
+            for target in LINK.findall(cell.source):
+                if re.match(r"^[a-z]+:", target):
+                    continue  # https:, mailto:
+                if not (lesson.parent / target).exists():
+                    broken.append(f"{lesson.name}: {target}")
+    assert not broken, broken
+
+
+def _fake_course(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text, encoding="utf-8")
+    return root
+
+
+def test_copy_adds_everything_then_nothing(tmp_path):
+    target = tmp_path / "bleu-lab-course"
+    first = course.copy_course(target)
+    assert set(first.added) == set(course.course_files()) | set(course.package_sources())
+    assert (target / "bleu_lab" / "clipping.py").is_file()  # lesson 0: "open bleu_lab/clipping.py and read it"
+    assert not [name for name in first.added if "course_files" in name or "__pycache__" in name]
+    for name in first.added:
+        assert (target / name).read_bytes() == (REPO / name).read_bytes()
+    manifest = json.loads((target / course.MANIFEST_NAME).read_text())
+    assert set(manifest["files"]) == set(first.added)
+    again = course.copy_course(target)
+    assert not (again.added or again.replaced or again.kept)
+    assert "up to date" in str(again)
+
+
+def test_an_update_replaces_untouched_files_and_keeps_the_students(tmp_path):
+    v1 = _fake_course(tmp_path / "v1", {"notebooks/a.ipynb": "a1", "notebooks/b.ipynb": "b1",
+                                        "notebooks/c.ipynb": "c1", "data/x.txt": "x1"})
+    target = tmp_path / "work"
+    course.copy_course(target, source=v1)
+    (target / "notebooks/b.ipynb").write_text("b1, with my answers")  # changed, and v2 changes it too
+    (target / "notebooks/c.ipynb").write_text("c1, with my notes")  # changed, v2 keeps it as it was
+    (target / "data/x.txt").unlink()  # deleted: comes back
+    v2 = _fake_course(tmp_path / "v2", {"notebooks/a.ipynb": "a2", "notebooks/b.ipynb": "b2",
+                                        "notebooks/c.ipynb": "c1", "notebooks/d.ipynb": "d2", "data/x.txt": "x1"})
+    report = course.copy_course(target, source=v2)
+    assert report.replaced == ["notebooks/a.ipynb"] and (target / "notebooks/a.ipynb").read_text() == "a2"
+    assert report.kept == ["notebooks/b.ipynb"]
+    assert (target / "notebooks/b.ipynb").read_text() == "b1, with my answers"
+    assert not (target / "notebooks/b.new.ipynb").exists()
+    assert report.yours == ["notebooks/c.ipynb"] and (target / "notebooks/c.ipynb").read_text() == "c1, with my notes"
+    assert sorted(report.added) == ["data/x.txt", "notebooks/d.ipynb"]
+    text = str(report)
+    assert "kept notebooks/b.ipynb (you changed it)" in text and "--update" in text and "b.new.ipynb" in text
+
+    offered = course.copy_course(target, update=True, source=v2)
+    assert offered.kept == ["notebooks/b.ipynb"] and offered.offered == ["notebooks/b.ipynb"]
+    assert (target / "notebooks/b.new.ipynb").read_text() == "b2"
+    assert (target / "notebooks/b.ipynb").read_text() == "b1, with my answers"
+    assert "the new version is beside it: notebooks/b.new.ipynb" in str(offered)
+    # Still the student's after the offer: a third run keeps it again, never replaces it.
+    assert course.copy_course(target, source=v2).kept == ["notebooks/b.ipynb"]
+
+
+def test_a_file_that_was_there_before_bleu_lab_is_kept(tmp_path):
+    v1 = _fake_course(tmp_path / "v1", {"notebooks/a.ipynb": "ours"})
+    target = _fake_course(tmp_path / "work", {"notebooks/a.ipynb": "the student's own file"})
+    report = course.copy_course(target, source=v1)
+    assert report.kept == ["notebooks/a.ipynb"]
+    assert (target / "notebooks/a.ipynb").read_text() == "the student's own file"
+
+
+def test_copy_refuses_the_course_itself_and_a_file(tmp_path):
+    with pytest.raises(ValueError, match="course's own folder"):
+        course.copy_course(REPO)
+    with pytest.raises(ValueError, match="course's own folder"):
+        course.copy_course(REPO / "notebooks")
+    (tmp_path / "f").write_text("x")
+    with pytest.raises(NotADirectoryError, match="not a folder"):
+        course.copy_course(tmp_path / "f")
+    with pytest.raises(TypeError, match="directory must be a path"):
+        course.copy_course(3)
+
+
+def test_a_damaged_manifest_counts_as_none(tmp_path):
+    v1 = _fake_course(tmp_path / "v1", {"notebooks/a.ipynb": "a1"})
+    target = tmp_path / "work"
+    course.copy_course(target, source=v1)
+    (target / course.MANIFEST_NAME).write_text("{not json")
+    (target / "notebooks/a.ipynb").write_text("mine")
+    assert course.copy_course(target, source=v1).kept == ["notebooks/a.ipynb"]
+
+
+def test_bleu_lab_lessons_command(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(["lessons"]) == 0
+    out = capsys.readouterr().out
+    assert "added" in out and "bleu-lab lab bleu-lab-course" in out
+    assert (tmp_path / "bleu-lab-course" / "notebooks" / "00_start_here.ipynb").is_file()
+    lesson = tmp_path / "bleu-lab-course" / "notebooks" / "03_brevity_penalty.ipynb"
+    lesson.write_text(lesson.read_text() + " ")
+    assert main(["lessons", "--update"]) == 0
+    assert "yours, left as they are: notebooks/03_brevity_penalty.ipynb" in capsys.readouterr().out
+    assert main(["lessons", "a", "b"]) == 2
+    assert main(["lessons", str(REPO)]) == 2
+    assert "course's own folder" in capsys.readouterr().err
+
+
+def test_lab_command_serves_the_working_copy_and_saves_without_the_python_version(tmp_path):
+    command = course.lab_command(tmp_path, course.FIRST_LESSON, ["--no-browser"])
+    assert command[:3] == [sys.executable, "-m", "jupyterlab"]
+    assert f"--ServerApp.root_dir={tmp_path.resolve()}" in command
+    assert "--ContentsManager.pre_save_hook=bleu_lab.course.save_without_python_version" in command
+    assert command[-2:] == ["--no-browser", course.FIRST_LESSON]
+    for version in ("3.11.7", "3.12.1", "3.13.0"):
+        model = {"type": "notebook", "content": {"metadata": {"language_info": {"name": "python", "version": version,
+                                                                                 "pygments_lexer": "ipython3"}}}}
+        course.save_without_python_version(model=model, path="x.ipynb", contents_manager=None)
+        assert model["content"]["metadata"]["language_info"] == {"name": "python", "pygments_lexer": "ipython3"}
+    course.save_without_python_version(model={"type": "file", "content": "text"})  # other files: untouched
+
+
+def test_the_playground_is_saved_as_lab_writes_it(tmp_path):
+    """The playground (re-executed by .ci/execute_notebooks.py) has language_info without a Python version, and
+    the same keys JupyterLab writes from the kernel: opening it changes nothing."""
+    from ipykernel.ipkernel import IPythonKernel
+
+    info = nbformat.read(REPO / "notebooks" / "playground.ipynb", as_version=4).metadata["language_info"]
+    expected = dict(IPythonKernel.language_info)
+    course.normalize_metadata({"language_info": expected})
+    assert info == expected
+
+
+def test_a_missing_course_is_a_clear_error(monkeypatch, tmp_path):
+    monkeypatch.setattr(course, "__file__", str(tmp_path / "bleu_lab" / "course.py"))
+    monkeypatch.setattr(course.resources, "files", lambda package: tmp_path / "nowhere")
+    with pytest.raises(FileNotFoundError, match="course files are missing"):
+        course.course_root()
+
+
+def test_the_working_copy_is_not_linted_or_committed():
+    assert "bleu-lab-course/" in (REPO / ".gitignore").read_text().splitlines()
+    assert '"bleu-lab-course"' in (REPO / "pyproject.toml").read_text()
+
+
+def test_bleu_lab_lab_copies_then_starts_jupyterlab_in_the_copy(tmp_path, capsys, monkeypatch):
+    started = []
+
+    class FakeLab:
+        def __init__(self, command, cwd):
+            started.append((command, cwd))
+
+        def wait(self):
+            return 0
+
+    monkeypatch.setattr(course.subprocess, "Popen", FakeLab)
+    directory = tmp_path / "my course"
+    assert main(["lab", str(directory), "--no-browser", "--port", "8899"]) == 0
+    (command, cwd), = started
+    assert cwd == directory and (directory / course.FIRST_LESSON).is_file()
+    assert f"--ServerApp.root_dir={directory.resolve()}" in command
+    assert command[-4:] == ["--no-browser", "--port", "8899", course.FIRST_LESSON]  # the first lesson, first time
+    assert "added" in capsys.readouterr().out
+    assert main(["lab", str(directory)]) == 0
+    assert started[1][0][-1] != course.FIRST_LESSON  # later: JupyterLab restores the student's own tabs
