@@ -66,6 +66,10 @@ def main(argv: Sequence[str] | None = None, prog: str = "bleu-lab") -> int:
         from .assignments.cli import main as assignments_main
 
         return assignments_main(argv, prog)
+    if argv and argv[0] == "why":  # which reading of BLEU gives a reported number (bleu_lab.readings.cli)
+        from .readings.cli import main as why_main
+
+        return why_main(argv, prog)
     args = build_parser(prog).parse_args(argv)
     with warnings.catch_warnings():
         warnings.simplefilter("always", UserWarning)

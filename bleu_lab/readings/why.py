@@ -107,8 +107,9 @@ def why(
         raise ValueError("hypotheses is empty: give at least one hypothesis string")
     refs, findings = _per_segment(hyps, references)
     workspace = Workspace(hyps, refs)
-    every = sorted(readings(workspace), key=lambda r: (r.score is None, r.score or 0.0))
-    scored = [r for r in every if r.score is not None and math.isfinite(r.score)]
+    catalogue = readings(workspace)
+    every = sorted(catalogue, key=lambda r: (r.score is None, r.score or 0.0))
+    scored = [r for r in catalogue if r.score is not None and math.isfinite(r.score)]
     targets = [(value, tol, "")]
     if value <= 1:
         targets.append((value * 100, tol * 100, "scale"))
@@ -118,7 +119,7 @@ def why(
         for target, t, note in targets:
             distance = abs(r.score - target)
             if distance <= t + 1e-9:
-                matches.append((round(distance / t, 6), r.departures, order, r))
+                matches.append((round(distance / t, 6), r.departures, order, r))  # ties: fewer departures
                 if note:
                     scale_hits.append(r)
                 break
@@ -192,7 +193,7 @@ def _per_segment(hyps: list[str], references: object) -> tuple[list[list[str]], 
                         "per segment)")
     if len(segments) != len(hyps):
         raise ValueError(f"hypotheses and references must have one entry per segment, but hypotheses has {len(hyps)} "
-                         f"and references has {len(segments)}{_alignment_hint(hyps, segments)}")
+                         f"and references has {len(segments)}{alignment_hint(hyps, segments)}")
     for i, seg in enumerate(segments):
         if not seg:
             raise ValueError(f"references[{i}] is empty: every segment needs at least one reference")
@@ -200,7 +201,7 @@ def _per_segment(hyps: list[str], references: object) -> tuple[list[list[str]], 
     return segments, findings
 
 
-def _alignment_hint(hyps: Sequence[str], segments: Sequence[Sequence[str]]) -> str:
+def alignment_hint(hyps: Sequence[str], segments: Sequence[Sequence[str]]) -> str:
     empty = [i for i, h in enumerate(hyps) if not h.strip()]
     empty_refs = [i for i, seg in enumerate(segments) if not any(r.strip() for r in seg)]
     if empty or empty_refs:
@@ -251,6 +252,8 @@ def _shift_findings(hyps: Sequence[str], refs: Sequence[Sequence[str]]) -> list[
             if gain > best_gain:
                 best_k, best_gain = k, gain
         if best_k is not None and best_gain >= max(2.0, 0.25 * (n - best_k)):
+            if best_k > 0 and not hyps[best_k - 1].strip():
+                best_k -= 1  # the empty line itself is where the shift starts
             line = best_k + 1
             direction = "the next" if shift == 1 else "the previous"
             return [Finding("alignment", f"from segment {line} on, hypotheses match {direction} segment's references "
