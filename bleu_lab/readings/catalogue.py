@@ -65,6 +65,7 @@ class Reading:
     view: str = field(default="13a", repr=False)
     rule: str = field(default="closest", repr=False)
     equivalent: tuple[str, ...] = field(default=(), repr=False)  # other settings giving the same number
+    scorer: Callable | None = field(default=None, repr=False, compare=False)  # (stats, last) -> native score
 
     @property
     def source(self) -> str:
@@ -119,9 +120,9 @@ class Workspace:
         return [prep(h) for h in hyps], [[prep(r) for r in seg] for seg in refs]
 
     def counts(self, view: str) -> list[SegmentCounts]:
-        """Every segment of ``view`` counted once (orders 1..5)."""
+        """Every segment of ``view`` counted once (orders 1..4, and 5 for the views nltk's readings use)."""
         if view not in self._counts:
-            self._counts[view] = count_segments(*self.tokens(view), MAX_ORDER)
+            self._counts[view] = count_segments(*self.tokens(view), _order(view))
         return self._counts[view]
 
     def pooled(self, view: str, rule: str) -> tuple[BleuStats, BleuStats]:
@@ -129,19 +130,26 @@ class Workspace:
         (nltk's smoothing methods 5-7 read it at corpus level)."""
         if (view, rule) not in self._pooled:
             counts = self.counts(view)
-            self._pooled[view, rule] = (pool(counts, rule, MAX_ORDER), pool(counts[-1:], rule, MAX_ORDER))
+            self._pooled[view, rule] = (pool(counts, rule, _order(view)), pool(counts[-1:], rule, _order(view)))
         return self._pooled[view, rule]
 
     def segments(self, view: str, rule: str) -> list[BleuStats]:
         """Each segment's own statistics."""
         if (view, rule) not in self._segments:
-            self._segments[view, rule] = [pool([seg], rule, MAX_ORDER) for seg in self.counts(view)]
+            self._segments[view, rule] = [pool([seg], rule, _order(view)) for seg in self.counts(view)]
         return self._segments[view, rule]
 
     def has_subwords(self) -> bool:
         """Whether any line carries BPE ("@@") or SentencePiece ("▁") markers."""
         lines = self.hypotheses + [r for seg in self.references for r in seg]
         return any(marker in line for line in lines for marker in SUBWORD_MARKERS)
+
+
+NLTK_VIEWS = ("none", "none:lc", "chars")  # nltk's smoothing methods 5 and 7 also look at 5-grams
+
+
+def _order(view: str) -> int:
+    return MAX_ORDER if view in NLTK_VIEWS else 4
 
 
 def transposed_layout(hypotheses: Sequence[str], references: Sequence[Sequence[str]]) -> tuple[list, list]:
@@ -397,7 +405,7 @@ def score(spec: Spec, workspace: Workspace) -> Reading:
         value = spec.scorer(*workspace.pooled(spec.view, spec.rule))
     score_100 = None if value is None else value * 100 / spec.native_scale
     return Reading(spec.name, spec.settings, score_100, spec.explanation, spec.library, spec.call, spec.departures,
-                   spec.native_scale, spec.view, spec.rule)
+                   spec.native_scale, spec.view, spec.rule, scorer=spec.scorer)
 
 
 def readings(workspace: Workspace) -> list[Reading]:
