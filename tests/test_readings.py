@@ -141,7 +141,7 @@ def test_nltk_before_3_4_gives_the_number_the_ship_tutorial_printed():
     assert today < 1e-70
 
 
-# --- Hugging Face evaluate / TensorFlow NMT (oracles in ../shared/peers) -----------------------------------------------
+# --- Hugging Face evaluate / TensorFlow NMT (oracles in ../shared/peers) -------------------------------------------
 
 
 @settings(max_examples=100)
@@ -186,7 +186,8 @@ def test_torchmetrics_tie_and_smoothing_rules():
     # _bleu_score_update:  target_len += target_len_list[target_len_diff.index(min(target_len_diff))]
     #   -> on a tie, the reference listed FIRST (nltk and sacrebleu take the shorter one)
     # _bleu_score_compute: if min(numerator) == 0.0: return tensor(0.0)     (before smoothing is looked at)
-    #   smooth: precision_scores = (numerator + 1) / (denominator + 1); precision_scores[0] = numerator[0] / denominator[0]
+    #   smooth: precision_scores = (numerator + 1) / (denominator + 1)
+    #           precision_scores[0] = numerator[0] / denominator[0]
     hyp = "a b c d e f"
     longer_first = reading_scores([hyp], [["a b c d e f x y", "a b c d"]], "torchmetrics BLEUScore")[()]
     shorter_first = reading_scores([hyp], [["a b c d", "a b c d e f x y"]], "torchmetrics BLEUScore")[()]
@@ -372,3 +373,52 @@ def test_why_on_a_real_wmt21_pair(mtdata):
     nltk_value = 100 * nltk_corpus_bleu([[seg[0].split()] for seg in refs], [h.split() for h in hyps])
     names = [m.label() for m in why(hyps, refs, f"{nltk_value:.2f}").matches]
     assert "nltk corpus_bleu" in names
+
+
+# --- lesson 7, exercise 4: the setting behind a paper's number ------------------------------------------------------
+
+PAPER_SETTINGS = {  # the settings that made the exercise's numbers (kept out of the shipped module)
+    ("fluent", ("A",)): {"tokenize": "intl", "lowercase": True},
+    ("strong", ("A", "B")): {"tokenize": "none", "lowercase": True},
+    ("degraded", ("A",)): {"tokenize": "char", "lowercase": True},
+    ("literal", ("A", "B")): {"tokenize": "none", "lowercase": False},
+}
+
+
+def test_the_paper_numbers_come_from_one_setting_each():
+    from bleu_lab.exercises.tokenization import HIDDEN_PAPER_CASES, PAPER_CASES
+    from bleu_lab.tokenization import TOKENIZERS
+
+    corpus = bleu_lab.load_corpus("news")
+    for system, names, reported in PAPER_CASES + HIDDEN_PAPER_CASES:
+        hyps, refs = corpus.systems[system], corpus.references_for(*names)
+        found = [(t, lc) for t in TOKENIZERS for lc in (False, True)
+                 if round(bleu_lab.corpus_score(hyps, refs, tokenize=t, lowercase=lc).score, 1) == reported]
+        want = PAPER_SETTINGS[system, names]
+        assert found == [(want["tokenize"], want["lowercase"])]
+        assert any(m.settings == {k: v for k, v in want.items() if v not in ("13a", False)}
+                   for m in why(hyps, refs, reported).matches)
+
+
+def test_find_setting_check_accepts_every_right_form_and_hints_without_the_answer():
+    from bleu_lab.exercises.tokenization import HIDDEN_PAPER_CASES, check_find_setting
+
+    def right(hyps, refs, reported):
+        for (system, _names), settings_ in PAPER_SETTINGS.items():
+            corpus = bleu_lab.load_corpus("news")
+            if list(corpus.systems[system]) == list(hyps):
+                import numpy as np
+                return {"tokenize": settings_["tokenize"], "lowercase": np.bool_(settings_["lowercase"]),
+                        "smooth_method": "exp"}
+        return {}
+
+    assert check_find_setting(right).passed
+    assert check_find_setting(right, cases=HIDDEN_PAPER_CASES).passed
+    hard_coded = check_find_setting(lambda h, r, x: {"tokenize": "intl", "lowercase": True}, cases=HIDDEN_PAPER_CASES)
+    assert not hard_coded.passed
+    wrong = check_find_setting(lambda h, r, x: {"tokenize": "13a"})
+    assert not wrong.passed and "intl" not in str(wrong) and "32.2" in str(wrong)
+    assert "not an option" in str(check_find_setting(lambda h, r, x: {"tok": "intl"}))
+    assert "dict" in str(check_find_setting(lambda h, r, x: ("intl", True)))
+    assert "raised" in str(check_find_setting(lambda h, r, x: 1 / 0))
+    assert "intl" in str(check_find_setting(lambda h, r, x: {}, reveal=True))

@@ -353,7 +353,7 @@ def _other_specs() -> Iterator[Spec]:
                 lambda stats, last, n=order, s=smooth: formulas.tf_nmt(stats, n, s),
                 "Hugging Face evaluate's 'bleu' (TensorFlow NMT's compute_bleu on 13a tokens): the brevity penalty uses "
                 "the SHORTEST reference, not the closest" + (f"; n-grams up to {order}" if order != 4 else "")
-                + ("; smooth adds 1 to the matches and n-grams of every order, unigrams included" if smooth else ""),
+                + ("; smooth adds 1 to the matches and n-grams of every order, unigrams too" if smooth else ""),
                 "evaluate.load('bleu').compute(predictions=hyps, references=refs" + "".join(
                     f", {k}={v!r}" for k, v in settings.items()) + ")", 1, departures=len(settings),
             )
@@ -363,7 +363,7 @@ def _other_specs() -> Iterator[Spec]:
                 "none", "first-closest", lambda stats, last, n=order, s=smooth: formulas.torchmetrics_bleu(stats, n, s),
                 "torchmetrics' BLEUScore: whitespace tokens, so punctuation stays glued to words; on a length tie it "
                 "takes the first reference listed" + (f"; n-grams up to {order}" if order != 4 else "")
-                + ("; smooth adds 1 for orders 2 and up, but any order without a match still gives 0" if smooth else ""),
+                + ("; smooth adds 1 for orders 2 and up, but an order without a match still gives 0" if smooth else ""),
                 "BLEUScore(" + ", ".join(f"{'n_gram' if k == 'max_order' else k}={v!r}" for k, v in settings.items())
                 + ")(hyps, refs)", 1, departures=len(settings),
             )
