@@ -351,8 +351,8 @@ def _other_specs() -> Iterator[Spec]:
             yield Spec(
                 "evaluate bleu", "Hugging Face evaluate", settings, "13a", "shortest",
                 lambda stats, last, n=order, s=smooth: formulas.tf_nmt(stats, n, s),
-                "Hugging Face evaluate's 'bleu' (TensorFlow NMT's compute_bleu on 13a tokens): the brevity penalty uses "
-                "the SHORTEST reference, not the closest" + (f"; n-grams up to {order}" if order != 4 else "")
+                "Hugging Face evaluate's 'bleu' (TensorFlow NMT's compute_bleu on 13a tokens): the brevity penalty uses"
+                " the SHORTEST reference, not the closest" + (f"; n-grams up to {order}" if order != 4 else "")
                 + ("; smooth adds 1 to the matches and n-grams of every order, unigrams too" if smooth else ""),
                 "evaluate.load('bleu').compute(predictions=hyps, references=refs" + "".join(
                     f", {k}={v!r}" for k, v in settings.items()) + ")", 1, departures=len(settings),

@@ -71,6 +71,9 @@ class ReadingsView:
                          f"{html.escape(reading.explanation)}</small>{expl._repr_html_()}</div>")
         return f"<div style='{BOX}'>{table}<div>{head}<div style='{BOX}'>{''.join(parts)}</div></div></div>"
 
+    def __repr__(self) -> str:
+        return str(self)
+
     def __str__(self) -> str:
         return (f"{self.result.verdict}\nSegment {self.segment + 1} is where {self.first.label()} and "
                 f"{self.second.label()} differ most ({self.gap:.1f} points).\n\n{self.first.label()}:\n"
