@@ -59,7 +59,7 @@ class Reading:
     score: float | None  # 0–100 (a 0–1 library's value times 100); None when the library fails on this input
     explanation: str
     library: str
-    call: str  # the call that gives this number in the library itself
+    call: str  # the call giving this number (hyps: strings; refs: per segment; streams = list(zip(*refs)))
     departures: int = 0  # settings changed from the library's defaults (fewer = a likelier explanation)
     native_scale: int = 100  # 1 when the library itself reports 0–1
     view: str = field(default="13a", repr=False)
@@ -204,7 +204,7 @@ def specs(workspace: Workspace) -> Iterator[Spec]:
             "transposed:13a", "closest", _sacrebleu(ScoreOptions()),
             "sacrebleu reads references as streams; given one list per segment it pairs segment j with the j-th "
             "reference of every segment and silently drops all but the first few segments",
-            "sacrebleu.corpus_bleu(hyps, refs_per_segment)  # should be list(zip(*refs_per_segment))", 100,
+            "sacrebleu.corpus_bleu(hyps, refs)  # should be streams = list(zip(*refs))", 100,
             departures=1,
         )
     if all(len(seg) == 1 for seg in workspace.references):
@@ -214,7 +214,7 @@ def specs(workspace: Workspace) -> Iterator[Spec]:
             "sacrebleu given the reference strings themselves instead of [refs] takes each string as a stream and "
             "zips their characters: only as many segments as the shortest reference has characters are scored, "
             "each against single characters",
-            "sacrebleu.corpus_bleu(hyps, refs)  # should be [refs]", 100, departures=1,
+            "sacrebleu.corpus_bleu(hyps, ref_lines)  # should be [ref_lines]", 100, departures=1,
         )
     if workspace.has_subwords():
         yield from _subword_specs()
@@ -240,7 +240,7 @@ def _sacrebleu_specs() -> Iterator[Spec]:
                         "sacrebleu corpus_bleu", "sacrebleu", changed, _view(tok, lc), "closest",
                         _sacrebleu(ScoreOptions(tok, lc, smooth, None, eff)),
                         _sacrebleu_note("sacrebleu's corpus BLEU", changed),
-                        f"sacrebleu.corpus_bleu(hyps, [refs]{args})", 100, departures=len(changed),
+                        f"sacrebleu.corpus_bleu(hyps, streams{args})", 100, departures=len(changed),
                     )
             changed = {k: v for k, v in (("tokenize", tok), ("lowercase", lc)) if v != SACREBLEU_CORPUS_DEFAULTS[k]}
             args = "".join(f", {_arg(k)}={v!r}" for k, v in changed.items())
@@ -249,7 +249,7 @@ def _sacrebleu_specs() -> Iterator[Spec]:
                 _sacrebleu(ScoreOptions(tok, lc, "exp", None, True)),
                 _sacrebleu_note("the average of sacrebleu's sentence BLEU (exp smoothing, effective order) over the "
                                 "segments — not a corpus BLEU, which pools the counts first", changed),
-                f"mean(sacrebleu.sentence_bleu(h, [r]{args}).score for h, r in zip(hyps, refs))", 100,
+                f"mean(sacrebleu.sentence_bleu(h, seg{args}).score for h, seg in zip(hyps, refs))", 100,
                 per_segment=True, departures=len(changed) + 1,
             )
 
@@ -296,7 +296,8 @@ def _nltk_specs() -> Iterator[Spec]:
                 yield Spec(
                     "nltk corpus_bleu", "nltk", settings, view, "closest", _nltk(weights, method),
                     _nltk_note("nltk's corpus BLEU", view, order, method),
-                    f"corpus_bleu([[{prep.replace('text', 'r')}] for r in refs], [{prep.replace('text', 'h')} for h "
+                    f"corpus_bleu([[{prep.replace('text', 'r')} for r in seg] for seg in refs], "
+                    f"[{prep.replace('text', 'h')} for h "
                     f"in hyps]{extra})", 1, departures=base + (order != 4) + (method != "method0"),
                 )
             if view == "chars":
@@ -308,8 +309,10 @@ def _nltk_specs() -> Iterator[Spec]:
                 "nltk corpus_bleu before 3.4", "nltk < 3.4", settings, view, "closest",
                 lambda stats, last, w=weights: formulas.nltk_before_3_4(stats, w),
                 "nltk 3.2-3.3 without smoothing: the first n-gram order without a match and all higher ones were left "
-                "out of the geometric mean, so a missing 4-gram match did not make the score 0", "nltk<3.4: "
-                "corpus_bleu(...)", 1, departures=base + (order != 4) + 1,
+                "out of the geometric mean, so a missing 4-gram match did not make the score 0",
+                f"corpus_bleu([[{prep.replace('text', 'r')} for r in seg] for seg in refs], "
+                f"[{prep.replace('text', 'h')} for h in hyps]{extra4(order)})  # nltk 3.2-3.3", 1,
+                departures=base + (order != 4) + 1,
             )
         for method in NLTK_METHODS if view != "chars" else ():
             settings = {"input": tokens} if view != "none" else {}
@@ -320,9 +323,15 @@ def _nltk_specs() -> Iterator[Spec]:
                 "mean of nltk sentence_bleu", "nltk", settings, view, "closest", _nltk(UNIFORM_4, method),
                 _nltk_note("the average of nltk's sentence BLEU over the segments (not corpus BLEU, which pools the "
                            "counts first)", view, 4, method),
-                f"mean(sentence_bleu([{prep.replace('text', 'r')}], {prep.replace('text', 'h')}{extra}) for h, r in "
+                f"mean(sentence_bleu([{prep.replace('text', 'r')} for r in seg], {prep.replace('text', 'h')}{extra}) "
+                "for h, seg in "
                 "zip(hyps, refs))", 1, per_segment=True, departures=base + 1 + (method != "method0"),
             )
+
+
+def extra4(order: int) -> str:
+    """The weights argument of an nltk call for BLEU-``order`` (nothing for BLEU-4, nltk's default)."""
+    return f", weights={tuple(round(w, 4) for w in NLTK_WEIGHTS[order])}" if order != 4 else ""
 
 
 def _nltk_note(what: str, view: str, order: int, method: str) -> str:
@@ -381,7 +390,7 @@ def _other_specs() -> Iterator[Spec]:
             lambda stats, last, k=k: formulas.d2l_sentence(stats, k),
             f"d2l.ai's bleu(pred, label, k={k}) averaged over segments: weights 1/2, 1/4, ... (not uniform), no "
             "geometric mean, the first reference only, no punctuation splitting",
-            f"mean(d2l.bleu(h, r[0], k={k}) for h, r in zip(hyps, refs))", 1, per_segment=True, departures=1,
+            f"mean(d2l.bleu(h, seg[0], k={k}) for h, seg in zip(hyps, refs))", 1, per_segment=True, departures=1,
         )
 
 
@@ -391,7 +400,7 @@ def _subword_specs() -> Iterator[Spec]:
             "sacrebleu on decoded subwords", "sacrebleu", {"subwords": "decoded", "tokenize": tok},
             f"decoded:{tok}", "closest", _sacrebleu(ScoreOptions(tok)),
             "sacrebleu's corpus BLEU after undoing the BPE '@@ ' joins and SentencePiece '▁' pieces: the words as "
-            "people read them", f"sacrebleu.corpus_bleu(decoded_hyps, [decoded_refs], tokenize={tok!r})", 100,
+            "people read them", f"sacrebleu.corpus_bleu(decoded_hyps, decoded_streams, tokenize={tok!r})", 100,
             departures=1,
         )
 
