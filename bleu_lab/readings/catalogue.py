@@ -25,8 +25,8 @@ from ..sacrebleu_style import ScoreOptions, score_from_stats
 from ..smoothing import NLTK_METHODS, SACREBLEU_METHODS
 from ..statistics import BleuStats
 from ..tokenization import TOKENIZERS, make_preprocessor
-from . import formulas
 from .counts import MAX_ORDER, SegmentCounts, count_segments, pool
+from .formulas import d2l_sentence, multi_bleu, nltk_before_3_4, nltk_corpus, tf_nmt, torchmetrics_bleu
 
 SOURCES: dict[str, str] = {
     "sacrebleu": "https://github.com/mjpost/sacrebleu/blob/v2.6.0/sacrebleu/metrics/bleu.py",
@@ -275,7 +275,7 @@ def _sacrebleu_note(what: str, changed: dict[str, object]) -> str:
 
 
 def _nltk(weights: tuple[float, ...], method: str) -> Scorer:
-    return lambda stats, last: formulas.nltk_corpus(stats, last, weights, method)
+    return lambda stats, last: nltk_corpus(stats, last, weights, method)
 
 
 def _nltk_specs() -> Iterator[Spec]:
@@ -307,7 +307,7 @@ def _nltk_specs() -> Iterator[Spec]:
                 settings["weights"] = f"BLEU-{order}"
             yield Spec(
                 "nltk corpus_bleu before 3.4", "nltk < 3.4", settings, view, "closest",
-                lambda stats, last, w=weights: formulas.nltk_before_3_4(stats, w),
+                lambda stats, last, w=weights: nltk_before_3_4(stats, w),
                 "nltk 3.2-3.3 without smoothing: the first n-gram order without a match and all higher ones were left "
                 "out of the geometric mean, so a missing 4-gram match did not make the score 0",
                 f"corpus_bleu([[{prep.replace('text', 'r')} for r in seg] for seg in refs], "
@@ -359,7 +359,7 @@ def _other_specs() -> Iterator[Spec]:
                 settings["smooth"] = True
             yield Spec(
                 "evaluate bleu", "Hugging Face evaluate", settings, "13a", "shortest",
-                lambda stats, last, n=order, s=smooth: formulas.tf_nmt(stats, n, s),
+                lambda stats, last, n=order, s=smooth: tf_nmt(stats, n, s),
                 "Hugging Face evaluate's 'bleu' (TensorFlow NMT's compute_bleu on 13a tokens): the brevity penalty uses"
                 " the SHORTEST reference, not the closest" + (f"; n-grams up to {order}" if order != 4 else "")
                 + ("; smooth adds 1 to the matches and n-grams of every order, unigrams too" if smooth else ""),
@@ -369,7 +369,7 @@ def _other_specs() -> Iterator[Spec]:
             yield Spec(
                 "torchmetrics BLEUScore", "torchmetrics", {("n_gram" if k == "max_order" else k): v
                                                            for k, v in settings.items()},
-                "none", "first-closest", lambda stats, last, n=order, s=smooth: formulas.torchmetrics_bleu(stats, n, s),
+                "none", "first-closest", lambda stats, last, n=order, s=smooth: torchmetrics_bleu(stats, n, s),
                 "torchmetrics' BLEUScore: whitespace tokens, so punctuation stays glued to words; on a length tie it "
                 "takes the first reference listed" + (f"; n-grams up to {order}" if order != 4 else "")
                 + ("; smooth adds 1 for orders 2 and up, but an order without a match still gives 0" if smooth else ""),
@@ -379,7 +379,7 @@ def _other_specs() -> Iterator[Spec]:
     for lc in (False, True):
         yield Spec(
             "Moses multi-bleu.perl", "Moses multi-bleu.perl", {"-lc": True} if lc else {}, _view("none", lc),
-            "closest", lambda stats, last: formulas.multi_bleu(stats),
+            "closest", lambda stats, last: multi_bleu(stats),
             "Moses' multi-bleu.perl scores the text as it is, split on spaces (it expects tokenized text), "
             "without smoothing" + (", lowercased (-lc)" if lc else ""),
             f"perl multi-bleu.perl{' -lc' if lc else ''} ref.txt < hyp.txt", 100, departures=int(lc),
@@ -387,7 +387,7 @@ def _other_specs() -> Iterator[Spec]:
     for k in (2, 3, 4):
         yield Spec(
             "mean of d2l bleu", "d2l.ai", {"k": k}, "d2l", "closest",
-            lambda stats, last, k=k: formulas.d2l_sentence(stats, k),
+            lambda stats, last, k=k: d2l_sentence(stats, k),
             f"d2l.ai's bleu(pred, label, k={k}) averaged over segments: weights 1/2, 1/4, ... (not uniform), no "
             "geometric mean, the first reference only, no punctuation splitting",
             f"mean(d2l.bleu(h, seg[0], k={k}) for h, seg in zip(hyps, refs))", 1, per_segment=True, departures=1,
