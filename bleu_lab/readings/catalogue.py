@@ -32,11 +32,15 @@ SOURCES: dict[str, str] = {
     "sacrebleu": "https://github.com/mjpost/sacrebleu/blob/v2.6.0/sacrebleu/metrics/bleu.py",
     "nltk": "https://github.com/nltk/nltk/blob/3.10.4/nltk/translate/bleu_score.py",
     "nltk < 3.4": "https://github.com/nltk/nltk/pull/1844",
-    "Hugging Face evaluate": "https://github.com/huggingface/evaluate/blob/main/metrics/bleu/bleu.py "
-    "(compute_bleu: https://github.com/tensorflow/nmt/blob/master/nmt/scripts/bleu.py)",
-    "torchmetrics": "https://github.com/Lightning-AI/torchmetrics/blob/master/src/torchmetrics/functional/text/bleu.py",
-    "Moses multi-bleu.perl": "https://github.com/moses-smt/mosesdecoder/blob/master/scripts/generic/multi-bleu.perl",
-    "d2l.ai": "https://d2l.ai/chapter_recurrent-modern/seq2seq.html#evaluation-of-predicted-sequences",
+    "Hugging Face evaluate": "https://github.com/huggingface/evaluate/blob/0be864257a76c151eef20ea689755f08bc1faf4e/"
+    "metrics/bleu/bleu.py (compute_bleu: https://github.com/tensorflow/nmt/blob/"
+    "a7dd338386a4fae9a1767e05eb9ef9479513d9e8/nmt/scripts/bleu.py)",
+    "torchmetrics": "https://github.com/Lightning-AI/torchmetrics/blob/0f4f7807cdb6cb357f8c9989a357386c877b650b/"
+    "src/torchmetrics/functional/text/bleu.py",
+    "Moses multi-bleu.perl": "https://github.com/moses-smt/mosesdecoder/blob/master/scripts/generic/multi-bleu.perl "
+    "(read in fairseq's copy, scripts/multi-bleu.perl @ bbfc5838)",
+    "d2l.ai": "https://d2l.ai/chapter_recurrent-modern/seq2seq.html#evaluation-of-predicted-sequences "
+    "(d2l.bleu: for n in range(1, min(k, len_pred) + 1), the code of d2l 1.0)",
 }
 
 NLTK_WEIGHTS = {1: (1.0,), 2: (0.5, 0.5), 3: (1 / 3, 1 / 3, 1 / 3), 4: UNIFORM_4}
