@@ -126,7 +126,10 @@ class Workspace:
     def counts(self, view: str) -> list[SegmentCounts]:
         """Every segment of ``view`` counted once (orders 1..4, and 5 for the views nltk's readings use)."""
         if view not in self._counts:
-            self._counts[view] = count_segments(*self.tokens(view), _order(view))
+            tokens = self.tokens(view)
+            same = next((counts for other, counts in self._counts.items()  # e.g. 'zh' on text without Chinese = 13a
+                         if _order(other) >= _order(view) and self.tokens(other) == tokens), None)
+            self._counts[view] = same if same is not None else count_segments(*tokens, _order(view))
         return self._counts[view]
 
     def pooled(self, view: str, rule: str) -> tuple[BleuStats, BleuStats]:
