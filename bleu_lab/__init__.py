@@ -18,6 +18,7 @@ The modules follow the lessons, one concept each:
   chrf.py               chrF / chrF++: BLEU's neighbour, character n-gram F-score (as sacrebleu's CHRF)
   explain_chrf.py       every step of one chrF score: n-gram tables, P_n and R_n, the reference kept, F-beta
   cli.py                the command line: bleu-lab HYP REF [REF ...] (python -m bleu_lab)
+  readings/             every library's reading of BLEU, and why(): which one made a reported number
 """
 
 from .brevity import brevity_penalty, closest_ref_length
@@ -29,6 +30,7 @@ from .explain_chrf import ChrfExplanation, explain_chrf
 from .ngrams import count_ngrams, ngrams
 from .nltk_style import NoMatchWarning, corpus_bleu, sentence_bleu
 from .precision import ModifiedPrecision, modified_precision
+from .readings import WhyResult, why
 from .sacrebleu_style import BleuScore, corpus_score, sentence_score
 from .significance import BootstrapResult, RandomizationResult, paired_bootstrap, paired_randomization
 from .statistics import BleuStats, corpus_stats, segment_stats
@@ -48,6 +50,7 @@ __all__ = [
     "ModifiedPrecision",
     "NoMatchWarning",
     "RandomizationResult",
+    "WhyResult",
     "brevity_penalty",
     "clip_counts",
     "clip_table",
@@ -71,4 +74,5 @@ __all__ = [
     "sentence_chrf",
     "sentence_score",
     "tokenize",
+    "why",
 ]

@@ -88,6 +88,10 @@ def main(argv: Sequence[str] | None = None, prog: str = "bleu-lab") -> int:
         from .course import main as course_main
 
         return course_main(argv, prog)
+    if argv and argv[0] == "why":  # which reading of BLEU gives a reported number (bleu_lab.readings.cli)
+        from .readings.cli import main as why_main
+
+        return why_main(argv, prog)
     args = build_parser(prog).parse_args(argv)
     with warnings.catch_warnings():
         warnings.simplefilter("always", UserWarning)

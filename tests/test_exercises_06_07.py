@@ -30,6 +30,7 @@ SOLUTION_FILES = {
     "07_token_counts.py": ("prediction", ex7.check_token_counts),
     "07_nltk_word_bleu.py": ("nltk_word_bleu", ex7.check_nltk_word_bleu),
     "07_report_line.py": ("report", ex7.check_report_line),
+    "07_find_setting.py": ("find_setting", ex7.check_find_setting),
 }
 
 

@@ -212,8 +212,77 @@ HIDDEN_NLTK_CASES: tuple[tuple[str, str], ...] = (
     ("a b c d e f", "a b c d e f"),
 )
 
+
+# Exercise 4 (the library zoo): the setting behind a reported number. Each case: (system of data/news, reference
+# names, the BLEU a paper reports with one decimal and no signature); exactly one choice of tokenizer and casing of
+# corpus_score rounds to it.
+PAPER_CASES: tuple[tuple[str, tuple[str, ...], float], ...] = (("fluent", ("A",), 32.2),)
+HIDDEN_PAPER_CASES: tuple[tuple[str, tuple[str, ...], float], ...] = (
+    ("strong", ("A", "B"), 55.9), ("degraded", ("A",), 44.8), ("literal", ("A", "B"), 10.8),
+)
+SETTING_KEYS = ("tokenize", "lowercase", "smooth_method", "smooth_value", "effective_order")
+
+
+def check_find_setting(func: Callable, *, cases: Sequence[tuple[str, tuple[str, ...], float]] = PAPER_CASES,
+                       reveal: bool = False) -> Feedback:
+    """Check ``func(hypotheses, references, reported)`` returns ``corpus_score`` options (a dict) that reproduce
+    ``reported`` to one decimal; any options that do are right."""
+    from ..data import load_corpus
+    from ..tokenization import TOKENIZERS
+
+    fb = Feedback("find_setting")
+    if not callable(func):
+        return fb.fail(f"pass your function itself (find_setting), not {type(func).__name__}")
+    corpus = load_corpus("news")
+    for system, ref_names, reported in cases:
+        hyps, refs = list(corpus.systems[system]), corpus.references_for(*ref_names)
+        got = run_student_code(fb, func, hyps, [list(seg) for seg in refs], reported)
+        if not fb.passed:
+            break
+        options = _setting_options(fb, got)
+        if options is None:
+            break
+        try:
+            value = corpus_score(hyps, refs, **options).score
+        except (TypeError, ValueError) as err:
+            fb.fail(f"bl.corpus_score does not accept your settings {options!r}: {err}")
+            break
+        if round(value, 1) != reported:
+            truth = next(f"tokenize={t!r}, lowercase={lc}" for t in TOKENIZERS for lc in (False, True)
+                         if round(corpus_score(hyps, refs, tokenize=t, lowercase=lc).score, 1) == reported)
+            tiered_hint(fb, [
+                f"system {system!r}: your settings {options!r} give BLEU = {value:.1f}, the paper reports {reported}. "
+                "Which options of corpus_score change a corpus score by this much? (At corpus level smoothing almost "
+                "never matters: every order has matches.)",
+                "let your function try the options that change a corpus score, each combination in turn, and return "
+                "the one whose score rounds to the reported number",
+            ], f"for system {system!r} the paper's number comes from {truth}", reveal=reveal)
+            break
+    if fb.passed:
+        fb.note("the signature of the setting you found is what the paper should have printed next to its number")
+    return fb
+
+
+def _setting_options(fb: Feedback, got: object) -> dict | None:
+    if not isinstance(got, Mapping):
+        fb.fail(f"return the options as a dict such as {{'tokenize': '13a', 'lowercase': False}}, not "
+                f"{type(got).__name__}")
+        return None
+    unknown = [k for k in got if k not in SETTING_KEYS]
+    if unknown:
+        fb.fail(f"{unknown[0]!r} is not an option of bl.corpus_score; its options are {', '.join(SETTING_KEYS)}")
+        return None
+    options = dict(got)
+    for key in ("lowercase", "effective_order"):
+        value = options.get(key)
+        if getattr(value, "ndim", None) == 0 and getattr(value, "dtype", None) is not None and value.dtype.kind == "b":
+            options[key] = bool(value)  # numpy's bool is a right answer too
+    return options
+
+
 GRADING = LessonGrading("07_tokenization_and_reporting", (
     GradedExercise("token_counts", check_token_counts, ("prediction",)),
     GradedExercise("nltk_word_bleu", check_nltk_word_bleu, ("nltk_word_bleu",), hidden={"cases": HIDDEN_NLTK_CASES}),
     GradedExercise("report_line", check_report_line, ("report",)),
+    GradedExercise("find_setting", check_find_setting, ("find_setting",), hidden={"cases": HIDDEN_PAPER_CASES}),
 ))

@@ -1,0 +1,442 @@
+"""bleu_lab.readings: each reading equals the library it names, and ``why`` finds the reading behind a number.
+
+nltk and sacrebleu are run here on generated cases; TensorFlow NMT's compute_bleu and Hugging Face evaluate's 13a
+tokenizer are imported from ../shared/peers (skipped where absent); torchmetrics, multi-bleu.perl and d2l are checked
+against their published examples and the lines of their source quoted below.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+import math
+import statistics
+import sys
+from pathlib import Path
+
+import pytest
+import sacrebleu
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from nltk.translate.bleu_score import SmoothingFunction
+from nltk.translate.bleu_score import corpus_bleu as nltk_corpus_bleu
+from nltk.translate.bleu_score import sentence_bleu as nltk_sentence_bleu
+
+import bleu_lab
+import bleu_lab.cli
+from bleu_lab.readings import Workspace, why
+from bleu_lab.readings.catalogue import decode_subwords, score, specs
+from bleu_lab.readings.cli import main as why_main
+
+logging.getLogger("sacrebleu").setLevel(logging.ERROR)
+
+PEERS = Path(__file__).resolve().parents[1] / ".." / "shared" / "peers"
+WORDS = ["The", "the", "cat", "Cat", "sat", "on", "mat", "dog's", "U.S.", "3.5", "co-op", "(it)", "don't", "a",
+         "ship", ",", ".", "!", "猫", "在", "垫子上", "Größe", "\"quoted\""]
+segment = st.lists(st.sampled_from(WORDS), min_size=0, max_size=10).map(" ".join)
+nonempty = st.lists(st.sampled_from(WORDS), min_size=1, max_size=10).map(" ".join)
+
+
+@st.composite
+def corpora(draw, min_refs=1, max_refs=3, hyp=segment):
+    n = draw(st.integers(1, 5))
+    k = draw(st.integers(min_refs, max_refs))
+    hyps = [draw(hyp) for _ in range(n)]
+    refs = [[draw(nonempty) for _ in range(k)] for _ in range(n)]
+    return hyps, refs
+
+
+def reading_scores(hyps, refs, name):
+    """{frozenset(settings): score (0-100)} of every reading called ``name``, unmerged."""
+    ws = Workspace(hyps, refs)
+    return {tuple(sorted(s.settings.items())): score(s, ws).score for s in specs(ws) if s.name == name}
+
+
+def close(a, b, rel=1e-9):
+    return (a is None and b is None) or math.isclose(a, b, rel_tol=rel, abs_tol=1e-9)
+
+
+def peer(path: str, name: str):
+    file = PEERS / path
+    if not file.is_file():
+        pytest.skip(f"needs the peer oracle {path} in ../shared/peers (kept beside the project, not shipped)")
+    spec = importlib.util.spec_from_file_location(name, file)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+# --- sacrebleu ------------------------------------------------------------------------------------------------------
+
+
+@settings(max_examples=60)
+@given(corpora())
+def test_sacrebleu_readings_equal_sacrebleu(corpus):
+    hyps, refs = corpus
+    streams = [list(s) for s in zip(*refs)]
+    ours = reading_scores(hyps, refs, "sacrebleu corpus_bleu")
+    assert len(ours) == 80
+    for key, value in ours.items():
+        opts = {"tokenize": "13a", "lowercase": False, "smooth_method": "exp", "effective_order": False, **dict(key)}
+        theirs = sacrebleu.metrics.BLEU(**opts).corpus_score(hyps, streams).score
+        assert close(value, theirs), (opts, value, theirs)
+
+
+@settings(max_examples=60)
+@given(corpora(hyp=nonempty))
+def test_mean_of_sentence_bleu_and_wrong_layouts_equal_sacrebleu(corpus):
+    hyps, refs = corpus
+    means = reading_scores(hyps, refs, "mean of sacrebleu sentence_bleu")
+    for key, value in means.items():
+        opts = dict(key)
+        theirs = statistics.fmean(sacrebleu.sentence_bleu(h, r, **opts).score for h, r in zip(hyps, refs))
+        assert close(value, theirs), (opts, value, theirs)
+    for transposed in reading_scores(hyps, refs, "sacrebleu, references in the wrong layout").values():
+        assert close(transposed, sacrebleu.corpus_bleu(hyps, refs).score)  # per-segment lists given as streams
+    if all(len(seg) == 1 for seg in refs):
+        (flat,) = reading_scores(hyps, refs, "sacrebleu, references not wrapped in a list").values()
+        assert close(flat, sacrebleu.corpus_bleu(hyps, [seg[0] for seg in refs]).score)
+
+
+# --- nltk -----------------------------------------------------------------------------------------------------------
+
+
+def nltk_call(hyps, refs, settings_, sentence_mean=False):
+    s = dict(settings_)
+    prep = {None: str.split, "lowercased whitespace tokens": lambda t: t.lower().split(),
+            "raw strings (characters)": lambda t: t}[s.get("input")]
+    order = int(s.get("weights", "BLEU-4")[-1])
+    kwargs = {"weights": (1 / order,) * order}
+    if "smoothing" in s:
+        kwargs["smoothing_function"] = getattr(SmoothingFunction(), s["smoothing"])
+    try:
+        if sentence_mean:
+            return 100 * statistics.fmean(
+                nltk_sentence_bleu([prep(r) for r in seg], prep(h), **kwargs) for h, seg in zip(hyps, refs))
+        return 100 * nltk_corpus_bleu([[prep(r) for r in seg] for seg in refs], [prep(h) for h in hyps], **kwargs)
+    except (AssertionError, IndexError):  # method6 without trigram matches
+        return None
+
+
+@settings(max_examples=60)
+@given(corpora(hyp=nonempty))
+def test_nltk_readings_equal_nltk(corpus):
+    hyps, refs = corpus
+    ours = reading_scores(hyps, refs, "nltk corpus_bleu")
+    assert len(ours) == 3 * 4 * 8
+    for key, value in ours.items():
+        assert close(value, nltk_call(hyps, refs, key), rel=1e-9), (key, value)
+    for key, value in reading_scores(hyps, refs, "mean of nltk sentence_bleu").items():
+        assert close(value, nltk_call(hyps, refs, key, sentence_mean=True), rel=1e-9), (key, value)
+
+
+def test_nltk_before_3_4_gives_the_number_the_ship_tutorial_printed():
+    # *Introduction to BLEU in Python* printed "BLEU score: 1.0" for "it is ship" (lesson 5, appendix A2): nltk 3.2
+    # stopped at the first order without a match (here the phantom 4-gram) and left it out.
+    refs = [["this is a ship", "it is ship", "ship it is", "a ship, it is"]]  # the post's four references
+    ours = reading_scores(["it is ship"], refs, "nltk corpus_bleu before 3.4")
+    assert ours[()] == pytest.approx(100.0)
+    today = reading_scores(["it is ship"], refs, "nltk corpus_bleu")[()]
+    assert today < 1e-70
+
+
+# --- Hugging Face evaluate / TensorFlow NMT (oracles in ../shared/peers) -------------------------------------------
+
+
+@settings(max_examples=60)
+@given(corpora(hyp=nonempty))
+def test_evaluate_readings_equal_tensorflow_nmt_on_evaluates_13a_tokens(corpus):
+    hyps, refs = corpus
+    nmt = peer("tensorflow-nmt/bleu.py", "peer_nmt_bleu")
+    tok = peer("hf-evaluate-bleu/tokenizer_13a.py", "peer_hf_tokenizer_13a").Tokenizer13a()
+    ours = reading_scores(hyps, refs, "evaluate bleu")
+    assert len(ours) == 8
+    for key, value in ours.items():
+        s = dict(key)
+        # evaluate's Bleu._compute: references = [[tokenizer(r) for r in ref] ...]; compute_bleu(..., max_order, smooth)
+        theirs = nmt.compute_bleu([[tok(r) for r in seg] for seg in refs], [tok(h) for h in hyps],
+                                  max_order=s.get("max_order", 4), smooth=s.get("smooth", False))[0]
+        assert close(value, 100 * theirs, rel=1e-9), (s, value, theirs)
+
+
+def test_evaluate_uses_the_shortest_reference():
+    nmt = peer("tensorflow-nmt/bleu.py", "peer_nmt_bleu")
+    hyps, refs = ["a b c d e f g h"], [["a b c d e f g h i j", "a b c"]]
+    theirs = nmt.compute_bleu([[r.split() for r in refs[0]]], [hyps[0].split()])
+    assert theirs[5] == 3  # reference_length: the shortest reference, although the other one is closer
+    assert reading_scores(hyps, refs, "evaluate bleu")[()] == pytest.approx(100 * theirs[0])
+
+
+# --- torchmetrics, multi-bleu.perl, d2l: published examples and documented behaviour ---------------------------------
+
+
+def test_torchmetrics_published_example():
+    # torchmetrics, src/torchmetrics/functional/text/bleu.py, docstring of bleu_score (BLEUScore shows the same):
+    #   >>> preds = ['the cat is on the mat']
+    #   >>> target = [['there is a cat on the mat', 'a cat is on the mat']]
+    #   >>> bleu_score(preds, target)
+    #   tensor(0.7598)
+    ours = reading_scores(["the cat is on the mat"], [["there is a cat on the mat", "a cat is on the mat"]],
+                          "torchmetrics BLEUScore")
+    assert round(ours[()] / 100, 4) == 0.7598
+
+
+def test_torchmetrics_tie_and_smoothing_rules():
+    # _bleu_score_update:  target_len += target_len_list[target_len_diff.index(min(target_len_diff))]
+    #   -> on a tie, the reference listed FIRST (nltk and sacrebleu take the shorter one)
+    # _bleu_score_compute: if min(numerator) == 0.0: return tensor(0.0)     (before smoothing is looked at)
+    #   smooth: precision_scores = (numerator + 1) / (denominator + 1)
+    #           precision_scores[0] = numerator[0] / denominator[0]
+    hyp = "a b c d e f"
+    longer_first = reading_scores([hyp], [["a b c d e f x y", "a b c d"]], "torchmetrics BLEUScore")[()]
+    shorter_first = reading_scores([hyp], [["a b c d", "a b c d e f x y"]], "torchmetrics BLEUScore")[()]
+    assert longer_first == pytest.approx(100 * math.exp(1 - 8 / 6))  # r = 8: BP < 1
+    assert shorter_first == pytest.approx(100.0)  # r = 4: BP = 1
+    no_4gram = reading_scores(["a b c x"], [["a b c d"]], "torchmetrics BLEUScore")
+    assert no_4gram[(("smooth", True),)] == 0.0
+    p = [3 / 4, (2 + 1) / (3 + 1), (1 + 1) / (2 + 1)]
+    smoothed = reading_scores(["a b c x"], [["a b c d"]], "torchmetrics BLEUScore")[(("n_gram", 3), ("smooth", True))]
+    assert smoothed == pytest.approx(100 * math.prod(p) ** (1 / 3))
+
+
+def test_multi_bleu_perl_documented_behaviour():
+    # Moses scripts/generic/multi-bleu.perl:
+    #   } elsif ($diff == $closest_diff) { $closest_length = $length if $length < $closest_length;
+    #   $bleu[$n]=($TOTAL[$n])?$CORRECT[$n]/$TOTAL[$n]:0;
+    #   if ($length_translation<$length_reference) { $brevity_penalty = exp(1-$length_reference/$length_translation); }
+    #   $bleu = $brevity_penalty * exp((my_log( $bleu[1] ) + ... + my_log( $bleu[4] ) ) / 4) ;
+    #   sub my_log { return -9999999999 unless $_[0]; return log($_[0]); }
+    hyp, refs = "the cat sat on the mat .", ["the cat sat on a mat today , ok", "the cat sat on the mat"]
+    ours = reading_scores([hyp], [refs], "Moses multi-bleu.perl")
+    # r: both references are 2 tokens away (9 and 5 vs 7)? no: 9 - 7 = 2, 7 - 6 = 1 -> the closer one, 6
+    p = [6 / 7, 5 / 6, 4 / 5, 3 / 4]
+    assert ours[()] == pytest.approx(100 * math.exp(sum(map(math.log, p)) / 4))
+    tie = reading_scores(["a b c d e"], [["a b c d e f g", "a b c"]], "Moses multi-bleu.perl")[()]
+    assert tie == pytest.approx(100 * math.exp(sum(map(math.log, [1, 1, 1, 1])) / 4))  # r = 3 (the shorter), BP 1
+    upper = reading_scores(["A b c d"], [["a b c d"]], "Moses multi-bleu.perl")
+    assert upper[()] < 1e-6 and upper[(("-lc", True),)] == pytest.approx(100.0)
+    # = sacrebleu with tokenize='none', smooth_method='none' (the same formula, 0-100)
+    assert ours[()] == pytest.approx(sacrebleu.corpus_bleu([hyp], [[r] for r in refs], tokenize="none",
+                                                           smooth_method="none").score)
+
+
+def test_d2l_published_example():
+    # d2l.ai, section 10.7.6 "Evaluation of Predicted Sequences": "when k=2, given the target sequence A, B, C, D, E, F
+    # and the predicted sequence A, B, although p1 = p2 = 1, the penalty factor exp(1-6/2) ≈ 0.14 lowers the BLEU."
+    ours = reading_scores(["A B"], [["A B C D E F"]], "mean of d2l bleu")
+    assert ours[(("k", 2),)] / 100 == pytest.approx(math.exp(1 - 6 / 2))
+    assert round(ours[(("k", 2),)] / 100, 2) == 0.14
+    # score *= math.pow(num_matches / (len_pred - n + 1), math.pow(0.5, n)), for n up to min(k, len_pred)
+    p1, p2 = 3 / 4, 1 / 3
+    ours = reading_scores(["a b x d"], [["a b c d"]], "mean of d2l bleu")
+    assert ours[(("k", 2),)] / 100 == pytest.approx(p1**0.5 * p2**0.25)
+
+
+# --- subwords -------------------------------------------------------------------------------------------------------
+
+
+def test_subword_readings_score_pieces_as_words_and_decoded_text():
+    hyps, refs = ["the fa@@ mous chef co@@ oks rice ."], [["the famous chef cooks rice ."]]
+    assert decode_subwords(hyps[0]) == refs[0][0]
+    assert decode_subwords("\u2581the \u2581fa mous \u2581chef") == "the famous chef"
+    ws = Workspace(hyps, refs)
+    decoded = {tuple(sorted(s.settings.items())): score(s, ws).score for s in specs(ws)
+               if s.name == "sacrebleu on decoded subwords"}
+    assert decoded[(("subwords", "decoded"), ("tokenize", "13a"))] == pytest.approx(100.0)
+    pieces = reading_scores(hyps, refs, "sacrebleu corpus_bleu")[(("tokenize", "none"),)]
+    assert pieces == pytest.approx(sacrebleu.corpus_bleu(hyps, [[refs[0][0]]], tokenize="none").score)
+    result = why(hyps, refs, 100)
+    assert "subwords" in {f.kind for f in result.findings}
+
+
+# --- why ------------------------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def news():
+    corpus = bleu_lab.load_corpus("news")
+    return corpus.systems["fluent"], corpus.references
+
+
+def test_why_recovers_the_reading_behind_each_librarys_number(news):
+    hyps, refs = news
+    made = {
+        "sacrebleu corpus_bleu": (sacrebleu.corpus_bleu(hyps, [[seg[0] for seg in refs]], tokenize="intl",
+                                                        lowercase=True).score, {"tokenize": "intl", "lowercase": True}),
+        "nltk corpus_bleu": (100 * nltk_corpus_bleu([[r.split() for r in seg] for seg in refs],
+                                                    [h.split() for h in hyps], weights=(0.5, 0.5)),
+                             {"weights": "BLEU-2"}),
+    }
+    first_ref = [[seg[0]] for seg in refs]
+    for name, (value, settings_) in made.items():
+        corpus_refs = first_ref if name == "sacrebleu corpus_bleu" else refs
+        result = why(hyps, corpus_refs, f"{value:.2f}")
+        assert any(m.name == name and all(m.settings.get(k) == v for k, v in settings_.items())
+                   for m in result.matches), (name, value, result)
+    # the shipped streams layout, as sacrebleu takes it, is recognized
+    streams = [[line or None for line in s] for s in bleu_lab.load_corpus("news").reference_streams.values()]
+    sb = sacrebleu.corpus_bleu(hyps, streams).score
+    result = why(hyps, [[line or "" for line in s] for s in streams], f"{sb:.2f}")
+    assert any(m.name == "sacrebleu corpus_bleu" and m.settings == {} for m in result.matches)
+    assert "layout" in {f.kind for f in result.findings}
+
+
+def test_why_recovers_every_librarys_default_reading_from_the_number_it_prints(news):
+    hyps, refs = news
+    catalogue = bleu_lab.readings.readings(bleu_lab.readings.Workspace(hyps, refs))
+    defaults = [r for r in catalogue if r.departures == 0]
+    assert {r.library for r in defaults} == {"sacrebleu", "nltk", "Hugging Face evaluate", "torchmetrics",
+                                             "Moses multi-bleu.perl"}
+    # sacrebleu, nltk and evaluate are recovered from their own libraries' numbers above; here the other three
+    unchecked = [r for r in defaults if r.library in ("torchmetrics", "Moses multi-bleu.perl")]
+    for reading in unchecked + [r for r in catalogue if r.library == "d2l.ai" and r.settings == {"k": 2}]:
+        printed = f"{reading.native:.4f}" if reading.native_scale == 1 else f"{reading.native:.2f}"
+        labels = [m.label() for m in why(hyps, refs, printed).matches]
+        assert reading.label() in labels, (reading.label(), printed, labels)
+
+
+def test_why_recovers_evaluate_and_the_scale_mistake(news):
+    hyps, refs = news
+    nmt = peer("tensorflow-nmt/bleu.py", "peer_nmt_bleu")
+    tok = peer("hf-evaluate-bleu/tokenizer_13a.py", "peer_hf_tokenizer_13a").Tokenizer13a()
+    value = nmt.compute_bleu([[tok(r) for r in seg] for seg in refs], [tok(h) for h in hyps])[0]
+    result = why(hyps, refs, round(value, 4))  # as evaluate prints it: 0-1
+    assert any(m.name == "evaluate bleu" and not m.settings for m in result.matches)
+    assert "scale" in {f.kind for f in result.findings}
+
+
+def test_why_recovers_the_mean_of_sentence_scores_and_the_transposed_layout(news):
+    hyps, refs = news
+    mean = statistics.fmean(sacrebleu.sentence_bleu(h, r).score for h, r in zip(hyps, refs))
+    assert why(hyps, refs, f"{mean:.2f}").matches[0].name == "mean of sacrebleu sentence_bleu"
+    wrong = sacrebleu.corpus_bleu(hyps, refs).score  # per-segment lists where sacrebleu wants streams
+    names = [m.name for m in why(hyps, refs, f"{wrong:.2f}").matches]
+    assert "sacrebleu, references in the wrong layout" in names
+
+
+def test_why_says_when_nothing_matches(news):
+    hyps, refs = news
+    result = why(hyps, refs, 3.21)
+    assert not result.matches and len(result.nearest) == 5
+    assert "No reading gives 3.21" in str(result)
+
+
+def test_why_sees_tokenized_input_and_a_shifted_alignment(news):
+    hyps, refs = news
+    tokenized = [bleu_lab.tokenization.tokenize_13a(h) for h in hyps]
+    assert "tokenized" in {f.kind for f in why(tokenized, refs, 30).findings}
+    shifted = hyps[:50] + [""] + hyps[50:-1]  # an empty line slipped in at line 51
+    findings = why(shifted, refs, 30).findings
+    assert any(f.kind == "alignment" and "51" in f.message for f in findings), findings
+    with pytest.raises(ValueError, match="empty line"):
+        why(hyps[:50] + [""] + hyps[50:], refs, 30)
+
+
+@pytest.mark.parametrize("reported,error", [
+    (float("nan"), ValueError), (101, ValueError), (-1, ValueError), ("abc", ValueError), (True, TypeError),
+    (None, TypeError), (float("inf"), ValueError),
+])
+def test_why_rejects_bad_reported_numbers(news, reported, error):
+    hyps, refs = news
+    with pytest.raises(error, match="reported"):
+        why(hyps, refs, reported)
+
+
+def test_why_rejects_bad_input():
+    with pytest.raises(ValueError, match="hypotheses is empty"):
+        why([], [], 20)
+    with pytest.raises(TypeError, match="hypotheses"):
+        why("a b c", [["a b c"]], 20)
+    with pytest.raises(ValueError, match="references is empty"):
+        why(["a"], [], 20)
+    with pytest.raises(ValueError, match="tolerance"):
+        why(["a"], [["a"]], 20, tolerance=0)
+    with pytest.raises(ValueError, match="one entry per segment"):
+        why(["a", "b", "c"], [["a"], ["b"]], 20)
+
+
+def test_tolerance_follows_the_reported_decimals(news):
+    hyps, refs = news
+    assert why(hyps, refs, 27.3).tolerance == pytest.approx(0.05)
+    assert why(hyps, refs, "27.30").tolerance == pytest.approx(0.005)
+    assert why(hyps, refs, 27).tolerance == pytest.approx(0.5)
+
+
+def test_cli_why(tmp_path, capsys):
+    hyp, ref = tmp_path / "hyp.txt", tmp_path / "ref.txt"
+    hyp.write_text("the cat sat on the mat .\nhello world\n", encoding="utf-8")
+    ref.write_text("the cat sat on the mat .\nhello there world\n", encoding="utf-8")
+    value = sacrebleu.corpus_bleu(hyp.read_text().splitlines(), [ref.read_text().splitlines()]).score
+    assert bleu_lab.cli.main(["why", str(hyp), str(ref), "--reported", f"{value:.1f}"]) == 0
+    assert "sacrebleu corpus_bleu" in capsys.readouterr().out
+    assert why_main(["why", str(hyp), str(ref), "--reported", "150"]) == 2
+    assert "between 0 and 100" in capsys.readouterr().err
+    ref.write_text("one line only\n", encoding="utf-8")
+    assert why_main(["why", str(hyp), str(ref), "--reported", "20"]) == 2
+    assert "line" in capsys.readouterr().err
+
+
+def test_why_on_a_real_wmt21_pair(mtdata):
+    tgt = "de"
+    hyps = (mtdata / "en-de" / f"newstest2021.en-de.hyp.Facebook-AI.{tgt}").read_text(encoding="utf-8").splitlines()
+    refs = [[line] for line in (mtdata / "en-de" / "newstest2021.en-de.ref.A.de").read_text(
+        encoding="utf-8").splitlines()]
+    official = sacrebleu.corpus_bleu(hyps, [[seg[0] for seg in refs]]).score
+    result = why(hyps, refs, f"{official:.1f}")  # one run: every reading of 1002 real segments
+    assert "sacrebleu corpus_bleu" in [m.label() for m in result.matches]
+    scores = {r.label(): r.score for r in result.readings}
+    nltk_value = 100 * nltk_corpus_bleu([[seg[0].split()] for seg in refs], [h.split() for h in hyps])
+    assert scores["nltk corpus_bleu"] == pytest.approx(nltk_value, rel=1e-9)  # so why(..., nltk_value) finds it
+    tm_refs = [[seg[0]] for seg in refs]
+    assert scores["Moses multi-bleu.perl"] == pytest.approx(
+        sacrebleu.corpus_bleu(hyps, [[seg[0] for seg in tm_refs]], tokenize="none", smooth_method="none").score)
+
+
+# --- lesson 7, exercise 4: the setting behind a paper's number ------------------------------------------------------
+
+PAPER_SETTINGS = {  # the settings that made the exercise's numbers (kept out of the shipped module)
+    ("fluent", ("A",)): {"tokenize": "intl", "lowercase": True},
+    ("strong", ("A", "B")): {"tokenize": "none", "lowercase": True},
+    ("degraded", ("A",)): {"tokenize": "char", "lowercase": True},
+    ("literal", ("A", "B")): {"tokenize": "none", "lowercase": False},
+}
+
+
+def test_the_paper_numbers_come_from_one_setting_each():
+    from bleu_lab.exercises.tokenization import HIDDEN_PAPER_CASES, PAPER_CASES
+    from bleu_lab.tokenization import TOKENIZERS
+
+    corpus = bleu_lab.load_corpus("news")
+    for system, names, reported in PAPER_CASES + HIDDEN_PAPER_CASES:
+        hyps, refs = corpus.systems[system], corpus.references_for(*names)
+        found = [(t, lc) for t in TOKENIZERS for lc in (False, True)
+                 if round(bleu_lab.corpus_score(hyps, refs, tokenize=t, lowercase=lc).score, 1) == reported]
+        want = PAPER_SETTINGS[system, names]
+        assert found == [(want["tokenize"], want["lowercase"])]
+        assert any(m.settings == {k: v for k, v in want.items() if v not in ("13a", False)}
+                   for m in why(hyps, refs, reported).matches)
+
+
+def test_find_setting_check_accepts_every_right_form_and_hints_without_the_answer():
+    from bleu_lab.exercises.tokenization import HIDDEN_PAPER_CASES, check_find_setting
+
+    def right(hyps, refs, reported):
+        for (system, _names), settings_ in PAPER_SETTINGS.items():
+            corpus = bleu_lab.load_corpus("news")
+            if list(corpus.systems[system]) == list(hyps):
+                import numpy as np
+                return {"tokenize": settings_["tokenize"], "lowercase": np.bool_(settings_["lowercase"]),
+                        "smooth_method": "exp"}
+        return {}
+
+    assert check_find_setting(right).passed
+    assert check_find_setting(right, cases=HIDDEN_PAPER_CASES).passed
+    hard_coded = check_find_setting(lambda h, r, x: {"tokenize": "intl", "lowercase": True}, cases=HIDDEN_PAPER_CASES)
+    assert not hard_coded.passed
+    wrong = check_find_setting(lambda h, r, x: {"tokenize": "13a"})
+    assert not wrong.passed and "intl" not in str(wrong) and "32.2" in str(wrong)
+    assert "not an option" in str(check_find_setting(lambda h, r, x: {"tok": "intl"}))
+    assert "dict" in str(check_find_setting(lambda h, r, x: ("intl", True)))
+    assert "raised" in str(check_find_setting(lambda h, r, x: 1 / 0))
+    assert "intl" in str(check_find_setting(lambda h, r, x: {}, reveal=True))
