@@ -17,6 +17,7 @@ the checks only compare and explain.
 from __future__ import annotations
 
 import math
+import random
 from collections.abc import Callable, Sequence
 
 from ..agreement import pairwise_accuracy, ranking
@@ -42,13 +43,19 @@ ACCURACY_CASES: tuple[tuple[str, tuple[float, ...], tuple[float, ...]], ...] = (
     ("four systems in reverse order", (35.0, 30.0, 25.0, 20.0), (-0.2, 0.0, 0.1, 0.5)),
     ("five systems", (31.3, 31.2, 29.9, 29.7, 29.3), (-1.04, -1.05, -1.51, -1.46, -1.74)),
 )
-# For ``bleu-lab grade`` only: other systems, so that an answer written for the cases above does not pass.
-HIDDEN_ACCURACY_CASES: tuple[tuple[str, tuple[float, ...], tuple[float, ...]], ...] = (
-    ("two systems, same order", (12.0, 10.0), (3.0, 1.0)),
-    ("two systems, opposite order", (10.0, 12.0), (3.0, 1.0)),
-    ("six systems", (24.1, 27.3, 22.8, 30.0, 26.5, 25.9), (70.2, 71.0, 68.4, 69.9, 72.5, 70.0)),
-    ("four systems, tied metric scores", (20.0, 20.0, 25.0, 19.0), (0.1, 0.3, 0.2, 0.0)),
-)
+
+
+def hidden_accuracy_cases(rng: random.Random) -> dict:
+    """For ``bleu-lab grade`` (drawn at grading time; no hidden case ships): (name, metric, human) cases for
+    ``check_pairwise_accuracy(..., cases=...)``, one with tied metric scores."""
+    cases = []
+    for name in ("two systems", "drawn systems", "tied metric scores"):
+        k = 2 if name == "two systems" else rng.randint(3, 7)
+        metric = [round(rng.uniform(15, 35), 1) for _ in range(k)]
+        if name == "tied metric scores":
+            metric[1] = metric[0]
+        cases.append((name, tuple(metric), tuple(round(rng.uniform(-1, 1), 3) for _ in range(k))))
+    return {"cases": cases}
 
 
 def check_pairwise_accuracy(func: Callable[[Sequence[float], Sequence[float]], float], cases=ACCURACY_CASES
@@ -267,7 +274,7 @@ def check_metric_choice(answer: object, *, reveal: bool = False) -> Feedback:
 
 GRADING = LessonGrading("10_bleu_in_context", (
     GradedExercise("my_pairwise_accuracy", check_pairwise_accuracy, ("my_pairwise_accuracy",),
-                   hidden={"cases": HIDDEN_ACCURACY_CASES}),
+                   hidden=hidden_accuracy_cases),
     GradedExercise("Online-W's BLEU rank per reference", check_reference_ranks, ("ranks",)),
     GradedExercise("spot the problems in the results table", check_results_table, ("problems",)),
     GradedExercise("segments needed to see a 1-BLEU gap", check_test_set_size, ("n_segments",)),

@@ -11,6 +11,7 @@ Expected values come from ``bleu_lab.brevity``; the checks only compare and expl
 from __future__ import annotations
 
 import math
+import random
 from collections.abc import Callable, Sequence
 
 from ..brevity import brevity_penalty, closest_ref_length
@@ -184,26 +185,29 @@ def check_without_bp(answer: object, *, reveal: bool = False) -> Feedback:
 MODEL_ANSWER_WITHOUT_BP = ("Without BP, BLEU would reward short outputs: a hypothesis of a few reference words has "
                            "perfect precision, so leaving out most of the meaning would still score high.")
 
-# For ``bleu-lab grade``: other inputs than the visible cases, so that answers hard-coded for those do not pass.
-HIDDEN_BP_CASES: tuple[tuple[str, int, int], ...] = (
-    ("c far below r", 20, 5),
-    ("c one below r", 9, 8),
-    ("c one above r", 4, 5),
-    ("c = r = 1", 1, 1),
-    ("c = 0 against a one-word reference", 1, 0),
-)
-HIDDEN_CLOSEST_CASES: tuple[tuple[str, tuple[int, ...], int], ...] = (
-    ("a tie, longest reference listed first", (14, 6, 10), 8),
-    ("the closest reference listed last", (20, 4), 5),
-    ("a tie among four references", (11, 9, 30, 3), 10),
-    ("a single short reference", (3,), 10),
-)
+# For ``bleu-lab grade``: hidden cases drawn at grading time (no hidden case ships).
+def hidden_bp_cases(rng: random.Random) -> dict:
+    """(name, r, c) for ``check_brevity_penalty(..., cases=...)``: c < r, c = r, c > r and c = 0."""
+    r = rng.randint(2, 40)
+    return {"cases": [("c below r", r, rng.randint(1, r - 1)), ("c = r", r, r), ("c above r", r, r + rng.randint(1, 9)),
+                      ("c = 0", rng.randint(1, 20), 0), ("c one below r", r + 1, r)]}
+
+
+def hidden_closest_cases(rng: random.Random) -> dict:
+    """(name, reference lengths, c) for ``check_closest_ref_length(..., cases=...)``, with a tie either way round."""
+    c, d = rng.randint(6, 30), rng.randint(1, 4)
+    tie = [c + d, c - d]
+    rng.shuffle(tie)
+    lengths = [rng.randint(1, 40) for _ in range(rng.randint(2, 4))]
+    return {"cases": [("a tie", tuple(tie + [c + d + 5]), c), ("a tie, longer first", (c + d, c - d), c),
+                      ("any lengths", tuple(lengths), rng.randint(1, 40)), ("one reference", (rng.randint(1, 30),), c)]}
+
 
 GRADING = LessonGrading("03_brevity_penalty", (
     GradedExercise("my_brevity_penalty", check_brevity_penalty, ("my_brevity_penalty",),
-                   hidden={"cases": HIDDEN_BP_CASES}),
+                   hidden=hidden_bp_cases),
     GradedExercise("my_closest_ref_length", check_closest_ref_length, ("my_closest_ref_length",),
-                   hidden={"cases": HIDDEN_CLOSEST_CASES}),
+                   hidden=hidden_closest_cases),
     GradedExercise("a short hypothesis with p_1 = 1", check_short_hypothesis, ("short_hypothesis",)),
     GradedExercise("what BLEU would do without BP", check_without_bp, ("answer",),
                    manual="; ".join(point for point, _ in WITHOUT_BP_KEY_POINTS) + " (outputs of a few reference "

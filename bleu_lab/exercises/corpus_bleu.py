@@ -13,12 +13,22 @@ Expected values come from ``corpus_score``/``score_from_stats``; the checks only
 from __future__ import annotations
 
 import math
+import random
 from collections.abc import Callable, Iterable, Sequence
 
 from ..geometric_mean import uniform_log_mean
 from ..sacrebleu_style import BleuScore, ScoreOptions, corpus_score, score_from_stats
 from ..statistics import BleuStats
-from . import Feedback, GradedExercise, LessonGrading, choice_mistakes, choices_text, run_student_code
+from . import (
+    Feedback,
+    GradedExercise,
+    LessonGrading,
+    choice_mistakes,
+    choices_text,
+    random_sentence,
+    random_variant,
+    run_student_code,
+)
 
 # The lesson's worked example: a short, good segment and a long, weaker one (lowercase words, no punctuation,
 # so 13a tokens are the words). The notebook uses these very strings.
@@ -300,33 +310,20 @@ def check_reference_lists(my_references: object, corpus=None) -> Feedback:
             "the number of references varies by segment)")
     return fb
 
-# For ``bleu-lab grade``: other corpora than CORPUS_CASES (every pooled order has matches), so that answers
-# hard-coded for those do not pass.
-HIDDEN_CORPUS_CASES: tuple[tuple[str, tuple[str, ...], tuple[tuple[str, ...], ...]], ...] = (
-    (
-        "a long good segment and a short weak one",
-        (
-            "the old bridge over the river is closed for repairs until the end of may",
-            "rain floods the village",
-        ),
-        (
-            ("the old bridge over the river is closed for repairs until the end of may",),
-            ("heavy rain floods the whole village tonight",),
-        ),
-    ),
-    (
-        "three segments, the output much shorter than the references",
-        ("the cat sat on the mat", "prices rose last year", "the museum opens at nine"),
-        (
-            ("the cat sat on the red mat in the kitchen",),
-            ("prices rose by three percent last year , the report says",),
-            ("the museum opens at nine o'clock on sundays",),
-        ),
-    ),
-)
+# For ``bleu-lab grade``: hidden corpora drawn at grading time (no hidden case ships), every pooled order with matches.
+def hidden_corpus_cases(rng: random.Random) -> dict:
+    """(name, hypotheses, references per segment) for ``check_corpus_bleu(..., cases=...)``."""
+    cases = []
+    while len(cases) < 2:
+        references = [tuple(random_sentence(rng, 5, 12) for _ in range(rng.randint(1, 2))) for _ in range(3)]
+        hypotheses = [random_variant(rng, refs[0], rng.randint(0, 4)) for refs in references]
+        if all(corpus_score(hypotheses, [list(r) for r in references]).stats.matches):
+            cases.append((f"drawn corpus {len(cases) + 1}", tuple(hypotheses), tuple(references)))
+    return {"cases": cases}
+
 
 GRADING = LessonGrading("08_corpus_bleu", (
-    GradedExercise("my_corpus_bleu", check_corpus_bleu, ("my_corpus_bleu",), hidden={"cases": HIDDEN_CORPUS_CASES}),
+    GradedExercise("my_corpus_bleu", check_corpus_bleu, ("my_corpus_bleu",), hidden=hidden_corpus_cases),
     GradedExercise("why corpus BLEU is not the mean", check_why_mean_differs, ("answer",)),
     GradedExercise("references per segment", check_reference_lists, ("my_references",)),
 ))

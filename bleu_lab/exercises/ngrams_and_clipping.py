@@ -6,12 +6,21 @@ when they differ, names the case and the n-gram and says which typical mistake t
 
 from __future__ import annotations
 
+import random
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 
 from ..clipping import clip_counts, max_reference_counts
 from ..ngrams import Ngram, count_ngrams, ngram_total
-from . import Feedback, GradedExercise, LessonGrading, call_student, enough_failures, tiered_hint
+from . import (
+    Feedback,
+    GradedExercise,
+    LessonGrading,
+    call_student,
+    enough_failures,
+    random_sentence,
+    tiered_hint,
+)
 
 # (tokens, n) pairs for my_count_ngrams: repeats, n = 1 and n > 1, whole sentence, too short, empty.
 COUNT_CASES: tuple[tuple[tuple[str, ...], int], ...] = (
@@ -234,22 +243,26 @@ def check_clip_by_hand(answer: object, *, reveal: bool = False) -> Feedback:
         fb.note(f"so the hypothesis earns {sum(expected.values())} unigram credits out of {total}")
     return fb
 
-# For ``bleu-lab grade``: other inputs than the visible cases, so that answers hard-coded for those do not pass.
-HIDDEN_COUNT_CASES: tuple[tuple[tuple[str, ...], int], ...] = (
-    (tuple("a rose is a rose is a rose".split()), 2),
-    (tuple("b a b a b".split()), 3),
-    (tuple("one two three four five".split()), 5),
-    (("x",), 1),
-)
-HIDDEN_CLIP_CASES: tuple[tuple[tuple[str, ...], str, int], ...] = (
-    (("a rose is a rose", "a rose is red"), "a rose a rose a rose", 1),
-    (("x y", "y x y"), "y y y x", 1),
-    (("to be or not to be",), "to be to be to be", 2),
-    (("the cat",), "a dog", 1),
-)
+# For ``bleu-lab grade``: hidden cases drawn at grading time (no hidden case ships), so that answers hard-coded for the
+# visible cases do not pass.
+def hidden_count_cases(rng: random.Random) -> dict:
+    """Token lists and orders for ``check_count_ngrams(..., cases=...)``: repeats, n = 1 to 4, one too short."""
+    cases = [(tuple(random_sentence(rng, 3, 9).split()), n) for n in (1, 2, 3)]
+    cases.append((tuple(random_sentence(rng, 1, 3).split()), 4))
+    return {"cases": cases}
+
+
+def hidden_clip_cases(rng: random.Random) -> dict:
+    """(references, hypothesis, n) for ``check_clip(..., cases=...)``: one to three references, n = 1 and 2."""
+    cases = []
+    for n in (1, 1, 2, 2):
+        refs = tuple(random_sentence(rng, 3, 8) for _ in range(rng.randint(1, 3)))
+        cases.append((refs, random_sentence(rng, max(n, 3), 9), n))
+    return {"cases": cases}
+
 
 GRADING = LessonGrading("01_ngrams_and_clipping", (
-    GradedExercise("my_count_ngrams", check_count_ngrams, ("my_count_ngrams",), hidden={"cases": HIDDEN_COUNT_CASES}),
-    GradedExercise("my_clip", check_clip, ("my_clip",), hidden={"cases": HIDDEN_CLIP_CASES}),
+    GradedExercise("my_count_ngrams", check_count_ngrams, ("my_count_ngrams",), hidden=hidden_count_cases),
+    GradedExercise("my_clip", check_clip, ("my_clip",), hidden=hidden_clip_cases),
     GradedExercise("clip table by hand", check_clip_by_hand, ("my_clip_table",)),
 ))

@@ -8,6 +8,7 @@ mistake the numbers point to (2^n instead of 2^k, a forgotten x100, epsilon adde
 from __future__ import annotations
 
 import math
+import random
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from numbers import Real
@@ -211,21 +212,30 @@ def _close(got: float, want: float) -> bool:
 def _ordinal(k: int) -> str:
     return {1: "1st", 2: "2nd", 3: "3rd"}.get(k, f"{k}th")
 
-# For ``bleu-lab grade``: other inputs than the visible cases, so that answers hard-coded for those do not pass.
-HIDDEN_EXP_CASES: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...] = (
-    ((6, 0, 2, 0), (7, 6, 5, 4)),
-    ((0, 0, 0, 0), (3, 2, 1, 1)),
-    ((9, 8, 7, 6), (9, 8, 7, 6)),
-    ((4, 1, 0), (5, 4, 3)),
-)
-HIDDEN_METHOD1_CASES: tuple[tuple[tuple[int, ...], tuple[int, ...], float], ...] = (
-    ((2, 0, 0, 0), (3, 2, 1, 1), 0.01),
-    ((7, 5, 0, 1), (8, 7, 6, 5), 0.3),
-    ((6, 4, 2, 1), (6, 5, 4, 3), EPSILON),
-)
+# For ``bleu-lab grade``: hidden cases drawn at grading time (no hidden case ships).
+def _matches_totals(rng: random.Random, orders: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Per-order totals (one fewer each order) and matches, some of them 0."""
+    first = rng.randint(orders + 1, 15)
+    totals = tuple(first - k for k in range(orders))
+    matches = tuple(0 if rng.random() < 0.4 else rng.randint(1, t) for t in totals)
+    return matches, totals
+
+
+def hidden_exp_cases(rng: random.Random) -> dict:
+    """(matches, totals) for ``check_exp_smoothing(..., cases=...)``: zeros in a row and apart, 3 or 4 orders."""
+    cases = [_matches_totals(rng, rng.choice((3, 4))) for _ in range(3)]
+    cases.append(((rng.randint(1, 6), 0, 0, 0), (7, 6, 5, 4)))
+    return {"cases": cases}
+
+
+def hidden_method1_cases(rng: random.Random) -> dict:
+    """(matches, denominators, epsilon) for ``check_method1(..., cases=...)``, with other epsilons than 0.1."""
+    return {"cases": [(*_matches_totals(rng, 4), eps) for eps in (EPSILON, rng.choice((0.01, 0.2, 0.5)))]
+            + [((rng.randint(1, 6), 0, 0, 0), (7, 6, 5, 4), rng.choice((0.05, 0.3)))]}
+
 
 GRADING = LessonGrading("06_smoothing", (
-    GradedExercise("my_exp_smoothing", check_exp_smoothing, ("my_exp_smoothing",), hidden={"cases": HIDDEN_EXP_CASES}),
-    GradedExercise("my_method1", check_method1, ("my_method1",), hidden={"cases": HIDDEN_METHOD1_CASES}),
+    GradedExercise("my_exp_smoothing", check_exp_smoothing, ("my_exp_smoothing",), hidden=hidden_exp_cases),
+    GradedExercise("my_method1", check_method1, ("my_method1",), hidden=hidden_method1_cases),
     GradedExercise("sacrebleu_to_nltk", check_library_match, ("sacrebleu_to_nltk",)),
 ))

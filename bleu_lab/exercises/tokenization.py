@@ -8,6 +8,7 @@ words, a mixed-case score reported as lowercased, a signature field that does no
 from __future__ import annotations
 
 import math
+import random
 import re
 import warnings
 from collections.abc import Callable, Mapping, Sequence
@@ -18,7 +19,7 @@ from nltk.translate.bleu_score import sentence_bleu as nltk_sentence_bleu
 from ..nltk_style import sentence_bleu, without_warnings
 from ..sacrebleu_style import corpus_score
 from ..tokenization import tokenize
-from . import Feedback, GradedExercise, LessonGrading, run_student_code, tiered_hint
+from . import Feedback, GradedExercise, LessonGrading, random_sentence, random_variant, run_student_code, tiered_hint
 
 # Exercise 1: how many tokens does each tokenizer make of this sentence?
 TOKEN_SENTENCE = "The well-known chef can't cook 3.5kg of rice."
@@ -205,15 +206,18 @@ def _fields(signature: str) -> dict[str, str]:
 def _same(a: float, b: float) -> bool:
     return math.isclose(float(a), float(b), rel_tol=1e-9, abs_tol=1e-300)
 
-# For ``bleu-lab grade``: other sentence pairs than NLTK_CASES, so that answers hard-coded for those do not pass.
-HIDDEN_NLTK_CASES: tuple[tuple[str, str], ...] = (
-    ("the weather is nice today in paris", "today the weather in paris is nice"),
-    ("i like green tea very much", "i like green tea"),
-    ("a b c d e f", "a b c d e f"),
-)
+# For ``bleu-lab grade``: hidden sentence pairs drawn at grading time (no hidden case ships).
+def hidden_nltk_cases(rng: random.Random) -> dict:
+    """(reference, hypothesis) pairs for ``check_nltk_word_bleu(..., cases=...)``."""
+    cases = []
+    for _ in range(3):
+        reference = random_sentence(rng, 5, 10)
+        cases.append((reference, random_variant(rng, reference, rng.randint(0, 3))))
+    return {"cases": cases}
+
 
 GRADING = LessonGrading("07_tokenization_and_reporting", (
     GradedExercise("token_counts", check_token_counts, ("prediction",)),
-    GradedExercise("nltk_word_bleu", check_nltk_word_bleu, ("nltk_word_bleu",), hidden={"cases": HIDDEN_NLTK_CASES}),
+    GradedExercise("nltk_word_bleu", check_nltk_word_bleu, ("nltk_word_bleu",), hidden=hidden_nltk_cases),
     GradedExercise("report_line", check_report_line, ("report",)),
 ))
