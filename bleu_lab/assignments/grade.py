@@ -3,10 +3,9 @@
 For each submission (read once, before anything runs):
 
 1. **Run it in isolation.** Only the ``.ipynb`` is copied, into a private temporary folder that is the kernel's working
-   directory and home; the kernel is the grader's own (``python -I``: no script folder, working directory, user
-   site-packages or ``PYTHON*`` variable on ``sys.path``; bytecode only in a private ``pycache_prefix``), with fresh
-   IPython and Jupyter folders, its output to ``/dev/null``, a wall-clock limit for the whole notebook and a cap on
-   the output kept.
+   directory and home; the kernel is the grader's own (``python -I -B``: no script folder, working directory, user
+   site-packages or ``PYTHON*`` variable on ``sys.path``, no bytecode written), with fresh IPython and Jupyter
+   folders, its output to ``/dev/null``, a wall-clock limit for the whole notebook and a cap on the output kept.
 2. **Ask it for plain values.** After the last cell, the grader sends the kernel the code of ``wire`` and asks for
    each answer by name: numbers, strings, lists, dicts ... come back as bounded JSON. A function answer comes back as
    a name; the grader hands the checks a ``KernelFunction`` that sends each call's arguments to the kernel and
@@ -46,7 +45,6 @@ DEFAULT_TIMEOUT = 600  # seconds of wall clock to run one notebook (and as much 
 CALL_TIMEOUT = 10  # seconds for one call of a student's function
 OUTPUT_LIMIT = 1_000_000  # characters of a notebook's own output kept (the rest is dropped unread)
 MAX_NOTEBOOK_BYTES = 50_000_000
-GRADER_CELL = 10 ** 6  # cell indices from here on are the grader's own requests
 PROTECTED_PACKAGES = ("bleu_lab", "data")  # beside the site-packages: this checkout's package and its data
 SKIPPED_IN_STDLIB = ("site-packages", "test", "idlelib", "tkinter", "turtledemo", "ensurepip")
 WIRE_CLASSES = ("bleu_lab.significance.BootstrapResult", "bleu_lab.significance.RandomizationResult",
@@ -188,7 +186,6 @@ class KernelSession:
     def __init__(self, client, budget: float) -> None:
         self.client = client
         self.deadline = time.monotonic() + budget
-        self.index = GRADER_CELL
         self.namespace = "_bleu_lab_grader_" + secrets.token_hex(4)
         self.broken = ""
         self.classes = _wire_classes()
@@ -207,12 +204,16 @@ class KernelSession:
             self.broken = "the time limit for marking this notebook ran out"
             raise RuntimeError(self.broken)
         self.client.current_timeout = max(1, int(min(CALL_TIMEOUT, left)))
-        self.index += 1
+        self.client.grading = True
+        cells = self.client.nb.cells
+        cells.append(cell)
         try:
-            self.client.execute_cell(cell, self.index)
+            self.client.execute_cell(cell, len(cells) - 1)
         except Exception as exc:  # noqa: BLE001 - a dead or stuck kernel ends the marking of this notebook
             self.broken = f"the kernel stopped answering ({type(exc).__name__})"
             raise RuntimeError(self.broken) from exc
+        finally:
+            cells.pop()
         text = "".join(o.get("text", "") for o in cell.outputs if o.get("name") == "stdout")
         start, end = text.find(marker), text.rfind(marker)
         if start < 0 or end <= start:
@@ -303,13 +304,14 @@ def _bounded_client_class():
     class BoundedClient(NotebookClient):
         kept = 0
         current_timeout = CALL_TIMEOUT
+        grading = False  # True once the grader's own requests run
 
         def output(self, outs, msg, display_id, cell_index):
             content = msg.get("content", {})
             if msg.get("msg_type") == "error":
                 msg = {**msg, "content": {"ename": str(content.get("ename", ""))[:100],
                                           "evalue": str(content.get("evalue", ""))[:300], "traceback": []}}
-            elif cell_index < GRADER_CELL:
+            elif not self.grading:
                 size = len(str(content.get("text", ""))) + sum(len(str(v)) for v in content.get("data", {}).values())
                 if self.kept + size > OUTPUT_LIMIT:
                     return None
@@ -319,16 +321,15 @@ def _bounded_client_class():
     return BoundedClient
 
 
-def _kernel_spec_manager(pycache: Path):
-    """A kernelspec of the grader's own (not one a submission could rewrite on disk): this Python, isolated, reading
-    and writing bytecode only in ``pycache`` (a private folder: a ``.pyc`` planted in a ``__pycache__`` is ignored)."""
+def _kernel_spec_manager():
+    """A kernelspec of the grader's own (not one a submission could rewrite on disk): this Python, isolated, writing
+    no bytecode (so that any change to a ``__pycache__`` is a submission's doing)."""
     from jupyter_client.kernelspec import KernelSpec, KernelSpecManager
 
     root = str(Path(__file__).resolve().parent.parent.parent)
     boot = (f"import sys; sys.path.append({root!r}); "  # after site-packages: bleu_lab for an uninstalled checkout
             "from ipykernel.kernelapp import launch_new_instance; launch_new_instance()")
-    spec = KernelSpec(argv=[sys.executable, "-I", "-X", f"pycache_prefix={pycache}", "-c", boot, "-f",
-                            "{connection_file}"],
+    spec = KernelSpec(argv=[sys.executable, "-I", "-B", "-c", boot, "-f", "{connection_file}"],
                       display_name="bleu-lab grader", language="python", metadata={})
 
     class GraderSpecs(KernelSpecManager):
@@ -379,7 +380,7 @@ def grade_notebook(path: Path, timeout: int = DEFAULT_TIMEOUT, seed: int = 0, *,
             if cell.cell_type == "code":
                 cell.outputs, cell.execution_count = [], None
         nbformat.write(copy, work / "submission.ipynb")
-        km = KernelManager(kernel_spec_manager=_kernel_spec_manager(base / "pycache"), kernel_name="bleu-lab-grader")
+        km = KernelManager(kernel_spec_manager=_kernel_spec_manager(), kernel_name="bleu-lab-grader")
         deadline = time.monotonic() + timeout
         client = _bounded_client_class()(
             copy, km=km, timeout_func=lambda cell: _cell_timeout(client, deadline), allow_errors=True,
@@ -470,7 +471,7 @@ def _error(cell) -> str:
 
 def check_timeout(timeout: object) -> None:
     """``timeout`` must be a positive number of seconds (0 or less would mean no limit at all)."""
-    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout < 10 ** 7:
         raise ValueError(f"--timeout must be a positive number of seconds, not {timeout!r}")
 
 
@@ -517,9 +518,11 @@ class Snapshot:
         return cls(dict(_walk_protected()))
 
     def changes(self, other: Snapshot) -> list[str]:
-        """Files added, removed or changed since this snapshot (sorted)."""
+        """Files added, removed or changed since this snapshot (sorted). A new ``.pyc`` is not counted: another
+        process on the machine may compile a module for the first time (kernels and the grader write none)."""
         return sorted(path for path in self.files.keys() | other.files.keys()
-                      if self.files.get(path) != other.files.get(path))
+                      if self.files.get(path) != other.files.get(path)
+                      and not (path not in self.files and path.endswith(".pyc")))
 
 
 def protected_roots() -> list[Path]:
@@ -538,9 +541,8 @@ def protected_roots() -> list[Path]:
 def _walk_protected():
     for root in protected_roots():
         for folder, dirs, files in os.walk(root):
-            # Kernels never read __pycache__ (their pycache_prefix); the stdlib's own site-packages and tests are not
-            # on a venv's path.
-            dirs[:] = [d for d in dirs if d != "__pycache__" and not (folder == str(root) and d in SKIPPED_IN_STDLIB)]
+            # The stdlib's own site-packages and tests are not on a venv's path.
+            dirs[:] = [d for d in dirs if not (folder == str(root) and d in SKIPPED_IN_STDLIB)]
             for name in files:
                 path = os.path.join(folder, name)
                 try:

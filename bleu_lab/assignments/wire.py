@@ -199,8 +199,9 @@ def loads(text: str, classes: Mapping[str, type] | None = None) -> object:
     return decode(json.loads(text), classes)
 
 
-# The kernel's half: this module's own text, read once when the grader imports it (before any submission runs).
-SOURCE = Path(__file__).read_text(encoding="utf-8")
+# The kernel's half: this module's own text up to here, read once when the grader imports it (before any submission
+# runs).
+SOURCE = Path(__file__).read_text(encoding="utf-8").split("# The kernel's half", 1)[0]
 
 # Run in the student's kernel after ``SOURCE``: answers by name, and one call of an answer function on decoded args.
 KERNEL_HELPERS = '''
