@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 import numpy as np
 
 from ..significance import BootstrapResult, p_value
-from . import Feedback, GradedExercise, LessonGrading, choices_text, run_student_code
+from . import Feedback, GradedExercise, LessonGrading, as_number, choices_text, run_student_code
 
 # (case name, gaps |BLEU_a - BLEU_b| of the shuffled trials, observed gap)
 AR_CASES: tuple[tuple[str, tuple[float, ...], float], ...] = (
@@ -43,9 +43,10 @@ def check_ar_p_value(
         got = run_student_code(fb, func, np.asarray(gaps, dtype=float), observed)
         if got is None:
             continue
-        if isinstance(got, (bool, np.bool_)) or not isinstance(got, (int, float, np.integer, np.floating)):
+        if as_number(got) is None:
             fb.fail(f"case {case}: return the p-value as a number, not {type(got).__name__} ({got!r:.60})")
             continue
+        got = as_number(got)
         matched = [name for name, value in _ar_conventions(gaps, observed).items()
                    if math.isclose(got, value, rel_tol=1e-9, abs_tol=1e-12)]
         if matched:

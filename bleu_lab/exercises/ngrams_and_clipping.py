@@ -16,6 +16,7 @@ from . import (
     Feedback,
     GradedExercise,
     LessonGrading,
+    as_whole,
     call_student,
     enough_failures,
     random_sentence,
@@ -86,9 +87,10 @@ def _count_problem(tokens: tuple[str, ...], n: int, result: object) -> str | Non
     wrong_len = next((k for k in given if len(k) != n), None)
     if wrong_len is not None:
         return f"the key {wrong_len} has {len(wrong_len)} tokens, but an n-gram for n={n} has exactly {n}"
-    bad_value = next((v for v in given.values() if isinstance(v, bool) or not isinstance(v, int)), None)
+    bad_value = next((v for v in given.values() if as_whole(v) is None or isinstance(v, str)), None)
     if bad_value is not None:
         return f"the count {bad_value!r} is not a whole number; each value must be how often its n-gram occurs"
+    given = {k: as_whole(v) for k, v in given.items()}
     if given == dict(expected):
         return None
     total = ngram_total(len(tokens), n)
@@ -170,8 +172,9 @@ def diagnose_clipped_count(ngram: Ngram, given: object, count: int, ref_counts: 
     want = min(count, most)
     if given is None or given is Ellipsis:
         return f"fill in the clipped count of {ngram} (replace the ...)"
-    if isinstance(given, bool) or not isinstance(given, int):
+    if as_whole(given) is None or isinstance(given, str):
         return f"your clipped count for {ngram} is {given!r}; give a whole number (int)"
+    given = as_whole(given)
     if given == want:
         return None
     per_ref = ", ".join(map(str, ref_counts))
@@ -229,7 +232,7 @@ def check_clip_by_hand(answer: object, *, reveal: bool = False) -> Feedback:
             fb.fail(f"{gram[0]!r} is missing: it is a word of the hypothesis, so it needs a row")
             continue
         message = diagnose_clipped_count(gram, given[gram], hyp_counts[gram], [c[gram] for c in refs_counts])
-        if message and isinstance(given[gram], int) and not isinstance(given[gram], bool):
+        if message and as_whole(given[gram]) is not None and not isinstance(given[gram], str):
             wrong.append(message)
         elif message:
             fb.fail(message)

@@ -11,13 +11,12 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable, Sequence
-from fractions import Fraction
 
 from ..brevity import brevity_penalty, closest_ref_length
 from ..geometric_mean import bleu_from_precisions
 from ..nltk_style import sentence_bleu, without_warnings
 from ..precision import modified_precision
-from . import Feedback, GradedExercise, LessonGrading, random_sentence, random_variant, run_student_code
+from . import Feedback, GradedExercise, LessonGrading, as_number, random_sentence, random_variant, run_student_code
 
 UNIFORM = (0.25, 0.25, 0.25, 0.25)
 
@@ -60,9 +59,10 @@ def check_geometric_mean(
                 fb.messages[-1] += (" — log(0) is undefined: when some p_n with weight > 0 is 0, "
                                     "the geometric mean is 0; return 0.0 before taking logs")
             continue
-        if isinstance(got, bool) or not isinstance(got, (int, float, Fraction)):
+        if as_number(got) is None:
             fb.fail(f"case {case}: return a number, not {type(got).__name__} ({got!r})")
             continue
+        got = float(as_number(got))
         if math.isclose(got, expected, rel_tol=1e-9, abs_tol=1e-12):
             continue
         fb.fail(f"case {case}: p_n = {_fmt(precisions)}, weights = {_fmt(weights)}: expected {expected:.6g}, "
@@ -108,9 +108,10 @@ def check_sentence_bleu(
         got = run_student_code(fb, func, refs, hypothesis)
         if got is None:
             continue
-        if isinstance(got, bool) or not isinstance(got, (int, float, Fraction)):
+        if as_number(got) is None:
             fb.fail(f"case {case}: return a number, not {type(got).__name__} ({got!r})")
             continue
+        got = float(as_number(got))
         if math.isclose(got, expected, rel_tol=1e-9):
             continue
         fb.fail(f"case {case}: expected BLEU = {expected:.6g}, you returned {float(got):.6g}. "

@@ -11,14 +11,13 @@ import math
 import random
 import warnings
 from collections.abc import Callable, Mapping, Sequence
-from numbers import Real
 
 from ..nltk_style import sentence_bleu, without_warnings
 from ..precision import ModifiedPrecision
 from ..sacrebleu_style import sentence_score
 from ..smoothing import EPSILON, NLTK_METHODS, method1, sacrebleu_precisions
 from ..statistics import BleuStats
-from . import Feedback, GradedExercise, LessonGrading, call_student, enough_failures
+from . import Feedback, GradedExercise, LessonGrading, as_list, as_number, call_student, enough_failures
 
 TOLERANCE = 1e-9
 
@@ -63,6 +62,7 @@ def check_exp_smoothing(
         raised, result = call_student(fb, func, list(matches), list(totals))
         if raised:
             break
+        result = as_list(result) if as_list(result) is not None else result
         problem = _list_problem(result, len(matches)) or _exp_problem(matches, totals, result)
         if problem:
             fb.fail(f"matches={list(matches)}, totals={list(totals)}: {problem}")
@@ -108,6 +108,7 @@ def check_method1(
         raised, result = call_student(fb, func, list(matches), list(denominators), epsilon)
         if raised:
             break
+        result = as_list(result) if as_list(result) is not None else result
         problem = _list_problem(result, len(matches)) or _method1_problem(matches, denominators, epsilon, result)
         if problem:
             fb.fail(f"matches={list(matches)}, denominators={list(denominators)}, epsilon={epsilon}: {problem}")
@@ -199,9 +200,10 @@ def _list_problem(result: object, length: int) -> list[str]:
         return [f"your function returned a {type(result).__name__}; return a list of {length} numbers"]
     if len(result) != length:
         return [f"your function returned {len(result)} values; return {length}, one per order n = 1..{length}"]
-    bad = [v for v in result if isinstance(v, bool) or not isinstance(v, Real) or math.isnan(float(v))]
+    bad = [v for v in result if as_number(v) is None or math.isnan(float(as_number(v)))]
     if bad:
         return [f"every value must be a number; found {bad[0]!r}"]
+    result[:] = [float(as_number(v)) for v in result]
     return []
 
 

@@ -12,14 +12,23 @@ import random
 import re
 import warnings
 from collections.abc import Callable, Mapping, Sequence
-from numbers import Real
 
 from nltk.translate.bleu_score import sentence_bleu as nltk_sentence_bleu
 
 from ..nltk_style import sentence_bleu, without_warnings
 from ..sacrebleu_style import corpus_score
 from ..tokenization import tokenize
-from . import Feedback, GradedExercise, LessonGrading, random_sentence, random_variant, run_student_code, tiered_hint
+from . import (
+    Feedback,
+    GradedExercise,
+    LessonGrading,
+    as_number,
+    as_whole,
+    random_sentence,
+    random_variant,
+    run_student_code,
+    tiered_hint,
+)
 
 # Exercise 1: how many tokens does each tokenizer make of this sentence?
 TOKEN_SENTENCE = "The well-known chef can't cook 3.5kg of rice."
@@ -55,7 +64,9 @@ REPORT_REFERENCES = (
 REPORT_OPTIONS = {"lowercase": True, "tokenize": "intl"}
 
 _SCORE = re.compile(r"BLEU\s*[=:]\s*(\d+(?:\.(\d+))?)")
-_SIGNATURE = re.compile(r"nrefs:[^\s()]+")
+_SIGNATURE = re.compile(r"(?:nrefs|#):[^\s()]+")
+# sacrebleu's short signature (``format(short=True)``) abbreviates these fields.
+_SHORT_FIELDS = {"#": "nrefs", "c": "case", "e": "eff", "s": "smooth", "v": "version", "t": "test", "l": "lang"}
 
 
 def check_token_counts(prediction: Mapping[str, int], *, reveal: bool = False) -> Feedback:
@@ -72,6 +83,7 @@ def check_token_counts(prediction: Mapping[str, int], *, reveal: bool = False) -
     for name in TOKEN_TOKENIZERS:
         guess = prediction.get(name)
         tokens = tokenize(TOKEN_SENTENCE, name)
+        guess = as_whole(guess) if as_whole(guess) is not None and not isinstance(guess, str) else guess
         if isinstance(guess, bool) or not isinstance(guess, int):
             fb.fail(f"prediction[{name!r}] is {guess!r}; write a whole number of tokens")
         elif guess != len(tokens):
@@ -109,8 +121,9 @@ def check_nltk_word_bleu(func: Callable, *, cases: Sequence[tuple[str, str]] = N
 
 def _nltk_problem(ref: str, hyp: str, got: object) -> str | None:
     """What is wrong with one nltk_word_bleu result (None if it equals word-level BLEU)."""
-    if isinstance(got, bool) or not isinstance(got, Real):
+    if as_number(got) is None:
         return f"your function returned {got!r}; return nltk's score, a number between 0 and 1"
+    got = float(as_number(got))
     want = without_warnings(sentence_bleu, [ref], hyp)
     if _same(got, want):
         return None
@@ -199,8 +212,9 @@ def _check_reported_signature(fb: Feedback, report: str, want: str) -> None:
 
 
 def _fields(signature: str) -> dict[str, str]:
-    """'nrefs:1|case:lc|...' -> {'nrefs': '1', 'case': 'lc', ...}."""
-    return dict(part.split(":", 1) for part in signature.split("|") if ":" in part)
+    """'nrefs:1|case:lc|...' (or sacrebleu's short '#:1|c:lc|...') -> {'nrefs': '1', 'case': 'lc', ...}."""
+    pairs = (part.split(":", 1) for part in signature.split("|") if ":" in part)
+    return {_SHORT_FIELDS.get(key, key): value for key, value in pairs}
 
 
 def _same(a: float, b: float) -> bool:

@@ -17,7 +17,7 @@ from ..brevity import brevity_penalty, closest_ref_length
 from ..explain import explain
 from ..nltk_style import sentence_bleu, without_warnings
 from ..precision import modified_precision
-from . import Feedback, GradedExercise, LessonGrading, random_sentence, random_variant, run_student_code
+from . import Feedback, GradedExercise, LessonGrading, as_number, random_sentence, random_variant, run_student_code
 
 NASA_REFERENCE = "The NASA Opportunity rover is battling a massive dust storm on planet Mars."
 THRESHOLD = 0.1
@@ -79,9 +79,10 @@ def check_old_nltk_bleu(
         got = run_student_code(fb, func, refs, hypothesis.split())
         if got is None:
             continue
-        if isinstance(got, bool) or not isinstance(got, (int, float)):
+        if as_number(got) is None:
             fb.fail(f"{hypothesis!r}: return a number, not {type(got).__name__} ({got!r})")
             continue
+        got = float(as_number(got))
         if math.isclose(got, printed, rel_tol=1e-9):
             continue
         fb.fail(f"{hypothesis!r}: the post printed {printed!r}, you returned {got!r}. "
