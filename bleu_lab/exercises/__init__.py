@@ -176,14 +176,14 @@ def reset_tries() -> None:
 MAX_ITEMS = 100_000  # a generator a student passes is read up to this many items (an endless one is not a list)
 
 
-def as_number(value: object) -> int | Fraction | float | None:
+def as_number(value: object, *, strings: bool = True) -> int | Fraction | float | None:
     """A student's number as a plain Python one, or None if it is not a number.
 
     Accepts ``int``, ``float``, ``Fraction`` (and any ``Rational``, kept exact), ``Decimal``, numpy scalars and 0-d
-    arrays, and strings such as ``"1"``, ``"5/8"`` or ``"0.625"`` (read exactly). ``True``/``False``, ``None`` and
-    ``...`` are not numbers.
+    arrays, and (unless ``strings=False``, for what a function returns) strings such as ``"1"``, ``"5/8"`` or
+    ``"0.625"``, read exactly. ``True``/``False``, ``None`` and ``...`` are not numbers.
     """
-    if isinstance(value, bool) or value is None or value is Ellipsis:
+    if isinstance(value, bool) or value is None or value is Ellipsis or isinstance(value, str) and not strings:
         return None
     if getattr(value, "shape", None) == () and hasattr(value, "item"):  # a numpy scalar or 0-d array
         value = value.item()

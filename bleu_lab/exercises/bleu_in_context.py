@@ -70,7 +70,7 @@ def check_pairwise_accuracy(func: Callable[[Sequence[float], Sequence[float]], f
         got = run_student_code(fb, func, list(metric), list(human))
         if got is None:
             continue
-        if as_number(got) is None:
+        if as_number(got, strings=False) is None:
             fb.fail(f"case {case}: return the accuracy as a number between 0 and 1, not {type(got).__name__}")
         elif not math.isclose(float(got), pairwise_accuracy(metric, human), abs_tol=1e-9):
             fb.fail(f"case {case}: metric {list(metric)}, people {list(human)}: your accuracy {float(got):.4f} "
@@ -129,7 +129,7 @@ def check_reference_ranks(ranks: object) -> Feedback:
     expected = expected_reference_ranks()
     machines = sum(not row.is_human for row in load_system_scores())
     for ref in REFERENCES:
-        got = as_whole(ranks[ref]) if as_whole(ranks[ref]) is not None else ranks[ref]
+        got = ranks[ref] if isinstance(ranks[ref], str) or as_whole(ranks[ref]) is None else as_whole(ranks[ref])
         if not isinstance(got, int) or isinstance(got, bool) or not 1 <= got <= machines:
             fb.fail(f"ranks[{ref!r}] must be a whole number from 1 (best) to {machines}, not {got!r}")
         elif got == machines + 1 - expected[ref]:

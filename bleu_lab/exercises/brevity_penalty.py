@@ -63,10 +63,10 @@ def check_brevity_penalty(
             if c == 0 and fb.messages and "ZeroDivisionError" in fb.messages[-1]:
                 fb.messages[-1] += " — handle c == 0 before dividing by c: an empty hypothesis gets BP = 0"
             continue
-        if as_number(got) is None:
+        if as_number(got, strings=False) is None:
             fb.fail(f"case {case}: return a number, not {type(got).__name__} ({got!r})")
             continue
-        got = float(as_number(got))
+        got = float(as_number(got, strings=False))
         if math.isclose(got, expected, rel_tol=1e-9, abs_tol=1e-12):
             continue
         fb.fail(f"case {case}, r = {r}, c = {c}: expected BP = {expected:.6g}, you returned {got:.6g}. "
@@ -174,7 +174,7 @@ WITHOUT_BP_KEY_POINTS: tuple[tuple[str, tuple[str, ...]], ...] = (
 )
 # Claims that turn the point around: short outputs punished (that is what BP does, not precision), or long ones winning.
 WITHOUT_BP_CLAIMS = (
-    ReversedClaim(r"short[^.;]*\b(?:lower|low|worse|less|penali[sz]|punish)",
+    ReversedClaim(r"short[^.;]*\b(?:lower|low|worse|less|penali[sz]|punish)\w*",
                   "without BP nothing punishes a short output: precision only counts the words it has, so a few "
                   "right words score high"),
     ReversedClaim(r"precision[^.;]*\b(?:punish|penali[sz])\w*[^.;]*short",

@@ -43,10 +43,10 @@ def check_ar_p_value(
         got = run_student_code(fb, func, np.asarray(gaps, dtype=float), observed)
         if got is None:
             continue
-        if as_number(got) is None:
+        if as_number(got, strings=False) is None:
             fb.fail(f"case {case}: return the p-value as a number, not {type(got).__name__} ({got!r:.60})")
             continue
-        got = as_number(got)
+        got = as_number(got, strings=False)
         matched = [name for name, value in _ar_conventions(gaps, observed).items()
                    if math.isclose(got, value, rel_tol=1e-9, abs_tol=1e-12)]
         if matched:

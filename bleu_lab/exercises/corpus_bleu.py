@@ -107,10 +107,10 @@ def check_corpus_bleu(
             continue
         if isinstance(got, BleuScore):
             got = got.score
-        if as_number(got) is None:
+        if as_number(got, strings=False) is None:
             fb.fail(f"case {case}: return the score as a number (0–100), not {type(got).__name__} ({got!r})")
             continue
-        got = float(as_number(got))
+        got = float(as_number(got, strings=False))
         if math.isclose(got, expected.score, rel_tol=0, abs_tol=TOLERANCE):
             continue
         fb.fail(f"case {case}: expected corpus BLEU {expected.score:.4f}, you returned {got:.4f}. "

@@ -59,10 +59,10 @@ def check_geometric_mean(
                 fb.messages[-1] += (" — log(0) is undefined: when some p_n with weight > 0 is 0, "
                                     "the geometric mean is 0; return 0.0 before taking logs")
             continue
-        if as_number(got) is None:
+        if as_number(got, strings=False) is None:
             fb.fail(f"case {case}: return a number, not {type(got).__name__} ({got!r})")
             continue
-        got = float(as_number(got))
+        got = float(as_number(got, strings=False))
         if math.isclose(got, expected, rel_tol=1e-9, abs_tol=1e-12):
             continue
         fb.fail(f"case {case}: p_n = {_fmt(precisions)}, weights = {_fmt(weights)}: expected {expected:.6g}, "
@@ -108,10 +108,10 @@ def check_sentence_bleu(
         got = run_student_code(fb, func, refs, hypothesis)
         if got is None:
             continue
-        if as_number(got) is None:
+        if as_number(got, strings=False) is None:
             fb.fail(f"case {case}: return a number, not {type(got).__name__} ({got!r})")
             continue
-        got = float(as_number(got))
+        got = float(as_number(got, strings=False))
         if math.isclose(got, expected, rel_tol=1e-9):
             continue
         fb.fail(f"case {case}: expected BLEU = {expected:.6g}, you returned {float(got):.6g}. "

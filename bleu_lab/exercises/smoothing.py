@@ -200,10 +200,10 @@ def _list_problem(result: object, length: int) -> list[str]:
         return [f"your function returned a {type(result).__name__}; return a list of {length} numbers"]
     if len(result) != length:
         return [f"your function returned {len(result)} values; return {length}, one per order n = 1..{length}"]
-    bad = [v for v in result if as_number(v) is None or math.isnan(float(as_number(v)))]
+    bad = [v for v in result if as_number(v, strings=False) is None or math.isnan(float(as_number(v, strings=False)))]
     if bad:
         return [f"every value must be a number; found {bad[0]!r}"]
-    result[:] = [float(as_number(v)) for v in result]
+    result[:] = [float(as_number(v, strings=False)) for v in result]
     return []
 
 

@@ -121,9 +121,9 @@ def check_nltk_word_bleu(func: Callable, *, cases: Sequence[tuple[str, str]] = N
 
 def _nltk_problem(ref: str, hyp: str, got: object) -> str | None:
     """What is wrong with one nltk_word_bleu result (None if it equals word-level BLEU)."""
-    if as_number(got) is None:
+    if as_number(got, strings=False) is None:
         return f"your function returned {got!r}; return nltk's score, a number between 0 and 1"
-    got = float(as_number(got))
+    got = float(as_number(got, strings=False))
     want = without_warnings(sentence_bleu, [ref], hyp)
     if _same(got, want):
         return None

@@ -79,10 +79,10 @@ def check_old_nltk_bleu(
         got = run_student_code(fb, func, refs, hypothesis.split())
         if got is None:
             continue
-        if as_number(got) is None:
+        if as_number(got, strings=False) is None:
             fb.fail(f"{hypothesis!r}: return a number, not {type(got).__name__} ({got!r})")
             continue
-        got = float(as_number(got))
+        got = float(as_number(got, strings=False))
         if math.isclose(got, printed, rel_tol=1e-9):
             continue
         fb.fail(f"{hypothesis!r}: the post printed {printed!r}, you returned {got!r}. "
