@@ -302,7 +302,7 @@ def reversed_claims(answer: str, claims: Sequence[ReversedClaim]) -> list[str]:
     for claim in claims:
         for match in re.finditer(claim.pattern, text):
             before = _clause_before(text, match.start())
-            if not NEGATION.search(before) and not CONDITION.search(before):
+            if not any(NEGATION.search(part) for part in (before, match.group(0))) and not CONDITION.search(before):
                 reasons.append(f"“{answer[match.start():match.end()]}”: {claim.why}")
                 break
     return reasons

@@ -62,7 +62,8 @@ def check_exp_smoothing(
         raised, result = call_student(fb, func, list(matches), list(totals))
         if raised:
             break
-        result = as_list(result) if as_list(result) is not None else result
+        listed = as_list(result)
+        result = listed if listed is not None else result
         problem = _list_problem(result, len(matches)) or _exp_problem(matches, totals, result)
         if problem:
             fb.fail(f"matches={list(matches)}, totals={list(totals)}: {problem}")
@@ -108,7 +109,8 @@ def check_method1(
         raised, result = call_student(fb, func, list(matches), list(denominators), epsilon)
         if raised:
             break
-        result = as_list(result) if as_list(result) is not None else result
+        listed = as_list(result)
+        result = listed if listed is not None else result
         problem = _list_problem(result, len(matches)) or _method1_problem(matches, denominators, epsilon, result)
         if problem:
             fb.fail(f"matches={list(matches)}, denominators={list(denominators)}, epsilon={epsilon}: {problem}")
