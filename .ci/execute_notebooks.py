@@ -7,11 +7,16 @@ Each notebook runs in a new kernel from the current environment (run it with the
 notebooks/ as its working directory. The saved file carries no widget state (a widget shows live only), the
 kernelspec of the kernel the README installs, and no Python patch version, so a contributor's diff shows what
 changed in the lesson, not in metadata.
+
+The cells that call an exercise's check (a line ``check_...(...)``) are saved without outputs and as never run: their
+feedback, right or wrong, would show a fix or an answer before the student has tried. nbval still runs them (a
+check that raises fails the test) but compares no output for a cell the notebook saved unrun.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import sys
 import time
 from pathlib import Path
@@ -22,6 +27,7 @@ from nbclient import NotebookClient
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
 TIMEOUT_PER_CELL = 300
+CHECK_CALL = re.compile(r"^check_\w+\(", re.MULTILINE)  # a lesson's call of an exercise check
 
 
 def normalize(nb: nbformat.NotebookNode) -> None:
@@ -36,6 +42,16 @@ def normalize(nb: nbformat.NotebookNode) -> None:
         cell.metadata.pop("execution", None)
 
 
+def clear_exercise_checks(nb: nbformat.NotebookNode) -> list[int]:
+    """Save the cells that call an exercise check without outputs and unrun; return their indices."""
+    cleared = []
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type == "code" and CHECK_CALL.search(cell.source):
+            cell.outputs, cell.execution_count = [], None
+            cleared.append(index)
+    return cleared
+
+
 def execute(path: Path) -> float:
     nb = nbformat.read(path, as_version=4)
     start = time.perf_counter()
@@ -48,6 +64,7 @@ def execute(path: Path) -> float:
     )
     client.execute()
     normalize(nb)
+    clear_exercise_checks(nb)
     nbformat.write(nb, path)
     return time.perf_counter() - start
 

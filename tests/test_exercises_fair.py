@@ -55,7 +55,8 @@ def test_as_whole_and_as_list_and_same_number():
     assert same_number("1/5", Fraction(1, 5)) and not same_number(True, 1)
 
 
-# ------------------------------------------------------------------------------------------- the rejected correct answers
+    assert as_list((1, 2)) == as_list(x for x in (1, 2)) == as_list(np.array([1, 2])) == [1, 2]
+    assert as_list(range(1, 3)) == [1, 2]
 
 
 @pytest.mark.parametrize("bp", ["1", Fraction(1), 1, 1.0, np.float64(1.0), np.int64(1)])
