@@ -381,9 +381,9 @@ def grade_notebook(path: Path, timeout: int = DEFAULT_TIMEOUT, seed: int = 0, *,
                 cell.outputs, cell.execution_count = [], None
         nbformat.write(copy, work / "submission.ipynb")
         km = KernelManager(kernel_spec_manager=_kernel_spec_manager(), kernel_name="bleu-lab-grader")
-        deadline = time.monotonic() + timeout
+        deadline = [time.monotonic() + timeout]  # counted again from when the kernel is up
         client = _bounded_client_class()(
-            copy, km=km, timeout_func=lambda cell: _cell_timeout(client, deadline), allow_errors=True,
+            copy, km=km, timeout_func=lambda cell: _cell_timeout(client, deadline[0]), allow_errors=True,
             interrupt_on_timeout=True, store_widget_state=False, iopub_timeout=4, startup_timeout=60,
             error_on_timeout={"ename": "TimeoutError", "evalue": "time limit", "traceback": []},
             resources={"metadata": {"path": str(work)}})
@@ -392,7 +392,8 @@ def grade_notebook(path: Path, timeout: int = DEFAULT_TIMEOUT, seed: int = 0, *,
             with client.setup_kernel(env=_kernel_env(base / "home"), stdin=subprocess.DEVNULL,
                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL):
                 pgid = _process_group(km)
-                _run_cells(client, copy, deadline, grade)
+                deadline[0] = time.monotonic() + timeout
+                _run_cells(client, copy, deadline[0], grade)
                 session = KernelSession(client, budget=timeout)
                 try:
                     session.install()
