@@ -467,7 +467,7 @@ def test_help_names_the_instructor_commands(capsys):
     assert "bleu-lab release OUTDIR" in out and "bleu-lab grade" in out
 
 
-# ------------------------------------------------------------------------------------- release keeps what is not its own
+# ------------------------------------------------------------------------------------ release keeps what is not its own
 
 
 def test_release_force_keeps_what_it_did_not_write(tmp_path, capsys):

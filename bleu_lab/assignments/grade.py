@@ -355,7 +355,7 @@ def grade_notebook(path: Path, timeout: int = DEFAULT_TIMEOUT, seed: int = 0, *,
     """Run a submission (``nb``, already read from ``path``, or read now) in an isolated kernel and mark its
     lesson's exercises in this process. ``timeout`` (> 0) bounds the run in wall-clock seconds, and the marking."""
     import nbformat
-    from jupyter_client import KernelManager
+    from jupyter_client import AsyncKernelManager
 
     check_timeout(timeout)
     if nb is None:
@@ -380,7 +380,7 @@ def grade_notebook(path: Path, timeout: int = DEFAULT_TIMEOUT, seed: int = 0, *,
             if cell.cell_type == "code":
                 cell.outputs, cell.execution_count = [], None
         nbformat.write(copy, work / "submission.ipynb")
-        km = KernelManager(kernel_spec_manager=_kernel_spec_manager(), kernel_name="bleu-lab-grader")
+        km = AsyncKernelManager(kernel_spec_manager=_kernel_spec_manager(), kernel_name="bleu-lab-grader")
         deadline = [time.monotonic() + timeout]  # counted again from when the kernel is up
         client = _bounded_client_class()(
             copy, km=km, timeout_func=lambda cell: _cell_timeout(client, deadline[0]), allow_errors=True,
@@ -598,7 +598,7 @@ def _import_everything() -> None:
     """Import what marking needs now, so that no file a submission could change is read later."""
     import nbclient  # noqa: F401
     import nbformat  # noqa: F401
-    from jupyter_client import KernelManager  # noqa: F401
+    from jupyter_client import AsyncKernelManager  # noqa: F401
 
     for grading in lesson_gradings().values():
         for exercise in grading.exercises:

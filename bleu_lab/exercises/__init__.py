@@ -357,10 +357,10 @@ def check_written_answer(exercise: str, answer: object, *, key_points: Sequence[
 # ------------------------------------------------------------------------------------------- hidden cases
 
 # Words for the sentences of hidden cases: few, so that n-grams repeat and clipping matters.
-HIDDEN_WORDS = ("the", "a", "cat", "dog", "sat", "on", "mat", "red", "is", "and", "rose", "big")
+CASE_WORDS = ("the", "a", "cat", "dog", "sat", "on", "mat", "red", "is", "and", "rose", "big")
 
 
-def random_sentence(rng: random.Random, low: int = 1, high: int = 9, words: Sequence[str] = HIDDEN_WORDS) -> str:
+def random_sentence(rng: random.Random, low: int = 1, high: int = 9, words: Sequence[str] = CASE_WORDS) -> str:
     """A sentence of ``low`` to ``high`` words drawn from ``words`` (for hidden cases drawn at grading time)."""
     return " ".join(rng.choice(words) for _ in range(rng.randint(low, high)))
 
@@ -371,9 +371,9 @@ def random_variant(rng: random.Random, sentence: str, changes: int = 2) -> str:
     for _ in range(changes):
         edit, at = rng.choice(("replace", "drop", "add")), rng.randrange(len(tokens) or 1)
         if edit == "replace" and tokens:
-            tokens[at] = rng.choice(HIDDEN_WORDS)
+            tokens[at] = rng.choice(CASE_WORDS)
         elif edit == "drop" and len(tokens) > 1:
             del tokens[at]
         else:
-            tokens.insert(at, rng.choice(HIDDEN_WORDS))
+            tokens.insert(at, rng.choice(CASE_WORDS))
     return " ".join(tokens)
