@@ -348,6 +348,7 @@ def attacked(released, tmp_path_factory):
     command = Path(sys.executable).parent / "bleu-lab"  # as an instructor runs it (python -m would put cwd on the path)
     done = subprocess.run([str(command), "grade", *map(str, paths.values()), "--seed", str(SEED), "--timeout", "120"],
                           capture_output=True, text=True, timeout=900, cwd=inbox)
+    assert done.returncode == 0, done.stdout[-1000:] + done.stderr[-2000:]
     reports = re.split(r"^(?===)", done.stdout, flags=re.MULTILINE)
     assert reports[0].startswith(f"seed: {SEED}")
     by_name = {name: next(r for r in reports[1:] if f"{name}/" in r.splitlines()[0]) for name in paths}

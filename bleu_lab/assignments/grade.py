@@ -567,6 +567,8 @@ def grade_batch(paths: list[Path], *, timeout: int = DEFAULT_TIMEOUT, seed: int 
     for path in paths:  # an instructor's typo stops the batch before anything runs
         if not path.is_file():
             raise FileNotFoundError(f"{path}: no such file")
+    if lesson is not None and lesson not in lesson_gradings():
+        raise ValueError(f"--lesson {lesson}: there is no such lesson (one of {', '.join(sorted(lesson_gradings()))})")
     seed = secrets.randbelow(2 ** 32) if seed is None else seed
     print(f"seed: {seed}  (hidden cases; bleu-lab grade --seed {seed} draws the same ones)", file=out, flush=True)
     submissions = []
@@ -581,7 +583,10 @@ def grade_batch(paths: list[Path], *, timeout: int = DEFAULT_TIMEOUT, seed: int 
         if nb is None:
             grade = NotebookGrade(path, "?", note=f"not graded: {lesson_or_error}", graded=False)
         else:
-            grade = grade_notebook(path, timeout, seed, nb=nb, lesson=lesson_or_error)
+            try:
+                grade = grade_notebook(path, timeout, seed, nb=nb, lesson=lesson_or_error)
+            except Exception as exc:  # noqa: BLE001 - one notebook never stops the batch
+                grade = NotebookGrade(path, lesson_or_error, note=f"not graded: {type(exc).__name__}", graded=False)
         changed = before.changes(Snapshot.take())
         if changed:
             shown = ", ".join(_clean(c) for c in changed[:5]) + (" ..." if len(changed) > 5 else "")
