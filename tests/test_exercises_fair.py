@@ -151,3 +151,37 @@ def test_negations_and_questions_are_not_claims():
     assert "this looks reversed" not in str(fb)
     fb = ex3.check_without_bp("Without BP, short outputs would not be punished: their precision stays high.")
     assert "this looks reversed" not in str(fb)
+
+
+# ------------------------------------------------------------------------------------------- saved outputs
+
+
+def test_executed_lessons_save_their_check_cells_without_outputs():
+    """.ci/execute_notebooks.py saves every cell that calls a check unrun and empty (nbval 0.11 runs a cell saved with
+    execution_count None but compares no output), and leaves every other cell as it was."""
+    import copy
+    import importlib.util
+    import re
+    from pathlib import Path
+
+    import nbformat
+
+    root = Path(__file__).resolve().parent.parent
+    spec = importlib.util.spec_from_file_location("execute_notebooks", root / ".ci" / "execute_notebooks.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    cleared_any = 0
+    for path in sorted((root / "notebooks").glob("[0-9]*.ipynb")):
+        nb = nbformat.read(path, as_version=4)
+        before = copy.deepcopy(nb)
+        cleared = script.clear_exercise_checks(nb)
+        calls = [i for i, c in enumerate(before.cells)
+                 if c.cell_type == "code" and re.search(r"^check_\w+\(", c.source, re.MULTILINE)]
+        assert cleared == calls, path.name
+        for index, (old, new) in enumerate(zip(before.cells, nb.cells)):
+            if index in cleared:
+                assert new.outputs == [] and new.execution_count is None and new.source == old.source
+            else:
+                assert new == old
+        cleared_any += len(cleared)
+    assert cleared_any >= 30
