@@ -234,6 +234,9 @@ def test_the_wire_carries_numpy_generators_and_bleu_lab_results_but_no_other_obj
     stats = bl.corpus_score(["the cat sat"], [["the cat sat on the mat"]]).stats
     classes = grading._wire_classes()
     assert wire.loads(wire.dumps(stats), classes) == stats
+    result = bl.paired_bootstrap(["the cat sat", "a dog"], ["the cat sat on", "the dog"],
+                                 [["the cat sat on the mat"], ["the dog ran"]], n_samples=50, method="shift")
+    assert wire.loads(wire.dumps(result), classes) == result  # lesson 9 hands in a BootstrapResult
     opaque = wire.loads(wire.dumps(stats))  # without the allow-list: a stand-in no check accepts
     assert isinstance(opaque, wire.Opaque)
     assert isinstance(wire.loads(wire.dumps(object())), wire.Opaque)
