@@ -8,11 +8,16 @@ notebooks/ as its working directory. The saved file carries no widget state (a w
 kernelspec of the kernel the README installs, and the kernel's language_info without its Python version
 (bleu_lab.course.normalize_metadata), so a contributor's diff shows what changed in the lesson, not in metadata,
 and a lesson opens unmodified in JupyterLab on any Python (`bleu-lab lab` drops the version when it saves).
+
+The cells that call an exercise's check (a line ``check_...(...)``) are saved without outputs and as never run: their
+feedback, right or wrong, would show a fix or an answer before the student has tried. nbval still runs them (a
+check that raises fails the test) but compares no output for a cell the notebook saved unrun.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import sys
 import time
 from pathlib import Path
@@ -26,6 +31,7 @@ from bleu_lab.course import normalize_metadata  # noqa: E402
 
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
 TIMEOUT_PER_CELL = 300
+CHECK_CALL = re.compile(r"^check_\w+\(", re.MULTILINE)  # a lesson's call of an exercise check
 
 
 def normalize(nb: nbformat.NotebookNode) -> None:
@@ -35,6 +41,16 @@ def normalize(nb: nbformat.NotebookNode) -> None:
     normalize_metadata(nb.metadata)  # language_info as JupyterLab writes it on open, without the Python version
     for cell in nb.cells:
         cell.metadata.pop("execution", None)
+
+
+def clear_exercise_checks(nb: nbformat.NotebookNode) -> list[int]:
+    """Save the cells that call an exercise check without outputs and unrun; return their indices."""
+    cleared = []
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type == "code" and CHECK_CALL.search(cell.source):
+            cell.outputs, cell.execution_count = [], None
+            cleared.append(index)
+    return cleared
 
 
 def execute(path: Path) -> float:
@@ -49,6 +65,7 @@ def execute(path: Path) -> float:
     )
     client.execute()
     normalize(nb)
+    clear_exercise_checks(nb)
     nbformat.write(nb, path)
     return time.perf_counter() - start
 

@@ -164,7 +164,8 @@ def test_clip_by_hand_mistakes():
     assert "'dog' is not a word of the hypothesis" in text(ex1.check_clip_by_hand(extra))
     assert "replace ..." in text(ex1.check_clip_by_hand(...))
     assert "not a word" in text(ex1.check_clip_by_hand({1: 2}))
-    assert "give a whole number (int)" in text(ex1.check_clip_by_hand(hand_table() | {"a": 2.0}))
+    assert ex1.check_clip_by_hand(hand_table() | {"a": 2.0}).passed  # a whole float is a whole number
+    assert "give a whole number (int)" in text(ex1.check_clip_by_hand(hand_table() | {"a": 1.5}))
     assert "fill in the clipped count of ('a',)" in text(ex1.check_clip_by_hand({"a": ...}))
 
 

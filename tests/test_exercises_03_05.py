@@ -290,18 +290,20 @@ def test_without_bp_answers_with_both_key_points_pass(answer, fresh_tries):
     assert check_without_bp(answer).passed
 
 
-def test_without_bp_wrong_answers_get_hints_before_the_model_answer(fresh_tries):
+def test_without_bp_is_recorded_with_hints_and_the_model_answer_after_a_real_try(fresh_tries):
     from bleu_lab.exercises.brevity_penalty import MODEL_ANSWER_WITHOUT_BP, check_without_bp
 
     first = str(check_without_bp("it would be quite different from now"))
-    assert "what kind of output" in first and MODEL_ANSWER_WITHOUT_BP not in first
-    second = str(check_without_bp("BLEU would be different from now"))
-    assert "Say both halves" in second and MODEL_ANSWER_WITHOUT_BP not in second
-    assert MODEL_ANSWER_WITHOUT_BP in str(check_without_bp("still no idea about it"))
-    assert "write your answer as a sentence" in str(check_without_bp(None))
+    assert "what kind of output" in first and "recorded: 'it would be quite different from now'" in first
+    assert MODEL_ANSWER_WITHOUT_BP in first and "✔" not in first and "correct" not in first
+    for no_try in (None, "...", "short high", 'Without BP, BLEU would ...'):
+        shown = str(check_without_bp(no_try))
+        assert "write your answer" in shown and MODEL_ANSWER_WITHOUT_BP not in shown
 
 
-def test_without_bp_reveal_on_request(fresh_tries):
+def test_without_bp_never_shows_a_tick(fresh_tries):
     from bleu_lab.exercises.brevity_penalty import MODEL_ANSWER_WITHOUT_BP, check_without_bp
 
-    assert MODEL_ANSWER_WITHOUT_BP in str(check_without_bp("no idea at all here", reveal=True))
+    fb = check_without_bp(MODEL_ANSWER_WITHOUT_BP, reveal=True)
+    assert fb.passed and "✔" not in str(fb) + fb._repr_html_() and "correct!" not in str(fb) + fb._repr_html_()
+    assert "recorded" in str(fb) and "cannot grade meaning" in str(fb)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import random
 import re
 import runpy
 import statistics
@@ -273,8 +274,10 @@ def test_ar_sacrebleus_strict_count_fails_only_on_ties():
     """sacrebleu's '>' is right on every case without a tie, and gets the ties hint on the one with ties."""
     fb = ex9.check_ar_p_value(lambda d, o: (np.sum(d > o) + 1) / (len(d) + 1))
     assert not fb.passed and len(fb.messages) == 1 and "case ties" in fb.messages[0]
-    hidden = ex9.check_ar_p_value(lambda d, o: (np.sum(d > o) + 1) / (len(d) + 1), cases=ex9.HIDDEN_AR_CASES)
-    assert not hidden.passed and "every trial ties" in text(hidden)
+    for seed in range(5):  # the hidden cases drawn at grading time always hold a case with ties
+        hidden = ex9.check_ar_p_value(lambda d, o: (np.sum(d > o) + 1) / (len(d) + 1),
+                                      **ex9.hidden_ar_cases(random.Random(seed)))
+        assert not hidden.passed and "tie" in text(hidden)
 
 
 def test_ar_not_callable_and_raising():

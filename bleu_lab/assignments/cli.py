@@ -2,10 +2,12 @@
 
     bleu-lab release course/                 course/student/ (no solutions), course/solved/ (with them) and
                                              course/nbgrader/ (an nbgrader course's source/ and its config)
-    bleu-lab grade alice/03_brevity_penalty.ipynb bob/03_brevity_penalty.ipynb
+    bleu-lab grade alice/03_brevity_penalty.ipynb bob/03_brevity_penalty.ipynb [--seed N] [--timeout S]
 
-``grade`` exits with 0 once every notebook is graded, whatever the marks; with 2 (and one line on stderr) for an
-unusable input: a missing file, a file that is not a notebook, a notebook that is none of the lessons.
+``grade`` prints the seed of the hidden cases, then one report per notebook ending in its one ``score:`` line (a
+notebook that cannot be read or placed gets ``score: not graded`` and the batch goes on). It exits with 0 once every
+notebook is graded, whatever the marks; with 2 (and one line on stderr) for a missing file or a bad option; with 3
+if the grader's own files changed during a run (marks withheld from there on).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from . import default_notebooks_dir
-from .grade import DEFAULT_TIMEOUT, format_grade, grade_notebook, read_submission
+from .grade import DEFAULT_TIMEOUT, grade_batch
 from .release import release
 
 EXIT_ERROR = 2
@@ -32,14 +34,21 @@ def build_parser(prog: str = "bleu-lab") -> argparse.ArgumentParser:
     rel.add_argument("outdir", metavar="OUTDIR", type=Path)
     rel.add_argument("--notebooks", metavar="DIR", type=Path, default=None,
                      help="the lessons to release (default: notebooks/ of this checkout)")
-    rel.add_argument("--force", action="store_true", help="replace OUTDIR/student and OUTDIR/solved if they exist")
+    rel.add_argument("--force", action="store_true",
+                     help="replace the files an earlier release wrote in OUTDIR (never anything else)")
     grd = commands.add_parser("grade", help="run submitted notebooks and mark their exercises",
-                              description="Run each notebook in a fresh kernel, then mark its exercises with the "
-                              "lesson's checks and hidden cases: 1 point for the visible check, 1 for the hidden "
-                              "cases; written answers are listed for manual grading.")
+                              description="Run each notebook from a private copy in an isolated kernel, read back "
+                              "the values of its answers, and mark them in this process with the lesson's checks and "
+                              "hidden cases drawn from --seed: 1 point for the visible check, 1 for the hidden cases; "
+                              "written answers are listed for manual grading.")
     grd.add_argument("notebooks", metavar="NOTEBOOK", nargs="+", type=Path)
-    grd.add_argument("--timeout", type=int, default=DEFAULT_TIMEOUT, metavar="SECONDS",
-                     help=f"interrupt a cell that runs longer (default {DEFAULT_TIMEOUT})")
+    grd.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="SECONDS",
+                     help=f"wall-clock limit to run one notebook, > 0 (default {DEFAULT_TIMEOUT}); marking it "
+                     "afterwards has the same limit again")
+    grd.add_argument("--seed", type=int, default=None, metavar="N",
+                     help="seed of the hidden cases (default: a random one, printed first)")
+    grd.add_argument("--lesson", default=None, metavar="NAME",
+                     help="grade every notebook as this lesson (e.g. 03_brevity_penalty), whatever it claims")
     return parser
 
 
@@ -54,10 +63,7 @@ def main(argv: Sequence[str], prog: str = "bleu-lab") -> int:
                   f"  {done.solved}  (with solutions: for instructors, and to test the grader)\n"
                   f"  {done.nbgrader}  (nbgrader's source/ and nbgrader_config.py, for courses that use nbgrader)")
             return 0
-        for path in args.notebooks:  # every input usable before the first (slow) run
-            read_submission(path)
-        for path in args.notebooks:
-            print(format_grade(grade_notebook(path, timeout=args.timeout)), flush=True)
+        return grade_batch(list(args.notebooks), timeout=args.timeout, seed=args.seed, lesson=args.lesson)
     except (OSError, ValueError) as err:
         print(f"{prog}: error: {err}", file=sys.stderr)
         return EXIT_ERROR

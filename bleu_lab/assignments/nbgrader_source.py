@@ -11,7 +11,6 @@ earn no nbgrader points; ``bleu-lab grade`` prints each with its key points for 
 from __future__ import annotations
 
 import copy
-from pathlib import Path
 
 import nbformat
 
@@ -58,11 +57,9 @@ def nbgrader_source(student: nbformat.NotebookNode, solutions: dict[int, str], n
     return nb
 
 
-def write_nbgrader_config(folder: Path, code_stub: str) -> Path:
-    """``folder/nbgrader_config.py``: the course settings these sources need."""
-    path = folder / "nbgrader_config.py"
-    path.write_text(CONFIG.format(stub=code_stub), encoding="utf-8")
-    return path
+def nbgrader_config(code_stub: str) -> str:
+    """The text of ``nbgrader_config.py``: the course settings these sources need."""
+    return CONFIG.format(stub=code_stub)
 
 
 def _test_cell(grade_id: str, source: str) -> nbformat.NotebookNode:

@@ -6,13 +6,17 @@ cleared (a printed check or answer would give the answer away). ``OUTDIR/solved/
 each of those cells holding its solution instead (what ``%load`` would put there) and, for a written answer, a model
 answer and the key points the grader looks for: what a perfect student hands in. ``OUTDIR/nbgrader/`` holds the same
 lessons as an nbgrader course's ``source/`` folder with its ``nbgrader_config.py`` (see ``nbgrader_source``).
+
+A release records what it wrote (``OUTDIR/.bleu-lab-release.json``); ``--force`` replaces those files and nothing
+else, so an nbgrader course in ``OUTDIR/nbgrader`` (its gradebook, ``submitted/``, ``autograded/``) survives.
 """
 
 from __future__ import annotations
 
 import copy
+import hashlib
+import json
 import re
-import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,7 +24,7 @@ import nbformat
 
 from ..exercises import LessonGrading
 from . import METADATA_KEY, lesson_gradings
-from .nbgrader_source import nbgrader_source, write_nbgrader_config
+from .nbgrader_source import nbgrader_config, nbgrader_source
 
 LOAD_CELL = re.compile(r"^\s*#\s*%load\s+(solutions/[\w.-]+\.py)\s*$")
 SCRATCH_CELL = "# Scratch cell: this copy of the lesson has no worked solutions. Write your answer above its check."
@@ -42,31 +46,82 @@ class Release:
     notebooks: list[str] = field(default_factory=list)
 
 
+MANIFEST = ".bleu-lab-release.json"  # in OUTDIR: every file the release wrote, with its SHA-256
+
+
 def release(outdir: Path, notebooks_dir: Path, *, force: bool = False) -> Release:
-    """Write ``outdir/student``, ``outdir/solved`` and ``outdir/nbgrader`` from the lessons in ``notebooks_dir``."""
+    """Write ``outdir/student``, ``outdir/solved`` and ``outdir/nbgrader`` from the lessons in ``notebooks_dir``.
+
+    Without ``force`` it refuses a non-empty folder. With ``force`` it replaces only the files an earlier release
+    wrote (listed in ``outdir/.bleu-lab-release.json``) and still holds unchanged; it never deletes anything else (an
+    nbgrader gradebook, ``submitted/``, ``autograded/``, an edited notebook) and refuses, naming the file, rather
+    than overwrite a file it did not write. ``notebooks_dir`` and ``outdir`` must not overlap.
+    """
     paths = sorted(notebooks_dir.glob("*.ipynb"))
     if not paths:
         raise FileNotFoundError(f"no lesson notebooks (*.ipynb) in {notebooks_dir}")
+    _refuse_overlap(outdir, notebooks_dir)
     result = Release(outdir / "student", outdir / "solved", outdir / "nbgrader")
-    for folder in (result.student, result.solved, result.nbgrader):
-        if folder.exists() and any(folder.iterdir()):
-            if not force:
-                raise FileExistsError(f"{folder} exists and is not empty (pass --force to replace it)")
-            shutil.rmtree(folder)
-        folder.mkdir(parents=True, exist_ok=True)
     gradings = lesson_gradings()
+    files: dict[Path, str] = {}
     for path in paths:
         lesson = nbformat.read(path, as_version=4)
         student = student_copy(lesson, path.stem)
         solutions, grading = worked_solutions(lesson, notebooks_dir), gradings.get(path.stem)
-        nbformat.write(student, result.student / path.name)
-        nbformat.write(solved_copy(student, solutions, path.stem, grading), result.solved / path.name)
+        files[result.student / path.name] = nbformat.writes(student)
+        files[result.solved / path.name] = nbformat.writes(solved_copy(student, solutions, path.stem, grading))
         source = nbgrader_source(student, solutions, path.stem, grading)
-        (result.nbgrader / "source" / path.stem).mkdir(parents=True)
-        nbformat.write(source, result.nbgrader / "source" / path.stem / path.name)
+        files[result.nbgrader / "source" / path.stem / path.name] = nbformat.writes(source)
         result.notebooks.append(path.name)
-    write_nbgrader_config(result.nbgrader, SCRATCH_CELL)
+    files[result.nbgrader / "nbgrader_config.py"] = nbgrader_config(SCRATCH_CELL)
+    previous = _previous_release(outdir)
+    ours = {path for path, digest in previous.items() if path.is_file() and _digest(path.read_bytes()) == digest}
+    _check_targets(result, files, previous, ours, force)
+    for path in ours - files.keys():  # our own unchanged files of an earlier release that this one does not write
+        path.unlink()
+    for path, text in files.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    manifest = {str(path.relative_to(outdir)): _digest(text.encode("utf-8")) for path, text in files.items()}
+    (outdir / MANIFEST).write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     return result
+
+
+def _refuse_overlap(outdir: Path, notebooks_dir: Path) -> None:
+    out, lessons = outdir.resolve(), notebooks_dir.resolve()
+    if out == lessons or out in lessons.parents or lessons in out.parents:
+        raise ValueError(f"OUTDIR {outdir} and the lessons {notebooks_dir} overlap: release into a folder outside "
+                         "the lessons, and release lessons that are not inside OUTDIR")
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _previous_release(outdir: Path) -> dict[Path, str]:
+    """The files an earlier release wrote in ``outdir`` and their digests (empty if there was none)."""
+    try:
+        manifest = json.loads((outdir / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {outdir / name: digest for name, digest in manifest.items()
+            if isinstance(name, str) and isinstance(digest, str) and ".." not in Path(name).parts}
+
+
+def _check_targets(result: Release, files: dict[Path, str], previous: dict[Path, str], ours: set[Path],
+                   force: bool) -> None:
+    """Refuse (FileExistsError, naming the file) to overwrite or delete anything the release did not write."""
+    if not force:
+        for folder in (result.student, result.solved, result.nbgrader):
+            if folder.exists() and any(folder.iterdir()):
+                raise FileExistsError(f"{folder} exists and is not empty (pass --force to replace the files an "
+                                      "earlier bleu-lab release wrote there; nothing else is touched)")
+        return
+    for path in files:
+        if path.exists() and path not in ours:
+            why = "was changed since bleu-lab release wrote it" if path in previous else "was not written by it"
+            raise FileExistsError(f"{path} {why}: --force replaces only the release's own unchanged files. Move it "
+                                  f"away (or release into another OUTDIR) and run again")
 
 
 def student_copy(lesson: nbformat.NotebookNode, name: str) -> nbformat.NotebookNode:

@@ -17,7 +17,8 @@ the checks only compare and explain.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+import random
+from collections.abc import Callable, Mapping, Sequence
 
 from ..agreement import pairwise_accuracy, ranking
 from ..published_scores import REFERENCES, load_system_scores
@@ -25,12 +26,14 @@ from . import (
     Feedback,
     GradedExercise,
     LessonGrading,
+    ReversedClaim,
+    as_number,
+    as_whole,
+    check_written_answer,
     choice_mistakes,
     choices_text,
     enough_failures,
-    missing_key_points,
     run_student_code,
-    tiered_hint,
 )
 
 # ------------------------------------------------------------------------------------------ pairwise accuracy
@@ -42,13 +45,19 @@ ACCURACY_CASES: tuple[tuple[str, tuple[float, ...], tuple[float, ...]], ...] = (
     ("four systems in reverse order", (35.0, 30.0, 25.0, 20.0), (-0.2, 0.0, 0.1, 0.5)),
     ("five systems", (31.3, 31.2, 29.9, 29.7, 29.3), (-1.04, -1.05, -1.51, -1.46, -1.74)),
 )
-# For ``bleu-lab grade`` only: other systems, so that an answer written for the cases above does not pass.
-HIDDEN_ACCURACY_CASES: tuple[tuple[str, tuple[float, ...], tuple[float, ...]], ...] = (
-    ("two systems, same order", (12.0, 10.0), (3.0, 1.0)),
-    ("two systems, opposite order", (10.0, 12.0), (3.0, 1.0)),
-    ("six systems", (24.1, 27.3, 22.8, 30.0, 26.5, 25.9), (70.2, 71.0, 68.4, 69.9, 72.5, 70.0)),
-    ("four systems, tied metric scores", (20.0, 20.0, 25.0, 19.0), (0.1, 0.3, 0.2, 0.0)),
-)
+
+
+def hidden_accuracy_cases(rng: random.Random) -> dict:
+    """For ``bleu-lab grade`` (drawn at grading time; no hidden case ships): (name, metric, human) cases for
+    ``check_pairwise_accuracy(..., cases=...)``, one with tied metric scores."""
+    cases = []
+    for name in ("two systems", "drawn systems", "tied metric scores"):
+        k = 2 if name == "two systems" else rng.randint(3, 7)
+        metric = [round(rng.uniform(15, 35), 1) for _ in range(k)]
+        if name == "tied metric scores":
+            metric[1] = metric[0]
+        cases.append((name, tuple(metric), tuple(round(rng.uniform(-1, 1), 3) for _ in range(k))))
+    return {"cases": cases}
 
 
 def check_pairwise_accuracy(func: Callable[[Sequence[float], Sequence[float]], float], cases=ACCURACY_CASES
@@ -61,7 +70,7 @@ def check_pairwise_accuracy(func: Callable[[Sequence[float], Sequence[float]], f
         got = run_student_code(fb, func, list(metric), list(human))
         if got is None:
             continue
-        if isinstance(got, bool) or not isinstance(got, (int, float)) and not hasattr(got, "__float__"):
+        if as_number(got, strings=False) is None:
             fb.fail(f"case {case}: return the accuracy as a number between 0 and 1, not {type(got).__name__}")
         elif not math.isclose(float(got), pairwise_accuracy(metric, human), abs_tol=1e-9):
             fb.fail(f"case {case}: metric {list(metric)}, people {list(human)}: your accuracy {float(got):.4f} "
@@ -115,13 +124,13 @@ def expected_reference_ranks(system: str = SYSTEM_OF_INTEREST) -> dict[str, int]
 def check_reference_ranks(ranks: object) -> Feedback:
     """Check ``ranks`` = {'A': rank, 'C': rank, 'D': rank, 'all': rank} of Online-W's BLEU among the 8 machines."""
     fb = Feedback(f"{SYSTEM_OF_INTEREST}'s BLEU rank per reference")
-    if not isinstance(ranks, dict) or set(ranks) != set(REFERENCES):
+    if not isinstance(ranks, Mapping) or set(ranks) != set(REFERENCES):
         return fb.fail("ranks must be a dict with one rank per reference: {'A': ..., 'C': ..., 'D': ..., 'all': ...}")
     expected = expected_reference_ranks()
     machines = sum(not row.is_human for row in load_system_scores())
     for ref in REFERENCES:
-        got = ranks[ref]
-        if isinstance(got, bool) or not isinstance(got, int) or not 1 <= got <= machines:
+        got = ranks[ref] if isinstance(ranks[ref], str) or as_whole(ranks[ref]) is None else as_whole(ranks[ref])
+        if not isinstance(got, int) or isinstance(got, bool) or not 1 <= got <= machines:
             fb.fail(f"ranks[{ref!r}] must be a whole number from 1 (best) to {machines}, not {got!r}")
         elif got == machines + 1 - expected[ref]:
             fb.fail(f"ranks[{ref!r}]: you counted from the worst system; rank 1 is the HIGHEST BLEU")
@@ -214,9 +223,10 @@ def expected_test_set_size(corpus=None) -> tuple[float, int, float]:
 def check_test_set_size(n_segments: object, corpus=None) -> Feedback:
     """Check the number of segments at which the interval's half-width would shrink to 1 BLEU (within 20%)."""
     fb = Feedback("segments needed to see a 1-BLEU gap")
-    if isinstance(n_segments, bool) or not isinstance(n_segments, (int, float)) or not math.isfinite(n_segments) \
-            or n_segments <= 0:
+    number = as_number(n_segments)
+    if number is None or not math.isfinite(number) or number <= 0:
         return fb.fail(f"n_segments must be a positive number, not {n_segments!r}")
+    n_segments = float(number)
     half, n, needed = expected_test_set_size(corpus)
     if abs(n_segments - needed) <= SIZE_TOLERANCE * needed:
         return fb.note(f"about {needed:,.0f} segments: the half-width shrinks like 1/sqrt(n), so halving it takes "
@@ -242,6 +252,17 @@ METRIC_CHOICE_KEY_POINTS: tuple[tuple[str, tuple[str, ...]], ...] = (
      ("human", "people", "mqm", "annotat", "evaluator", "translator", "comet", "bleurt", "learned", "chrf",
       "several metrics", "other metric", "more than one metric")),
 )
+# Claims that turn the point around: shipping on the BLEU gain alone, or calling it significant without a test.
+METRIC_CHOICE_CLAIMS = (
+    ReversedClaim(r"\bship(?:ping)?\b(?! only)(?! after)(?! once)",
+                  "shipping on +0.8 BLEU alone is what the lesson warns against: first test the gap, then ask people"),
+    ReversedClaim(r"\b(?:is|are|looks|seems)\s+(?:statistically\s+)?significant\b",
+                  "nothing here shows significance: it takes a paired test (bootstrap or randomization) to say so, "
+                  "and 1,000 segments do not make a +0.8 gap significant by themselves"),
+    ReversedClaim(r"\b(?:enough|large enough|big enough)\b[^.;]*\bsegments?\b|\bsegments?\b[^.;]*\b(?:is|are) "
+                  r"(?:enough|plenty)\b",
+                  "the test-set size alone does not tell whether a gap is real: the paired test does"),
+)
 METRIC_CHOICE_HINTS = (
     "Section 4's table and lesson 9: what would you need to know about a +0.8 gap before believing it at all?",
     "Two parts: is the gap real (more than the luck of the test set), and is it a gain that people would see "
@@ -256,18 +277,16 @@ MODEL_ANSWER_METRIC_CHOICE = (
 
 
 def check_metric_choice(answer: object, *, reveal: bool = False) -> Feedback:
-    """A written answer: what to trust before shipping a +0.8 BLEU system. Checked for two key points."""
-    fb = Feedback("which evidence to trust before shipping")
-    if not isinstance(answer, str) or len(answer.split()) < 6:
-        return fb.fail("write your answer as one or two sentences in a string, e.g. answer = \"I would ...\"")
-    if missing_key_points(answer, METRIC_CHOICE_KEY_POINTS):
-        return tiered_hint(fb, METRIC_CHOICE_HINTS, MODEL_ANSWER_METRIC_CHOICE, reveal=reveal)
-    return fb.note("your answer has both key points: whether the gap is real, and whether people would see it")
+    """A written answer: what to trust before shipping a +0.8 BLEU system. Never "correct": it shows what was
+    recorded, its two key points found or missing, reversed claims, and after a real try the model answer."""
+    return check_written_answer("which evidence to trust before shipping", answer,
+                                key_points=METRIC_CHOICE_KEY_POINTS, claims=METRIC_CHOICE_CLAIMS,
+                                model_answer=MODEL_ANSWER_METRIC_CHOICE, hints=METRIC_CHOICE_HINTS, min_words=6)
 
 
 GRADING = LessonGrading("10_bleu_in_context", (
     GradedExercise("my_pairwise_accuracy", check_pairwise_accuracy, ("my_pairwise_accuracy",),
-                   hidden={"cases": HIDDEN_ACCURACY_CASES}),
+                   hidden=hidden_accuracy_cases),
     GradedExercise("Online-W's BLEU rank per reference", check_reference_ranks, ("ranks",)),
     GradedExercise("spot the problems in the results table", check_results_table, ("problems",)),
     GradedExercise("segments needed to see a 1-BLEU gap", check_test_set_size, ("n_segments",)),

@@ -3,7 +3,7 @@
 - ``check_brevity_penalty(my_brevity_penalty)``: BP(r, c) on named cases (c = 0, c < r, c = r, c > r)
 - ``check_closest_ref_length(my_closest_ref_length)``: r from a list of reference lengths, ties to the shorter
 - ``check_short_hypothesis(hypothesis)``: a hypothesis with p_1 = 1 that BP still punishes (BP < 0.5)
-- ``check_without_bp(answer)``: a written answer, checked for its key points with tiered hints
+- ``check_without_bp(answer)``: a written answer: what was recorded, its key points, reversed claims, a model answer
 
 Expected values come from ``bleu_lab.brevity``; the checks only compare and explain.
 """
@@ -11,11 +11,21 @@ Expected values come from ``bleu_lab.brevity``; the checks only compare and expl
 from __future__ import annotations
 
 import math
+import random
 from collections.abc import Callable, Sequence
 
 from ..brevity import brevity_penalty, closest_ref_length
 from ..precision import modified_precision
-from . import Feedback, GradedExercise, LessonGrading, missing_key_points, run_student_code, tiered_hint
+from . import (
+    Feedback,
+    GradedExercise,
+    LessonGrading,
+    ReversedClaim,
+    as_number,
+    as_whole,
+    check_written_answer,
+    run_student_code,
+)
 
 # (case name, r, c): every branch of the definition, and the ones students miss.
 BP_CASES: tuple[tuple[str, int, int], ...] = (
@@ -53,9 +63,10 @@ def check_brevity_penalty(
             if c == 0 and fb.messages and "ZeroDivisionError" in fb.messages[-1]:
                 fb.messages[-1] += " — handle c == 0 before dividing by c (what should an empty hypothesis get?)"
             continue
-        if isinstance(got, bool) or not isinstance(got, (int, float)):
+        if as_number(got, strings=False) is None:
             fb.fail(f"case {case}: return a number, not {type(got).__name__} ({got!r})")
             continue
+        got = float(as_number(got, strings=False))
         if math.isclose(got, expected, rel_tol=1e-9, abs_tol=1e-12):
             continue
         fb.fail(f"case {case}, r = {r}, c = {c}: expected BP = {expected:.6g}, you returned {got:.6g}. "
@@ -101,8 +112,9 @@ def check_closest_ref_length(
     for case, ref_lens, c in cases:
         expected = closest_ref_length([["w"] * n for n in ref_lens], c)
         got = run_student_code(fb, func, list(ref_lens), c)
-        if got is None or got == expected:
+        if got is None or as_whole(got) == expected:
             continue
+        got = as_whole(got) if as_whole(got) is not None else got
         fb.fail(f"case {case}: reference lengths {list(ref_lens)}, c = {c}: expected r = {expected}, "
                 f"you returned {got!r}. " + _closest_hint(ref_lens, c, got, expected))
     if fb.passed:
@@ -155,10 +167,20 @@ def check_short_hypothesis(hypothesis: str, references: Sequence[str] = CAT_REFE
 
 # Key points of "what would BLEU do without BP?": which outputs would win, and why (precision cannot see them).
 WITHOUT_BP_KEY_POINTS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("short output", ("short", "few", "fewer", "one word", "single word", "brief", "length", "omit", "leave out",
-                      "drop")),
-    ("a high score", ("high", "perfect", "reward", "favo", "prefer", "score well", "inflat", "precision", "cheat",
-                      "game", "gaming", "full marks", "win", "1.0", "100")),
+    ("short output", ("short", "few", "fewer", "one word", "single word", "brief", "omit", "leave out", "leaving out",
+                      "drop", "missing")),
+    ("a high score", ("high", "perfect", "reward", "favo", "prefer", "score well", "inflat", "cheat", "game", "gaming",
+                      "full marks", "win", "1.0", "100", "better score")),
+)
+# Claims that turn the point around: short outputs punished (that is what BP does, not precision), or long ones winning.
+WITHOUT_BP_CLAIMS = (
+    ReversedClaim(r"short[^.;]*\b(?:lower|low|worse|less|penali[sz]|punish)\w*",
+                  "without BP nothing punishes a short output: precision only counts the words it has, so a few "
+                  "right words score high"),
+    ReversedClaim(r"precision[^.;]*\b(?:punish|penali[sz])\w*[^.;]*short",
+                  "precision divides by the hypothesis's own n-grams: a short output loses nothing by it"),
+    ReversedClaim(r"\blong(?:er)? (?:outputs?|hypothes[ie]s|translations?)[^.;]*\b(?:win|reward|higher|favou?r)",
+                  "long outputs gain nothing from precision; the outputs that would win are short ones"),
 )
 WITHOUT_BP_HINTS = (
     "Look at the hypothesis you wrote above: what kind of output gets p_1 = 1 most easily?",
@@ -169,41 +191,41 @@ WITHOUT_BP_HINTS = (
 def check_without_bp(answer: object, *, reveal: bool = False) -> Feedback:
     """A written answer: without BP, short hypotheses of reference words would score high (precision-only BLEU).
 
-    Checked for its two key points (short output; a high score) by keywords; a wrong try gets a hint, never the
-    model answer until the hints are used up or the student asks with ``reveal=True``.
+    A keyword check cannot grade meaning: it never says "correct". It shows what was recorded, which key points
+    (short output; a high score) it found, claims that look reversed, and, after a real try, the model answer.
+    ``reveal`` is accepted for the lessons' calls; the model answer shows after any real try.
     """
-    fb = Feedback("what BLEU would do without BP")
-    if not isinstance(answer, str) or len(answer.split()) < 4:
-        return fb.fail("write your answer as a sentence in a string, e.g. answer = \"Without BP, BLEU would ...\"")
-    if missing_key_points(answer, WITHOUT_BP_KEY_POINTS):
-        return tiered_hint(fb, WITHOUT_BP_HINTS, MODEL_ANSWER_WITHOUT_BP, reveal=reveal)
-    fb.note("your sentence has both key points: short outputs, and a high precision-only score for them")
-    return fb
+    return check_written_answer("what BLEU would do without BP", answer, key_points=WITHOUT_BP_KEY_POINTS,
+                                claims=WITHOUT_BP_CLAIMS, model_answer=MODEL_ANSWER_WITHOUT_BP,
+                                hints=WITHOUT_BP_HINTS, min_words=6)
 
 
 MODEL_ANSWER_WITHOUT_BP = ("Without BP, BLEU would reward short outputs: a hypothesis of a few reference words has "
                            "perfect precision, so leaving out most of the meaning would still score high.")
 
-# For ``bleu-lab grade``: other inputs than the visible cases, so that answers hard-coded for those do not pass.
-HIDDEN_BP_CASES: tuple[tuple[str, int, int], ...] = (
-    ("c far below r", 20, 5),
-    ("c one below r", 9, 8),
-    ("c one above r", 4, 5),
-    ("c = r = 1", 1, 1),
-    ("c = 0 against a one-word reference", 1, 0),
-)
-HIDDEN_CLOSEST_CASES: tuple[tuple[str, tuple[int, ...], int], ...] = (
-    ("a tie, longest reference listed first", (14, 6, 10), 8),
-    ("the closest reference listed last", (20, 4), 5),
-    ("a tie among four references", (11, 9, 30, 3), 10),
-    ("a single short reference", (3,), 10),
-)
+# For ``bleu-lab grade``: hidden cases drawn at grading time (no hidden case ships).
+def hidden_bp_cases(rng: random.Random) -> dict:
+    """(name, r, c) for ``check_brevity_penalty(..., cases=...)``: c < r, c = r, c > r and c = 0."""
+    r = rng.randint(2, 40)
+    return {"cases": [("c below r", r, rng.randint(1, r - 1)), ("c = r", r, r), ("c above r", r, r + rng.randint(1, 9)),
+                      ("c = 0", rng.randint(1, 20), 0), ("c one below r", r + 1, r)]}
+
+
+def hidden_closest_cases(rng: random.Random) -> dict:
+    """(name, reference lengths, c) for ``check_closest_ref_length(..., cases=...)``, with a tie either way round."""
+    c, d = rng.randint(6, 30), rng.randint(1, 4)
+    tie = [c + d, c - d]
+    rng.shuffle(tie)
+    lengths = [rng.randint(1, 40) for _ in range(rng.randint(2, 4))]
+    return {"cases": [("a tie", tuple(tie + [c + d + 5]), c), ("a tie, longer first", (c + d, c - d), c),
+                      ("any lengths", tuple(lengths), rng.randint(1, 40)), ("one reference", (rng.randint(1, 30),), c)]}
+
 
 GRADING = LessonGrading("03_brevity_penalty", (
     GradedExercise("my_brevity_penalty", check_brevity_penalty, ("my_brevity_penalty",),
-                   hidden={"cases": HIDDEN_BP_CASES}),
+                   hidden=hidden_bp_cases),
     GradedExercise("my_closest_ref_length", check_closest_ref_length, ("my_closest_ref_length",),
-                   hidden={"cases": HIDDEN_CLOSEST_CASES}),
+                   hidden=hidden_closest_cases),
     GradedExercise("a short hypothesis with p_1 = 1", check_short_hypothesis, ("short_hypothesis",)),
     GradedExercise("what BLEU would do without BP", check_without_bp, ("answer",),
                    manual="; ".join(point for point, _ in WITHOUT_BP_KEY_POINTS) + " (outputs of a few reference "

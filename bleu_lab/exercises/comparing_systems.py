@@ -14,12 +14,13 @@ Expected values come from ``bleu_lab.significance``; the checks only compare and
 from __future__ import annotations
 
 import math
+import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
 from ..significance import BootstrapResult, p_value_with_ties
-from . import Feedback, GradedExercise, LessonGrading, call_student, choices_text, run_student_code
+from . import Feedback, GradedExercise, LessonGrading, as_number, call_student, choices_text, run_student_code
 
 # (case name, gaps |BLEU_a - BLEU_b| of the shuffled trials, observed gap)
 AR_CASES: tuple[tuple[str, tuple[float, ...], float], ...] = (
@@ -41,9 +42,10 @@ def check_ar_p_value(
         failed, got = call_student(fb, func, np.asarray(gaps, dtype=float), observed)
         if failed:  # it raised: already reported (a returned None is reported below)
             continue
-        if isinstance(got, (bool, np.bool_)) or not isinstance(got, (int, float, np.integer, np.floating)):
+        if as_number(got, strings=False) is None:
             fb.fail(f"case {case}: return the p-value as a number, not {type(got).__name__} ({got!r:.60})")
             continue
+        got = as_number(got, strings=False)
         if math.isclose(got, p_value_with_ties(np.asarray(gaps), observed), rel_tol=1e-9, abs_tol=1e-12):
             continue
         fb.fail(f"case {case}: gaps {list(gaps)}, observed {observed}: your p = {float(got):.4f} is not right. "
@@ -236,20 +238,30 @@ def _bonferroni_hint(p_values: Mapping[str, float], alpha: float, got: set[str])
         return "You returned the comparisons that are NOT significant: keep those with p < alpha / m."
     return f"The threshold is alpha / m = {alpha:g} / {m} = {alpha / m:g}; keep the names whose p is below it."
 
-# For ``bleu-lab grade``: other inputs than the visible cases, so that answers hard-coded for those do not pass.
-HIDDEN_AR_CASES: tuple[tuple[str, tuple[float, ...], float], ...] = (
-    ("twenty trials, six larger gaps", tuple(i / 10 for i in range(20)), 1.35),
-    ("every trial ties the observed gap", (1.0, 1.0, 1.0), 1.0),
-    ("one trial", (0.5,), 0.25),
-)
-HIDDEN_BONFERRONI_CASES: tuple[tuple[str, dict[str, float], float], ...] = (
-    ("three comparisons at alpha = 0.05", {"a": 0.01, "b": 0.02, "c": 0.001}, 0.05),
-    ("five comparisons at alpha = 0.1", {"p": 0.015, "q": 0.025, "r": 0.05, "s": 0.0001, "t": 0.5}, 0.1),
-    ("none survives", {"x": 0.03, "y": 0.04}, 0.05),
-)
+# For ``bleu-lab grade``: hidden cases drawn at grading time (no hidden case ships).
+def hidden_ar_cases(rng: random.Random) -> dict:
+    """(name, trial gaps, observed gap) for ``check_ar_p_value(..., cases=...)``, ties included."""
+    cases = []
+    for name in ("drawn gaps", "drawn gaps with ties", "one trial"):
+        gaps = tuple(round(rng.uniform(0, 3), 1) for _ in range(1 if name == "one trial" else rng.randint(5, 25)))
+        observed = rng.choice(gaps) if name == "drawn gaps with ties" else round(rng.uniform(0, 3), 2)
+        cases.append((name, gaps, observed))
+    return {"cases": cases}
+
+
+def hidden_bonferroni_cases(rng: random.Random) -> dict:
+    """(name, p-values by comparison, alpha) for ``check_bonferroni(..., cases=...)``."""
+    cases = []
+    for alpha in (0.05, rng.choice((0.01, 0.1))):
+        m = rng.randint(2, 8)
+        p_values = {f"S{i} vs S{i + 1}": round(rng.choice((rng.uniform(0, alpha), rng.uniform(0, 0.5))), 4)
+                    for i in range(1, m + 1)}
+        cases.append((f"{m} comparisons at alpha = {alpha}", p_values, alpha))
+    return {"cases": cases}
+
 
 GRADING = LessonGrading("09_comparing_systems", (
-    GradedExercise("my_ar_p_value", check_ar_p_value, ("my_ar_p_value",), hidden={"cases": HIDDEN_AR_CASES}),
+    GradedExercise("my_ar_p_value", check_ar_p_value, ("my_ar_p_value",), hidden=hidden_ar_cases),
     GradedExercise("a paired bootstrap and its p-value", check_bootstrap_interpretation, ("result", "answer")),
-    GradedExercise("my_bonferroni", check_bonferroni, ("my_bonferroni",), hidden={"cases": HIDDEN_BONFERRONI_CASES}),
+    GradedExercise("my_bonferroni", check_bonferroni, ("my_bonferroni",), hidden=hidden_bonferroni_cases),
 ))

@@ -13,12 +13,23 @@ Expected values come from ``corpus_score``/``score_from_stats``; the checks only
 from __future__ import annotations
 
 import math
+import random
 from collections.abc import Callable, Iterable, Sequence
 
 from ..geometric_mean import uniform_log_mean
 from ..sacrebleu_style import BleuScore, ScoreOptions, corpus_score, score_from_stats
 from ..statistics import BleuStats
-from . import Feedback, GradedExercise, LessonGrading, choice_mistakes, choices_text, run_student_code
+from . import (
+    Feedback,
+    GradedExercise,
+    LessonGrading,
+    as_number,
+    choice_mistakes,
+    choices_text,
+    random_sentence,
+    random_variant,
+    run_student_code,
+)
 
 # The lesson's worked example: a short, good segment and a long, weaker one (lowercase words, no punctuation,
 # so 13a tokens are the words). The notebook uses these very strings.
@@ -96,9 +107,10 @@ def check_corpus_bleu(
             continue
         if isinstance(got, BleuScore):
             got = got.score
-        if isinstance(got, bool) or not isinstance(got, (int, float)):
+        if as_number(got, strings=False) is None:
             fb.fail(f"case {case}: return the score as a number (0–100), not {type(got).__name__} ({got!r})")
             continue
+        got = float(as_number(got, strings=False))
         if math.isclose(got, expected.score, rel_tol=0, abs_tol=TOLERANCE):
             continue
         fb.fail(f"case {case}: expected corpus BLEU {expected.score:.4f}, you returned {got:.4f}. "
@@ -300,33 +312,20 @@ def check_reference_lists(my_references: object, corpus=None) -> Feedback:
             "the number of references varies by segment)")
     return fb
 
-# For ``bleu-lab grade``: other corpora than CORPUS_CASES (every pooled order has matches), so that answers
-# hard-coded for those do not pass.
-HIDDEN_CORPUS_CASES: tuple[tuple[str, tuple[str, ...], tuple[tuple[str, ...], ...]], ...] = (
-    (
-        "a long good segment and a short weak one",
-        (
-            "the old bridge over the river is closed for repairs until the end of may",
-            "rain floods the village",
-        ),
-        (
-            ("the old bridge over the river is closed for repairs until the end of may",),
-            ("heavy rain floods the whole village tonight",),
-        ),
-    ),
-    (
-        "three segments, the output much shorter than the references",
-        ("the cat sat on the mat", "prices rose last year", "the museum opens at nine"),
-        (
-            ("the cat sat on the red mat in the kitchen",),
-            ("prices rose by three percent last year , the report says",),
-            ("the museum opens at nine o'clock on sundays",),
-        ),
-    ),
-)
+# For ``bleu-lab grade``: hidden corpora drawn at grading time (no hidden case ships), every pooled order with matches.
+def hidden_corpus_cases(rng: random.Random) -> dict:
+    """(name, hypotheses, references per segment) for ``check_corpus_bleu(..., cases=...)``."""
+    cases = []
+    while len(cases) < 2:
+        references = [tuple(random_sentence(rng, 5, 12) for _ in range(rng.randint(1, 2))) for _ in range(3)]
+        hypotheses = [random_variant(rng, refs[0], rng.randint(0, 4)) for refs in references]
+        if all(corpus_score(hypotheses, [list(r) for r in references]).stats.matches):
+            cases.append((f"drawn corpus {len(cases) + 1}", tuple(hypotheses), tuple(references)))
+    return {"cases": cases}
+
 
 GRADING = LessonGrading("08_corpus_bleu", (
-    GradedExercise("my_corpus_bleu", check_corpus_bleu, ("my_corpus_bleu",), hidden={"cases": HIDDEN_CORPUS_CASES}),
+    GradedExercise("my_corpus_bleu", check_corpus_bleu, ("my_corpus_bleu",), hidden=hidden_corpus_cases),
     GradedExercise("why corpus BLEU is not the mean", check_why_mean_differs, ("answer",)),
     GradedExercise("references per segment", check_reference_lists, ("my_references",)),
 ))

@@ -8,6 +8,7 @@ by max(1, number of hypothesis n-grams)); when an answer differs, the check reco
 from __future__ import annotations
 
 import math
+import random
 from collections import Counter
 from collections.abc import Callable, Sequence
 from fractions import Fraction
@@ -16,7 +17,16 @@ from numbers import Rational, Real
 from ..clipping import clip_counts, clip_table, max_reference_counts
 from ..ngrams import count_ngrams
 from ..precision import modified_precision
-from . import Feedback, GradedExercise, LessonGrading, call_student, enough_failures, tiered_hint
+from . import (
+    Feedback,
+    GradedExercise,
+    LessonGrading,
+    call_student,
+    enough_failures,
+    random_sentence,
+    random_variant,
+    tiered_hint,
+)
 
 P2_BY_HAND_REFERENCES = ("the cat sat on the mat", "a cat is on the mat")
 P2_BY_HAND_HYPOTHESIS = "on the mat the cat sat on the mat"
@@ -229,18 +239,21 @@ def check_word_salad(hypothesis: object) -> Feedback:
         fb.note(f"p_1 = {p1} but p_2 = {p2}: unigram precision calls this word salad perfect, bigrams see through it")
     return fb
 
-# For ``bleu-lab grade``: other inputs than PRECISION_CASES, so that answers hard-coded for those do not pass.
-HIDDEN_PRECISION_CASES: tuple[tuple[tuple[str, ...], str, int], ...] = (
-    (("a rose is a rose", "a rose is red"), "a rose a rose a rose", 1),
-    (("a rose is a rose", "a rose is red"), "a rose a rose a rose", 2),
-    (("x y", "y x y"), "y y y x", 1),
-    (("the cat sat",), "the cat sat on the mat", 3),
-    (("one two three",), "one two", 3),
-)
+# For ``bleu-lab grade``: hidden cases drawn at grading time (no hidden case ships).
+def hidden_precision_cases(rng: random.Random) -> dict:
+    """(references, hypothesis, n) for ``check_modified_precision(..., cases=...)``: n = 1 to 4, and one hypothesis
+    shorter than n."""
+    cases = []
+    for n in (1, 2, 3, 4):
+        refs = tuple(random_sentence(rng, 3, 9) for _ in range(rng.randint(1, 3)))
+        cases.append((refs, random_variant(rng, rng.choice(refs), rng.randint(1, 3)), n))
+    cases.append(((random_sentence(rng, 4, 8),), random_sentence(rng, 1, 2), 3))
+    return {"cases": cases}
+
 
 GRADING = LessonGrading("02_modified_precision", (
     GradedExercise("p_2 by hand", check_p2_by_hand, ("p2",)),
     GradedExercise("my_modified_precision", check_modified_precision, ("my_modified_precision",),
-                   hidden={"cases": HIDDEN_PRECISION_CASES}),
+                   hidden=hidden_precision_cases),
     GradedExercise("word salad", check_word_salad, ("salad",)),
 ))

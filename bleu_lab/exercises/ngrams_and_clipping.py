@@ -6,12 +6,22 @@ when they differ, names the case and the n-gram and says which typical mistake t
 
 from __future__ import annotations
 
+import random
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 
 from ..clipping import clip_counts, max_reference_counts
 from ..ngrams import Ngram, count_ngrams, ngram_total
-from . import Feedback, GradedExercise, LessonGrading, call_student, enough_failures, tiered_hint
+from . import (
+    Feedback,
+    GradedExercise,
+    LessonGrading,
+    as_whole,
+    call_student,
+    enough_failures,
+    random_sentence,
+    tiered_hint,
+)
 
 # (tokens, n) pairs for my_count_ngrams: repeats, n = 1 and n > 1, whole sentence, too short, empty.
 COUNT_CASES: tuple[tuple[tuple[str, ...], int], ...] = (
@@ -77,9 +87,10 @@ def _count_problem(tokens: tuple[str, ...], n: int, result: object) -> str | Non
     wrong_len = next((k for k in given if len(k) != n), None)
     if wrong_len is not None:
         return f"the key {wrong_len} has {len(wrong_len)} tokens, but an n-gram for n={n} has exactly {n}"
-    bad_value = next((v for v in given.values() if isinstance(v, bool) or not isinstance(v, int)), None)
+    bad_value = next((v for v in given.values() if as_whole(v) is None or isinstance(v, str)), None)
     if bad_value is not None:
         return f"the count {bad_value!r} is not a whole number; each value must be how often its n-gram occurs"
+    given = {k: as_whole(v) for k, v in given.items()}
     if given == dict(expected):
         return None
     total = ngram_total(len(tokens), n)
@@ -161,8 +172,9 @@ def diagnose_clipped_count(ngram: Ngram, given: object, count: int, ref_counts: 
     want = min(count, most)
     if given is None or given is Ellipsis:
         return f"fill in the clipped count of {ngram} (replace the ...)"
-    if isinstance(given, bool) or not isinstance(given, int):
+    if as_whole(given) is None or isinstance(given, str):
         return f"your clipped count for {ngram} is {given!r}; give a whole number (int)"
+    given = as_whole(given)
     if given == want:
         return None
     per_ref = ", ".join(map(str, ref_counts))
@@ -220,7 +232,7 @@ def check_clip_by_hand(answer: object, *, reveal: bool = False) -> Feedback:
             fb.fail(f"{gram[0]!r} is missing: it is a word of the hypothesis, so it needs a row")
             continue
         message = diagnose_clipped_count(gram, given[gram], hyp_counts[gram], [c[gram] for c in refs_counts])
-        if message and isinstance(given[gram], int) and not isinstance(given[gram], bool):
+        if message and as_whole(given[gram]) is not None and not isinstance(given[gram], str):
             wrong.append(message)
         elif message:
             fb.fail(message)
@@ -234,22 +246,26 @@ def check_clip_by_hand(answer: object, *, reveal: bool = False) -> Feedback:
         fb.note(f"so the hypothesis earns {sum(expected.values())} unigram credits out of {total}")
     return fb
 
-# For ``bleu-lab grade``: other inputs than the visible cases, so that answers hard-coded for those do not pass.
-HIDDEN_COUNT_CASES: tuple[tuple[tuple[str, ...], int], ...] = (
-    (tuple("a rose is a rose is a rose".split()), 2),
-    (tuple("b a b a b".split()), 3),
-    (tuple("one two three four five".split()), 5),
-    (("x",), 1),
-)
-HIDDEN_CLIP_CASES: tuple[tuple[tuple[str, ...], str, int], ...] = (
-    (("a rose is a rose", "a rose is red"), "a rose a rose a rose", 1),
-    (("x y", "y x y"), "y y y x", 1),
-    (("to be or not to be",), "to be to be to be", 2),
-    (("the cat",), "a dog", 1),
-)
+# For ``bleu-lab grade``: hidden cases drawn at grading time (no hidden case ships), so that answers hard-coded for the
+# visible cases do not pass.
+def hidden_count_cases(rng: random.Random) -> dict:
+    """Token lists and orders for ``check_count_ngrams(..., cases=...)``: repeats, n = 1 to 4, one too short."""
+    cases = [(tuple(random_sentence(rng, 3, 9).split()), n) for n in (1, 2, 3)]
+    cases.append((tuple(random_sentence(rng, 1, 3).split()), 4))
+    return {"cases": cases}
+
+
+def hidden_clip_cases(rng: random.Random) -> dict:
+    """(references, hypothesis, n) for ``check_clip(..., cases=...)``: one to three references, n = 1 and 2."""
+    cases = []
+    for n in (1, 1, 2, 2):
+        refs = tuple(random_sentence(rng, 3, 8) for _ in range(rng.randint(1, 3)))
+        cases.append((refs, random_sentence(rng, max(n, 3), 9), n))
+    return {"cases": cases}
+
 
 GRADING = LessonGrading("01_ngrams_and_clipping", (
-    GradedExercise("my_count_ngrams", check_count_ngrams, ("my_count_ngrams",), hidden={"cases": HIDDEN_COUNT_CASES}),
-    GradedExercise("my_clip", check_clip, ("my_clip",), hidden={"cases": HIDDEN_CLIP_CASES}),
+    GradedExercise("my_count_ngrams", check_count_ngrams, ("my_count_ngrams",), hidden=hidden_count_cases),
+    GradedExercise("my_clip", check_clip, ("my_clip",), hidden=hidden_clip_cases),
     GradedExercise("clip table by hand", check_clip_by_hand, ("my_clip_table",)),
 ))

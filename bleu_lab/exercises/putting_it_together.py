@@ -9,14 +9,14 @@ Expected values come from ``bleu_lab.geometric_mean`` and ``bleu_lab.sentence_bl
 from __future__ import annotations
 
 import math
+import random
 from collections.abc import Callable, Sequence
-from fractions import Fraction
 
 from ..brevity import brevity_penalty, closest_ref_length
 from ..geometric_mean import bleu_from_precisions
 from ..nltk_style import sentence_bleu, without_warnings
 from ..precision import modified_precision
-from . import Feedback, GradedExercise, LessonGrading, run_student_code
+from . import Feedback, GradedExercise, LessonGrading, as_number, random_sentence, random_variant, run_student_code
 
 UNIFORM = (0.25, 0.25, 0.25, 0.25)
 
@@ -59,9 +59,10 @@ def check_geometric_mean(
                 fb.messages[-1] += (" — log(0) is undefined: when some p_n with weight > 0 is 0, "
                                     "the geometric mean is 0; return 0.0 before taking logs")
             continue
-        if isinstance(got, bool) or not isinstance(got, (int, float, Fraction)):
+        if as_number(got, strings=False) is None:
             fb.fail(f"case {case}: return a number, not {type(got).__name__} ({got!r})")
             continue
+        got = float(as_number(got, strings=False))
         if math.isclose(got, expected, rel_tol=1e-9, abs_tol=1e-12):
             continue
         fb.fail(f"case {case}: p_n = {_fmt(precisions)}, weights = {_fmt(weights)}: expected {expected:.6g}, "
@@ -107,9 +108,10 @@ def check_sentence_bleu(
         got = run_student_code(fb, func, refs, hypothesis)
         if got is None:
             continue
-        if isinstance(got, bool) or not isinstance(got, (int, float, Fraction)):
+        if as_number(got, strings=False) is None:
             fb.fail(f"case {case}: return a number, not {type(got).__name__} ({got!r})")
             continue
+        got = float(as_number(got, strings=False))
         if math.isclose(got, expected, rel_tol=1e-9):
             continue
         fb.fail(f"case {case}: expected BLEU = {expected:.6g}, you returned {float(got):.6g}. "
@@ -146,24 +148,39 @@ def _sentence_hint(refs: list[str], hypothesis: str, got: float) -> str:
     return (f"{parts} Assemble BLEU-4 as BP(r, c) times the uniform geometric mean of p_1 ... p_4, with c the "
             "hypothesis length and r the reference length closest to c.")
 
-# For ``bleu-lab grade``: other inputs than the visible cases, so that answers hard-coded for those do not pass.
-HIDDEN_GEOMETRIC_CASES: tuple[tuple[str, tuple[float, ...], tuple[float, ...]], ...] = (
-    ("three orders", (0.5, 0.25, 0.125), (1 / 3, 1 / 3, 1 / 3)),
-    ("BLEU-2 weights, zero precisions without weight", (0.8, 0.4, 0.0, 0.0), (0.5, 0.5, 0.0, 0.0)),
-    ("a zero precision in the middle", (0.5, 0.0, 0.5), (1 / 3, 1 / 3, 1 / 3)),
-    ("all precisions 1", (1.0, 1.0, 1.0, 1.0), UNIFORM),
-)
-HIDDEN_SENTENCE_CASES: tuple[tuple[str, tuple[str, ...], str], ...] = (
-    ("a short hypothesis, two references (c < r)",
-     ("the quick brown fox jumps over the lazy dog", "a quick brown fox jumped over a lazy dog"),
-     "the quick brown fox jumps"),
-    ("a long hypothesis (c > r)", ("he reads the book",), "he reads the book every evening"),
-    ("a tie between two reference lengths", ("a b c d e f g h", "a b c d"), "a b c d e f"),
-)
+# For ``bleu-lab grade``: hidden cases drawn at grading time (no hidden case ships).
+def hidden_geometric_cases(rng: random.Random) -> dict:
+    """(name, precisions, weights) for ``check_geometric_mean(..., cases=...)``: 2 to 5 orders, one with a zero."""
+    cases = []
+    for name in ("random precisions", "random precisions and weights", "a zero precision"):
+        k = rng.randint(2, 5)
+        precisions = [round(rng.uniform(0.05, 1.0), 3) for _ in range(k)]
+        weights = [1 / k] * k if name == "random precisions" else _normalised([rng.uniform(0.1, 1) for _ in range(k)])
+        if name == "a zero precision":
+            precisions[rng.randrange(k)] = 0.0
+        cases.append((name, tuple(precisions), tuple(weights)))
+    return {"cases": cases}
+
+
+def _normalised(values: list[float]) -> list[float]:
+    total = sum(values)
+    return [v / total for v in values]
+
+
+def hidden_sentence_cases(rng: random.Random) -> dict:
+    """(name, references, hypothesis) for ``check_sentence_bleu(..., cases=...)``: every p_n > 0."""
+    cases = []
+    while len(cases) < 3:
+        refs = tuple(random_sentence(rng, 5, 12) for _ in range(rng.randint(1, 3)))
+        hypothesis = random_variant(rng, rng.choice(refs), rng.randint(1, 3))
+        if all(modified_precision(list(refs), hypothesis, n) > 0 for n in range(1, 5)):
+            cases.append((f"drawn case {len(cases) + 1}", refs, hypothesis))
+    return {"cases": cases}
+
 
 GRADING = LessonGrading("04_putting_it_together", (
     GradedExercise("my_geometric_mean", check_geometric_mean, ("my_geometric_mean",),
-                   hidden={"cases": HIDDEN_GEOMETRIC_CASES}),
+                   hidden=hidden_geometric_cases),
     GradedExercise("my_sentence_bleu", check_sentence_bleu, ("my_sentence_bleu",),
-                   hidden={"cases": HIDDEN_SENTENCE_CASES}),
+                   hidden=hidden_sentence_cases),
 ))

@@ -8,16 +8,16 @@ mistake the numbers point to (2^n instead of 2^k, a forgotten x100, epsilon adde
 from __future__ import annotations
 
 import math
+import random
 import warnings
 from collections.abc import Callable, Mapping, Sequence
-from numbers import Real
 
 from ..nltk_style import sentence_bleu, without_warnings
 from ..precision import ModifiedPrecision
 from ..sacrebleu_style import sentence_score
 from ..smoothing import EPSILON, NLTK_METHODS, method1, sacrebleu_precisions
 from ..statistics import BleuStats
-from . import Feedback, GradedExercise, LessonGrading, call_student, enough_failures
+from . import Feedback, GradedExercise, LessonGrading, as_list, as_number, call_student, enough_failures
 
 TOLERANCE = 1e-9
 
@@ -62,6 +62,8 @@ def check_exp_smoothing(
         raised, result = call_student(fb, func, list(matches), list(totals))
         if raised:
             break
+        listed = as_list(result)
+        result = listed if listed is not None else result
         problem = _list_problem(result, len(matches)) or _exp_problem(matches, totals, result)
         if problem:
             fb.fail(f"matches={list(matches)}, totals={list(totals)}: {problem}")
@@ -105,6 +107,8 @@ def check_method1(
         raised, result = call_student(fb, func, list(matches), list(denominators), epsilon)
         if raised:
             break
+        listed = as_list(result)
+        result = listed if listed is not None else result
         problem = _list_problem(result, len(matches)) or _method1_problem(matches, denominators, epsilon, result)
         if problem:
             fb.fail(f"matches={list(matches)}, denominators={list(denominators)}, epsilon={epsilon}: {problem}")
@@ -196,9 +200,10 @@ def _list_problem(result: object, length: int) -> list[str]:
         return [f"your function returned a {type(result).__name__}; return a list of {length} numbers"]
     if len(result) != length:
         return [f"your function returned {len(result)} values; return {length}, one per order n = 1..{length}"]
-    bad = [v for v in result if isinstance(v, bool) or not isinstance(v, Real) or math.isnan(float(v))]
+    bad = [v for v in result if as_number(v, strings=False) is None or math.isnan(float(as_number(v, strings=False)))]
     if bad:
         return [f"every value must be a number; found {bad[0]!r}"]
+    result[:] = [float(as_number(v, strings=False)) for v in result]
     return []
 
 
@@ -209,21 +214,30 @@ def _close(got: float, want: float) -> bool:
 def _ordinal(k: int) -> str:
     return {1: "1st", 2: "2nd", 3: "3rd"}.get(k, f"{k}th")
 
-# For ``bleu-lab grade``: other inputs than the visible cases, so that answers hard-coded for those do not pass.
-HIDDEN_EXP_CASES: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...] = (
-    ((6, 0, 2, 0), (7, 6, 5, 4)),
-    ((0, 0, 0, 0), (3, 2, 1, 1)),
-    ((9, 8, 7, 6), (9, 8, 7, 6)),
-    ((4, 1, 0), (5, 4, 3)),
-)
-HIDDEN_METHOD1_CASES: tuple[tuple[tuple[int, ...], tuple[int, ...], float], ...] = (
-    ((2, 0, 0, 0), (3, 2, 1, 1), 0.01),
-    ((7, 5, 0, 1), (8, 7, 6, 5), 0.3),
-    ((6, 4, 2, 1), (6, 5, 4, 3), EPSILON),
-)
+# For ``bleu-lab grade``: hidden cases drawn at grading time (no hidden case ships).
+def _matches_totals(rng: random.Random, orders: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Per-order totals (one fewer each order) and matches, some of them 0."""
+    first = rng.randint(orders + 1, 15)
+    totals = tuple(first - k for k in range(orders))
+    matches = tuple(0 if rng.random() < 0.4 else rng.randint(1, t) for t in totals)
+    return matches, totals
+
+
+def hidden_exp_cases(rng: random.Random) -> dict:
+    """(matches, totals) for ``check_exp_smoothing(..., cases=...)``: zeros in a row and apart, 3 or 4 orders."""
+    cases = [_matches_totals(rng, rng.choice((3, 4))) for _ in range(3)]
+    cases.append(((rng.randint(1, 6), 0, 0, 0), (7, 6, 5, 4)))
+    return {"cases": cases}
+
+
+def hidden_method1_cases(rng: random.Random) -> dict:
+    """(matches, denominators, epsilon) for ``check_method1(..., cases=...)``, with other epsilons than 0.1."""
+    return {"cases": [(*_matches_totals(rng, 4), eps) for eps in (EPSILON, rng.choice((0.01, 0.2, 0.5)))]
+            + [((rng.randint(1, 6), 0, 0, 0), (7, 6, 5, 4), rng.choice((0.05, 0.3)))]}
+
 
 GRADING = LessonGrading("06_smoothing", (
-    GradedExercise("my_exp_smoothing", check_exp_smoothing, ("my_exp_smoothing",), hidden={"cases": HIDDEN_EXP_CASES}),
-    GradedExercise("my_method1", check_method1, ("my_method1",), hidden={"cases": HIDDEN_METHOD1_CASES}),
+    GradedExercise("my_exp_smoothing", check_exp_smoothing, ("my_exp_smoothing",), hidden=hidden_exp_cases),
+    GradedExercise("my_method1", check_method1, ("my_method1",), hidden=hidden_method1_cases),
     GradedExercise("sacrebleu_to_nltk", check_library_match, ("sacrebleu_to_nltk",)),
 ))

@@ -2,24 +2,23 @@
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 from ..explain import explain
 from ..nltk_style import sentence_bleu, without_warnings
-from . import Feedback, GradedExercise, LessonGrading
+from . import Feedback, GradedExercise, LessonGrading, as_number
 
 CAT_REFERENCES = ("the cat is on the mat", "there is a cat on the mat")
 CAT_HYPOTHESIS = "the cat and the cat on the mat"
 
 
 def _as_fraction(value: object) -> Fraction | None:
-    """A student's '5/8', Fraction(5, 8) or 0.625 as a Fraction (None if it is none of these)."""
-    if isinstance(value, bool) or value is None or value is Ellipsis:
+    """A student's '5/8', Fraction(5, 8), 0.625 or numpy number as a Fraction (None if it is none of these)."""
+    number = as_number(value)
+    if number is None or isinstance(number, float) and not math.isfinite(number):
         return None
-    try:
-        return Fraction(value).limit_denominator(1000) if not isinstance(value, str) else Fraction(value.strip())
-    except (TypeError, ValueError, ZeroDivisionError):
-        return None
+    return Fraction(number).limit_denominator(1000) if isinstance(number, float) else Fraction(number)
 
 
 def _shown(value: object) -> str:
@@ -48,10 +47,10 @@ def check_reading(p1: object, p4: object, bp: object) -> Feedback:
     elif got != Fraction(want_p4.matches, want_p4.denominator):
         fb.fail(f"p4 = {p4}: the hypothesis has {want_p4.total} 4-grams (8 words - 4 + 1); count the ones with a "
                 "clipped count of 1 in the 4-gram table")
-    if isinstance(bp, bool) or not isinstance(bp, (int, float)):
-        fb.fail(f"bp is {_shown(bp)}: give BP as a plain number, e.g. bp = 0.75, not as text in quotes "
-                "(read it from the line 'BP = ...' of the explanation)")
-    elif abs(bp - view.bp) > 1e-9:
+    if as_number(bp) is None:
+        fb.fail(f"bp is {_shown(bp)}: give BP as a plain number, e.g. bp = 0.75 (read it from the line "
+                "'BP = ...' of the explanation)")
+    elif not abs(float(as_number(bp)) - view.bp) <= 1e-9:
         fb.fail(f"bp = {bp}: find c (the hypothesis length) and r (the closest reference length) in the "
                 "explanation, then ask which case of BP's formula they fall in")
     if fb.passed:

@@ -8,17 +8,27 @@ words, a mixed-case score reported as lowercased, a signature field that does no
 from __future__ import annotations
 
 import math
+import random
 import re
 import warnings
 from collections.abc import Callable, Mapping, Sequence
-from numbers import Real
 
 from nltk.translate.bleu_score import sentence_bleu as nltk_sentence_bleu
 
 from ..nltk_style import sentence_bleu, without_warnings
 from ..sacrebleu_style import corpus_score
 from ..tokenization import tokenize
-from . import Feedback, GradedExercise, LessonGrading, run_student_code, tiered_hint
+from . import (
+    Feedback,
+    GradedExercise,
+    LessonGrading,
+    as_number,
+    as_whole,
+    random_sentence,
+    random_variant,
+    run_student_code,
+    tiered_hint,
+)
 
 # Exercise 1: how many tokens does each tokenizer make of this sentence?
 TOKEN_SENTENCE = "The well-known chef can't cook 3.5kg of rice."
@@ -54,7 +64,9 @@ REPORT_REFERENCES = (
 REPORT_OPTIONS = {"lowercase": True, "tokenize": "intl"}
 
 _SCORE = re.compile(r"BLEU\s*[=:]\s*(\d+(?:\.(\d+))?)")
-_SIGNATURE = re.compile(r"nrefs:[^\s()]+")
+_SIGNATURE = re.compile(r"(?:nrefs|#):[^\s()]+")
+# sacrebleu's short signature (``format(short=True)``) abbreviates these fields.
+_SHORT_FIELDS = {"#": "nrefs", "c": "case", "e": "eff", "s": "smooth", "v": "version", "t": "test", "l": "lang"}
 
 
 def check_token_counts(prediction: Mapping[str, int], *, reveal: bool = False) -> Feedback:
@@ -71,6 +83,7 @@ def check_token_counts(prediction: Mapping[str, int], *, reveal: bool = False) -
     for name in TOKEN_TOKENIZERS:
         guess = prediction.get(name)
         tokens = tokenize(TOKEN_SENTENCE, name)
+        guess = as_whole(guess) if as_whole(guess) is not None and not isinstance(guess, str) else guess
         if isinstance(guess, bool) or not isinstance(guess, int):
             fb.fail(f"prediction[{name!r}] is {guess!r}; write a whole number of tokens")
         elif guess != len(tokens):
@@ -108,8 +121,9 @@ def check_nltk_word_bleu(func: Callable, *, cases: Sequence[tuple[str, str]] = N
 
 def _nltk_problem(ref: str, hyp: str, got: object) -> str | None:
     """What is wrong with one nltk_word_bleu result (None if it equals word-level BLEU)."""
-    if isinstance(got, bool) or not isinstance(got, Real):
+    if as_number(got, strings=False) is None:
         return f"your function returned {got!r}; return nltk's score, a number between 0 and 1"
+    got = float(as_number(got, strings=False))
     want = without_warnings(sentence_bleu, [ref], hyp)
     if _same(got, want):
         return None
@@ -198,31 +212,46 @@ def _check_reported_signature(fb: Feedback, report: str, want: str) -> None:
 
 
 def _fields(signature: str) -> dict[str, str]:
-    """'nrefs:1|case:lc|...' -> {'nrefs': '1', 'case': 'lc', ...}."""
-    return dict(part.split(":", 1) for part in signature.split("|") if ":" in part)
+    """'nrefs:1|case:lc|...' (or sacrebleu's short '#:1|c:lc|...') -> {'nrefs': '1', 'case': 'lc', ...}."""
+    pairs = (part.split(":", 1) for part in signature.split("|") if ":" in part)
+    return {_SHORT_FIELDS.get(key, key): value for key, value in pairs}
 
 
 def _same(a: float, b: float) -> bool:
     return math.isclose(float(a), float(b), rel_tol=1e-9, abs_tol=1e-300)
 
-# For ``bleu-lab grade``: other sentence pairs than NLTK_CASES, so that answers hard-coded for those do not pass.
-HIDDEN_NLTK_CASES: tuple[tuple[str, str], ...] = (
-    ("the weather is nice today in paris", "today the weather in paris is nice"),
-    ("i like green tea very much", "i like green tea"),
-    ("a b c d e f", "a b c d e f"),
-)
+# For ``bleu-lab grade``: hidden sentence pairs drawn at grading time (no hidden case ships).
+def hidden_nltk_cases(rng: random.Random) -> dict:
+    """(reference, hypothesis) pairs for ``check_nltk_word_bleu(..., cases=...)``."""
+    cases = []
+    for _ in range(3):
+        reference = random_sentence(rng, 5, 10)
+        cases.append((reference, random_variant(rng, reference, rng.randint(0, 3))))
+    return {"cases": cases}
+
 
 
 # Exercise 4 (the library zoo): the setting behind a reported number. Each case: (system of data/news, reference
 # names, the BLEU a paper reports with one decimal and no signature); exactly one choice of tokenizer and casing of
 # corpus_score rounds to it.
 PAPER_CASES: tuple[tuple[str, tuple[str, ...], float], ...] = (("fluent", ("A",), 32.2),)
-HIDDEN_PAPER_CASES: tuple[tuple[str, tuple[str, ...], float], ...] = (
-    ("strong", ("A", "B"), 55.9), ("degraded", ("A",), 44.8), ("literal", ("A", "B"), 10.8),
-)
 SETTING_KEYS = ("tokenize", "lowercase", "smooth_method", "smooth_value", "effective_order")
 
 
+def hidden_paper_cases(rng: random.Random) -> dict:
+    """Three (system, references, reported BLEU) cases for ``check_find_setting``, each from a tokenizer and casing
+    drawn at grading time (no hidden case ships)."""
+    from ..data import load_corpus
+    from ..tokenization import TOKENIZERS
+
+    corpus = load_corpus("news")
+    cases = []
+    for system in rng.sample(sorted(corpus.systems), 3):
+        ref_names = rng.choice((("A",), ("B",), ("A", "B")))
+        options = {"tokenize": rng.choice(TOKENIZERS), "lowercase": rng.random() < 0.5}
+        score = corpus_score(list(corpus.systems[system]), corpus.references_for(*ref_names), **options).score
+        cases.append((system, ref_names, round(score, 1)))
+    return {"cases": cases}
 def check_find_setting(func: Callable, *, cases: Sequence[tuple[str, tuple[str, ...], float]] = PAPER_CASES,
                        reveal: bool = False) -> Feedback:
     """Check ``func(hypotheses, references, reported)`` returns ``corpus_score`` options (a dict) that reproduce
@@ -282,7 +311,7 @@ def _setting_options(fb: Feedback, got: object) -> dict | None:
 
 GRADING = LessonGrading("07_tokenization_and_reporting", (
     GradedExercise("token_counts", check_token_counts, ("prediction",)),
-    GradedExercise("nltk_word_bleu", check_nltk_word_bleu, ("nltk_word_bleu",), hidden={"cases": HIDDEN_NLTK_CASES}),
+    GradedExercise("nltk_word_bleu", check_nltk_word_bleu, ("nltk_word_bleu",), hidden=hidden_nltk_cases),
     GradedExercise("report_line", check_report_line, ("report",)),
-    GradedExercise("find_setting", check_find_setting, ("find_setting",), hidden={"cases": HIDDEN_PAPER_CASES}),
+    GradedExercise("find_setting", check_find_setting, ("find_setting",), hidden=hidden_paper_cases),
 ))

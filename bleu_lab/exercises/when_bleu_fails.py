@@ -10,11 +10,14 @@ Scores come from ``bleu_lab.explain`` / ``bleu_lab.sentence_bleu``; the checks c
 from __future__ import annotations
 
 import math
+import random
 from collections.abc import Callable, Mapping, Sequence
 
+from ..brevity import brevity_penalty, closest_ref_length
 from ..explain import explain
 from ..nltk_style import sentence_bleu, without_warnings
-from . import Feedback, GradedExercise, LessonGrading, run_student_code
+from ..precision import modified_precision
+from . import Feedback, GradedExercise, LessonGrading, as_number, random_sentence, random_variant, run_student_code
 
 NASA_REFERENCE = "The NASA Opportunity rover is battling a massive dust storm on planet Mars."
 THRESHOLD = 0.1
@@ -76,9 +79,10 @@ def check_old_nltk_bleu(
         got = run_student_code(fb, func, refs, hypothesis.split())
         if got is None:
             continue
-        if isinstance(got, bool) or not isinstance(got, (int, float)):
+        if as_number(got, strings=False) is None:
             fb.fail(f"{hypothesis!r}: return a number, not {type(got).__name__} ({got!r})")
             continue
+        got = float(as_number(got, strings=False))
         if math.isclose(got, printed, rel_tol=1e-9):
             continue
         fb.fail(f"{hypothesis!r}: the post printed {printed!r}, you returned {got!r}. "
@@ -100,22 +104,35 @@ def _old_nltk_hint(refs: list[list[str]], hyp: list[str], got: float) -> str:
     return ("Find the first order n whose clipped match count is 0, then score with weights (0.25,) * (n - 1): "
             "the dropped orders contribute nothing to the sum (as if p_n were 1). Keep the brevity penalty.")
 
-# For ``bleu-lab grade``: old nltk's scores (the first order without a match and every higher one dropped) of other
+# For ``bleu-lab grade``: hidden cases drawn at grading time (no hidden case ships): old nltk's scores of other
 # hypotheses against other references, so that a table of the seven printed values does not pass.
-HIDDEN_OLD_NLTK_REFERENCES = ("the cat is on the mat", "there is a cat on the mat")
-HIDDEN_OLD_NLTK_CASES: dict[str, float] = {
-    "the cat": 0.1353352832366127,
-    "cat on the mat": 0.6065306597126334,
-    "the the the the the the the": 0.7311104457090247,
-    "a cat sat on the mat today": 0.5169731539571706,
-    "there is a dog on the mat": 0.691441569283882,
-    "dog": 0.0,
-}
+def old_nltk_score(references: Sequence[str], hypothesis: str) -> float:
+    """What nltk 3.2 printed: BP times exp(sum 0.25 log p_n) over the orders below the first one without a match (that
+    order and every higher one dropped; 0 if even unigrams have none)."""
+    refs = [ref.split() for ref in references]
+    tokens = hypothesis.split()
+    kept = []
+    for n in range(1, 5):
+        p_n = modified_precision(refs, tokens, n)
+        if p_n == 0:
+            break
+        kept.append(p_n)
+    if not kept:
+        return 0.0
+    bp = brevity_penalty(closest_ref_length(refs, len(tokens)), len(tokens))
+    return bp * math.exp(math.fsum(0.25 * math.log(p) for p in kept))
 
+
+def hidden_old_nltk_cases(rng: random.Random) -> dict:
+    """``cases`` (hypothesis -> old nltk's score) and ``references`` for ``check_old_nltk_bleu``."""
+    references = tuple(random_sentence(rng, 5, 9) for _ in range(2))
+    hypotheses = {random_variant(rng, rng.choice(references), rng.randint(1, 4)) for _ in range(4)}
+    hypotheses |= {random_sentence(rng, 1, 3), random_sentence(rng, 5, 8)}
+    return {"cases": {h: old_nltk_score(references, h) for h in sorted(hypotheses)}, "references": references}
 
 
 GRADING = LessonGrading("05_when_bleu_fails", (
     GradedExercise("p_1 = 1 but BLEU < 0.1", check_high_p1_low_bleu, ("word_salad",)),
     GradedExercise("old_nltk_bleu", check_old_nltk_bleu, ("old_nltk_bleu",),
-                   hidden={"cases": HIDDEN_OLD_NLTK_CASES, "references": HIDDEN_OLD_NLTK_REFERENCES}),
+                   hidden=hidden_old_nltk_cases),
 ))
