@@ -44,6 +44,7 @@ VALID = {
     "sentence_bleu": {"references": REFS, "hypothesis": HYP},
     "sentence_score": {"hypothesis": HYP, "references": REFS},
     "tokenize": {"text": HYP},
+    "why": {"hypotheses": [HYP, "the cat"], "references": [REFS, REFS], "reported": 30.0},
 }
 # Arguments that legitimately take any value of the wrong kinds below (None = default) are left out.
 ACCEPTS_NONE = {"smoothing", "smoothing_function", "smooth_value", "effective_order", "seed"}
