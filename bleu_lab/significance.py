@@ -329,6 +329,22 @@ class RandomizationResult(PairedResult):
 # --- the tests ----------------------------------------------------------------------------------------
 
 
+def resampled_sums(rows: np.ndarray, idxs: np.ndarray) -> np.ndarray:
+    """The float32 column sums of ``rows`` over each resample: ``rows[idxs[k]].sum(0)`` for every row k of ``idxs``.
+
+    Statistics are summed in float32 as sacrebleu's bootstrap does. Below 2^24 every sum is an exact integer in
+    float32, so one product of the draw counts with the rows (all its partial sums are integers under n * max)
+    gives the same numbers fast; larger corpora are summed resample by resample, rounding included.
+    """
+    n = len(rows)
+    rows32 = rows.astype(np.float32)
+    if n * rows.max(initial=0) < FLOAT32_EXACT:  # how often each segment was drawn, times the rows
+        offsets = (np.arange(len(idxs)) * n)[:, None]
+        weights = np.bincount((idxs + offsets).ravel(), minlength=len(idxs) * n).reshape(len(idxs), n)
+        return weights.astype(np.float32) @ rows32
+    return np.stack([rows32[sample].sum(0) for sample in idxs])
+
+
 def paired_bootstrap(
     baseline_hypotheses: Sequence[str],
     system_hypotheses: Sequence[str],
@@ -364,20 +380,11 @@ def paired_bootstrap(
     idxs = rng.choice(n, size=(n_samples, n), replace=True)  # the very call sacrebleu makes
     both = np.hstack([setup.base_rows, setup.sys_rows])
     width = setup.base_rows.shape[1]
-    # Below 2^24 every sum is an exact integer in float32: sacrebleu's float32 sums, and the float32 product
-    # below (all its partial sums are integers under n * max), are then exact, hence equal.
-    exact = n * both.max() < FLOAT32_EXACT
-    rows32 = both.astype(np.float32)
     sums = []
     bar = _Bar(n_samples, progress, "bootstrap resamples")
     for start in range(0, n_samples, _CHUNK):
         chunk = idxs[start:start + _CHUNK]
-        if exact:  # how often each segment was drawn, times the rows: the resampled sums in one product
-            offsets = (np.arange(len(chunk)) * n)[:, None]
-            weights = np.bincount((chunk + offsets).ravel(), minlength=len(chunk) * n).reshape(len(chunk), n)
-            sums.append(weights.astype(np.float32) @ rows32)
-        else:  # huge corpora: sum in float32 resample by resample as sacrebleu does, rounding included
-            sums.append(np.stack([rows32[sample].sum(0) for sample in chunk]))
+        sums.append(resampled_sums(both, chunk))
         bar.update(len(chunk))
     bar.close()
     sums = np.vstack(sums).astype(np.float32)
