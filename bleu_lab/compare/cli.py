@@ -13,11 +13,10 @@ import argparse
 import sys
 import warnings
 from collections.abc import Sequence
-from pathlib import Path
 
-from ..data import line_count_error, read_lines, references_per_segment
 from ..tokenization import TOKENIZERS
 from .comparison import compare_systems
+from .files import comparison_inputs, default_names, read_text_file
 
 EXIT_ERROR = 2
 
@@ -79,32 +78,15 @@ def run(args: argparse.Namespace) -> None:
     if args.names is not None and len(args.names) != len(args.systems):
         raise ValueError(f"--names has {len(args.names)} names but --systems has {len(args.systems)} files: "
                          "give one name per system")
-    names = args.names or _default_names(args.systems)
-    first = args.systems[0]
-    outputs = {}
-    for name, path in zip(names, args.systems):
-        lines = read_lines(path, "system")
-        if outputs and len(lines) != len(outputs[names[0]]):
-            raise line_count_error(f"system file {path}", lines, f"system file {first}", outputs[names[0]])
-        outputs[name] = lines
-    n = outputs[names[0]]
-    streams = []
-    for path in args.refs:
-        lines = read_lines(path, "reference")
-        if len(lines) != len(n):
-            raise line_count_error(f"reference file {path}", lines, f"system file {first}", n)
-        streams.append(lines)
-    sources = None
-    if args.source:
-        sources = read_lines(args.source, "source")
-        if len(sources) != len(n):
-            raise line_count_error(f"source file {args.source}", sources, f"system file {first}", n)
-    if not n:
-        raise ValueError(f"system file {first} is empty: a comparison needs at least one segment")
-    references = references_per_segment(streams) if len(streams) > 1 else [[line] for line in streams[0]]
+    inputs = comparison_inputs(
+        args.names or default_names(args.systems),
+        [read_text_file(p, "system") for p in args.systems],
+        [read_text_file(p, "reference") for p in args.refs],
+        read_text_file(args.source, "source") if args.source else None,
+    )
     comparison = compare_systems(
-        outputs, references, tokenize=args.tokenize, lowercase=args.lowercase, baseline=args.baseline,
-        sources=sources, frequencies=args.frequencies, n_samples=args.samples, n_trials=args.trials,
+        inputs.systems, inputs.references, tokenize=args.tokenize, lowercase=args.lowercase, baseline=args.baseline,
+        sources=inputs.sources, frequencies=args.frequencies, n_samples=args.samples, n_trials=args.trials,
         seed=args.seed, alpha=args.alpha, n_examples=args.examples, chrf=not args.no_chrf,
     )
     print(comparison)
@@ -113,9 +95,3 @@ def run(args: argparse.Namespace) -> None:
         if value:
             write(value)
             print(f"wrote {value} ({flag[2:]})", file=sys.stderr)
-
-
-def _default_names(paths: Sequence[str]) -> list[str]:
-    """The file names, or the full paths where two file names are the same."""
-    names = [Path(p).name for p in paths]
-    return names if len(set(names)) == len(names) else list(paths)
