@@ -149,6 +149,8 @@ class Comparison:
     references: list[list[str]] = field(repr=False)
     sources: list[str] | None = field(repr=False)
     sentence_bleu: dict[str, np.ndarray] = field(repr=False)  # per system, one sacrebleu sentence BLEU per segment
+    reference_lengths: list[int] = field(repr=False)  # tokens of each segment's first reference
+    bucket_of: dict[str, dict[str, np.ndarray]] = field(repr=False)  # bucketer name -> system -> each segment's
     settings: dict = field(repr=False, default_factory=dict)
 
     def __len__(self) -> int:
@@ -280,11 +282,13 @@ def compare_systems(
     )
     sentence = {name: sentence_scores(r, options) for name, r in rows.items()}
 
+    bucket_of: dict[str, dict[str, np.ndarray]] = {}
+
     def table(bucketer: Bucketer, values: Mapping[str, Sequence[float]]) -> BucketTable:
         n = len(bucketer.cutoffs) + 1
+        index = bucket_of[bucketer.name] = {name: bucket_indices(values[name], bucketer) for name in outputs}
         return BucketTable(bucketer, {
-            name: bucket_scores(rows[name], bucket_indices(values[name], bucketer), n, options, n_samples, seed)
-            for name in outputs
+            name: bucket_scores(rows[name], index[name], n, options, n_samples, seed) for name in outputs
         })
 
     ref_lengths = [len(r) for r in first_ref]
@@ -313,7 +317,7 @@ def compare_systems(
     return Comparison(
         tuple(outputs), base, options, scores[0].bleu.signature, scores[0].chrf.signature if chrf else "", scores,
         pairs, accuracy, length_table, diff_table, band_table, salient, examples, outputs, refs, srcs, sentence,
-        settings,
+        ref_lengths, bucket_of, settings,
     )
 
 

@@ -11,6 +11,7 @@ import csv
 import html
 import json
 import math
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -303,18 +304,22 @@ def salient_html(c: Comparison) -> str:
     return "<div style='display:flex;flex-wrap:wrap;gap:12px'>" + "".join(parts) + "</div>"
 
 
-def example_html(c: Comparison, e, max_tokens: int = 120) -> str:
+def output_chips(c: Comparison, name: str, segment: int, max_tokens: int = 120) -> str:
+    """System ``name``'s output of ``segment`` as the explain view's chips (its sentence BLEU, step by step)."""
+    expl = explain(c.references[segment], c.outputs[name][segment], smoothing="exp", tokenize=c.options.tokenize,
+                   lowercase=c.options.lowercase)
+    return token_chips_html(expl, max_tokens)
+
+
+def example_html(c: Comparison, e, chips: Callable[[Comparison, str, int], str] = output_chips) -> str:
     """One segment side by side: source, references, and both outputs with the explain view's chips."""
     i = e.segment
-    opts = c.options
     cols = []
     for name in (e.baseline, e.system):
-        expl = explain(c.references[i], c.outputs[name][i], smoothing="exp", tokenize=opts.tokenize,
-                       lowercase=opts.lowercase)
         cols.append(
             f"<div style='flex:1 1 20em;min-width:0'><div><b>{_esc(name)}</b> sentence BLEU "
             f"{c.sentence_bleu[name][i]:.1f}</div><div class='bleu-tokens' style='line-height:2;{MONO}'>"
-            f"{token_chips_html(expl, max_tokens)}</div></div>"
+            f"{chips(c, name, i)}</div></div>"
         )
     src = f"<div><b>source</b>: {_esc(c.sources[i])}</div>" if c.sources else ""
     refs = "".join(f"<div><b>reference {k}</b>: {_esc(r)}</div>" for k, r in enumerate(c.references[i], 1))
