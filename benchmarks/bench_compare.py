@@ -129,19 +129,19 @@ def bench_widget(updates: int) -> None:
     systems = {n: read_lines(news / f"sys.{n}.de") for n in ("strong", "fluent", "literal", "degraded")}
     widget = CompareWidget(compare_systems(systems, read_lines(news / "ref.A.de"), sources=read_lines(news / "src.en"),
                                            n_samples=200, n_trials=1000))
-    pairs, buckets = widget.pair.options, widget.bucket.options
-    keywords = ["", "die", "Stadt", "zzz", "Regen", ""]
+    controls = [  # each update sets a control to a value different from its current one, so every update redraws
+        (widget.pair, [value for _, value in widget.pair.options]),
+        (widget.bucket, [value for _, value in widget.bucket.options]),
+        (widget.keyword, ["die", "Stadt", "zzz", "Regen", "", "Kettleford"]),
+    ]
     times = []
     for k in range(updates):
-        change = k % 3
+        control, values = controls[k % 3]
+        value = values[(k // 3) % len(values)]
+        if value == control.value:
+            value = values[((k // 3) + 1) % len(values)]
         start = time.perf_counter()
-        if change == 0:
-            widget.pair.value = pairs[k % len(pairs)][1] if isinstance(pairs[0], tuple) else pairs[k % len(pairs)]
-        elif change == 1:
-            widget.bucket.value = buckets[k % len(buckets)][1] if isinstance(buckets[0], tuple) else \
-                buckets[k % len(buckets)]
-        else:
-            widget.keyword.value = keywords[k % len(keywords)]
+        control.value = value
         times.append(time.perf_counter() - start)
     times.sort()
     p95 = times[int(0.95 * (len(times) - 1))] * 1000
