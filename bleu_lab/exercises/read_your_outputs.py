@@ -1,4 +1,5 @@
-"""Checks for lesson 11, read your outputs (self-contained: it uses only ``Feedback`` and ``call_student``).
+"""Checks for lesson 11, read your outputs (from the package's plumbing it uses ``Feedback``, ``call_student`` and,
+for ``bleu-lab grade``, the ``GRADING`` declaration of ``GradedExercise``/``LessonGrading``).
 
 - ``check_word_counts(my_word_counts)``: one segment's (matched words, output words, reference words); a word
   matches at most as often as the reference has it (compare-mt's word matching, ``compare.scorers.word_counts``)
@@ -16,7 +17,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 
 from ..compare.scorers import WordCounts, salient_ngrams, word_counts
-from . import Feedback, call_student
+from . import Feedback, GradedExercise, LessonGrading, call_student
 
 MAX_FAILURES = 3
 
@@ -50,10 +51,10 @@ def _triple(value: object) -> tuple[float, ...] | None:
     return None if any(n is None for n in numbers) else numbers
 
 
-def check_word_counts(func: Callable) -> Feedback:
+def check_word_counts(func: Callable, *, cases: Sequence[tuple[str, str]] = WORD_CASES) -> Feedback:
     """Check ``func(reference_tokens, output_tokens)`` -> (matched words, output words, reference words)."""
     fb = Feedback("my_word_counts(reference_tokens, output_tokens)")
-    for ref_text, out_text in WORD_CASES:
+    for ref_text, out_text in cases:
         ref, out = ref_text.split(), out_text.split()
         failed, got = call_student(fb, func, list(ref), list(out))
         if failed:
@@ -90,10 +91,10 @@ def _word_hint(ref: Sequence[str], out: Sequence[str], got: tuple[float, ...], w
     return "Count, for each word, how often it occurs on each side; the matches of a word are the smaller count."
 
 
-def check_fmeasure(func: Callable) -> Feedback:
+def check_fmeasure(func: Callable, *, cases: Sequence[tuple[int, int, int]] = FMEASURE_CASES) -> Feedback:
     """Check ``func(matches, output_words, reference_words)`` -> F = 2PR / (P + R), 0 without a match."""
     fb = Feedback("my_fmeasure(matches, output_words, reference_words)")
-    for m, o, r in FMEASURE_CASES:
+    for m, o, r in cases:
         failed, got = call_student(fb, func, m, o, r)
         if failed:
             if m == 0 and callable(func):
@@ -128,10 +129,10 @@ def _f_hint(m: int, o: int, r: int, got: float) -> str:
     return "P = matches / output words, R = matches / reference words, then F = 2PR / (P + R)."
 
 
-def check_salient_score(func: Callable) -> Feedback:
+def check_salient_score(func: Callable, *, cases: Sequence[tuple[int, int, float]] = SALIENT_CASES) -> Feedback:
     """Check ``func(c1, c2, alpha)`` -> (c1 + alpha) / (c1 + c2 + 2 alpha)."""
     fb = Feedback("my_salient_score(c1, c2, alpha)")
-    for c1, c2, alpha in SALIENT_CASES:
+    for c1, c2, alpha in cases:
         failed, got = call_student(fb, func, c1, c2, alpha)
         if failed:
             if not callable(func) or len(fb.messages) >= MAX_FAILURES:
@@ -192,3 +193,22 @@ def check_compare_mt_reading(answer: object) -> Feedback:
         return fb.fail(f"answer must be one letter among {', '.join(MT_READING)} (a string, e.g. answer = 'A')")
     _, correct, why = MT_READING[letter]
     return fb.note(f"{letter}: {why}") if correct else fb.fail(f"{letter} is not right: {why}")
+
+
+# --- how an assignment grades this lesson (bleu-lab grade; bleu_lab.assignments) ----------------------------------
+
+HIDDEN_WORD_CASES: tuple[tuple[str, str], ...] = (
+    ("der Hund und der Hund", "der der der Hund"),
+    ("x", "x x x x x"),
+    ("ein zwei drei", "drei zwei eins"),
+)
+HIDDEN_FMEASURE_CASES: tuple[tuple[int, int, int], ...] = ((3, 7, 5), (0, 2, 2), (9, 9, 12))
+HIDDEN_SALIENT_CASES: tuple[tuple[int, int, float], ...] = ((7, 2, 1.0), (1, 6, 2.0), (0, 0, 0.5))
+
+GRADING = LessonGrading("11_read_your_outputs", (
+    GradedExercise("my_word_counts", check_word_counts, ("my_word_counts",), hidden={"cases": HIDDEN_WORD_CASES}),
+    GradedExercise("my_fmeasure", check_fmeasure, ("my_fmeasure",), hidden={"cases": HIDDEN_FMEASURE_CASES}),
+    GradedExercise("my_salient_score", check_salient_score, ("my_salient_score",),
+                   hidden={"cases": HIDDEN_SALIENT_CASES}),
+    GradedExercise("what compare-mt's p=0.0000 says", check_compare_mt_reading, ("answer",)),
+))
