@@ -374,6 +374,18 @@ def paired_bootstrap(
     if method not in P_VALUE_LABELS:
         raise ValueError(f"method must be one of {', '.join(map(repr, P_VALUE_LABELS))}, got {method!r}")
     setup = _prepare(baseline_hypotheses, system_hypotheses, references, seed, progress, score_options)
+    return bootstrap_from_rows(setup, n_samples=n_samples, seed=seed, progress=progress, method=method)
+
+
+def bootstrap_from_rows(
+    setup: PairedRows, *, n_samples: int = 1000, seed: int | None = 12345, progress: bool = False,
+    method: str = "sacrebleu",
+) -> BootstrapResult:
+    """``paired_bootstrap`` on statistics rows already built (``PairedRows.from_rows``): the same test, same result."""
+    _check_count(n_samples, "n_samples")
+    _check_seed(seed)
+    if method not in P_VALUE_LABELS:
+        raise ValueError(f"method must be one of {', '.join(map(repr, P_VALUE_LABELS))}, got {method!r}")
     n = len(setup.base_rows)
     _check_work(n_samples, n, "n_samples")
     rng = np.random.default_rng(seed)
@@ -423,6 +435,15 @@ def paired_randomization(
     """
     _check_count(n_trials, "n_trials")
     setup = _prepare(baseline_hypotheses, system_hypotheses, references, seed, progress, score_options)
+    return randomization_from_rows(setup, n_trials=n_trials, seed=seed, progress=progress)
+
+
+def randomization_from_rows(
+    setup: PairedRows, *, n_trials: int = 10000, seed: int | None = 12345, progress: bool = False
+) -> RandomizationResult:
+    """``paired_randomization`` on statistics rows already built (``PairedRows.from_rows``): same test, same result."""
+    _check_count(n_trials, "n_trials")
+    _check_seed(seed)
     n = len(setup.base_rows)
     _check_work(n_trials, n, "n_trials")
     rng = np.random.default_rng(seed)
@@ -450,12 +471,28 @@ def paired_randomization(
 
 
 @dataclass(frozen=True)
-class _Setup:
+class PairedRows:
+    """Both systems' per-segment statistics rows (``stats_matrix`` layout), their options and corpus scores."""
+
     options: ScoreOptions
     base_rows: np.ndarray
     sys_rows: np.ndarray
     baseline: BleuScore
     system: BleuScore
+
+    @classmethod
+    def from_rows(cls, base_rows: np.ndarray, sys_rows: np.ndarray, options: ScoreOptions,
+                  nrefs: int | str) -> PairedRows:
+        """From rows built once (e.g. for several pairs of systems on the same references): scores them too."""
+        if base_rows.shape != sys_rows.shape or not len(base_rows):
+            raise ValueError(f"base_rows and sys_rows must be non-empty arrays of the same shape, got "
+                             f"{base_rows.shape} and {sys_rows.shape}")
+        n = len(base_rows)
+        return cls(options, base_rows, sys_rows, score_from_stats(row_to_stats(base_rows.sum(0), n), options, nrefs),
+                   score_from_stats(row_to_stats(sys_rows.sum(0), n), options, nrefs))
+
+
+_Setup = PairedRows
 
 
 def _prepare(baseline, system, references, seed, progress: bool, options: dict) -> _Setup:
@@ -484,10 +521,7 @@ def _prepare(baseline, system, references, seed, progress: bool, options: dict) 
     if changed:
         sys_rows[changed] = _rows([refs_tokens[i] for i in changed],
                                   (prep(other[i]) for i in _progress(changed, progress, "system")), order)
-    nrefs = count_refs(refs)
-    baseline_score = score_from_stats(row_to_stats(base_rows.sum(0), len(base)), opts, nrefs)
-    system_score = score_from_stats(row_to_stats(sys_rows.sum(0), len(base)), opts, nrefs)
-    return _Setup(opts, base_rows, sys_rows, baseline_score, system_score)
+    return PairedRows.from_rows(base_rows, sys_rows, opts, count_refs(refs))
 
 
 def _memo(prep: Callable[[str], list[str]]) -> Callable[[str], list[str]]:

@@ -3,7 +3,8 @@
 Conventions (the lesson explains each):
 - BLEU, its signature and the sentence BLEU of each segment are sacrebleu's (exact); chrF is sacrebleu's chrF2.
 - Every system is tested against the baseline with paired approximate randomization and the paired bootstrap's
-  shift p-value (``bleu_lab.significance``), with each system's 95% interval over the resamples.
+  shift p-value (``bleu_lab.significance``, on the statistics rows built once for all systems), with each system's
+  95% interval over the resamples.
 - The word-level analyses (word accuracy by frequency, salient n-grams) and the reference-length buckets use the
   first reference of each segment, as compare-mt does with its one reference file; BLEU uses all references.
 """
@@ -21,10 +22,11 @@ from ..chrf import ChrfOptions, ChrfScore
 from ..sacrebleu_style import BleuScore, ScoreOptions, check_corpus, count_refs
 from ..significance import (
     BootstrapResult,
+    PairedRows,
     RandomizationResult,
     _rows,
-    paired_bootstrap,
-    paired_randomization,
+    bootstrap_from_rows,
+    randomization_from_rows,
 )
 from ..statistics import prepare_references
 from ..tokenization import make_preprocessor
@@ -271,14 +273,14 @@ def compare_systems(
 
     chrfs = corpus_chrf_many(outputs, refs, ChrfOptions(lowercase=lowercase), nrefs) if check_flag(chrf, "chrf") else {}
     scores = tuple(SystemScores(name, rows_score(rows[name], options, nrefs), chrfs.get(name)) for name in outputs)
-    common = {"seed": seed, "tokenize": tokenize, "lowercase": lowercase}
+    paired = {name: PairedRows.from_rows(rows[base], rows[name], options, nrefs) for name in outputs if name != base}
     pairs = tuple(
         PairTest(
             name, base,
-            paired_randomization(outputs[base], outputs[name], refs, n_trials=n_trials, **common),
-            paired_bootstrap(outputs[base], outputs[name], refs, n_samples=n_samples, method="shift", **common),
+            randomization_from_rows(paired[name], n_trials=n_trials, seed=seed),
+            bootstrap_from_rows(paired[name], n_samples=n_samples, seed=seed, method="shift"),
         )
-        for name in outputs if name != base
+        for name in paired
     )
     sentence = {name: sentence_scores(r, options) for name, r in rows.items()}
 
