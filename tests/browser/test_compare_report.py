@@ -50,3 +50,27 @@ def test_the_report_passes_an_axe_accessibility_audit(browser, report):
         page.close()
     violations = [(v["id"], v["help"], len(v["nodes"])) for v in results.response["violations"]]
     assert violations == [], violations
+
+
+def test_the_widget_view_passes_an_axe_accessibility_audit(browser):
+    """What the comparison widget draws (scores table, then the segments side by side with chips), on a plain page."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    from bleu_lab.compare.reporters import scores_html
+    from bleu_lab.widgets.compare import SegmentFilter, segments_view
+
+    systems = {n: read_lines(NEWS / f"sys.{n}.de") for n in ("strong", "fluent")}
+    comparison = compare_systems(systems, read_lines(NEWS / "ref.A.de"), sources=read_lines(NEWS / "src.en"),
+                                 n_samples=100, n_trials=200)
+    view = scores_html(comparison) + segments_view(comparison, SegmentFilter("fluent", keyword="Stadt")).html
+    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    try:
+        page.set_content("<!doctype html><html lang='en'><head><title>Compare systems</title></head>"
+                         f"<body><main><h1>Compare systems</h1>{view}</main></body></html>")
+        width = page.evaluate("() => document.documentElement.scrollWidth")
+        results = Axe().run(page)
+    finally:
+        page.close()
+    assert width <= 1280
+    violations = [(v["id"], v["help"], len(v["nodes"])) for v in results.response["violations"]]
+    assert violations == [], violations
