@@ -14,12 +14,10 @@ import sys
 import warnings
 from collections.abc import Sequence
 
+from ..cli import EXIT_ERROR, _note
 from ..tokenization import TOKENIZERS
 from .comparison import compare_systems
 from .files import comparison_inputs, default_names, read_text_file
-
-EXIT_ERROR = 2
-
 
 def build_parser(prog: str = "bleu-lab compare") -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
@@ -67,10 +65,6 @@ def main(argv: Sequence[str] | None = None, prog: str = "bleu-lab compare") -> i
             print(f"{prog}: error: {err or type(err).__name__}", file=sys.stderr)
             return EXIT_ERROR
     return 0
-
-
-def _note(message: Warning | str, *args: object, **kwargs: object) -> None:
-    print(f"note: {message}", file=sys.stderr)
 
 
 def run(args: argparse.Namespace) -> None:

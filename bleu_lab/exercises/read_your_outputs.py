@@ -91,33 +91,48 @@ def _word_hint(ref: Sequence[str], out: Sequence[str], got: tuple[float, ...], w
     return "Count, for each word, how often it occurs on each side; the matches of a word are the smaller count."
 
 
-def check_fmeasure(func: Callable, *, cases: Sequence[tuple[int, int, int]] = FMEASURE_CASES) -> Feedback:
-    """Check ``func(matches, output_words, reference_words)`` -> F = 2PR / (P + R), 0 without a match."""
-    fb = Feedback("my_fmeasure(matches, output_words, reference_words)")
-    for m, o, r in cases:
-        failed, got = call_student(fb, func, m, o, r)
+def _check_numbers(fb: Feedback, func: Callable, cases: Sequence[tuple], expected: Callable[..., float],
+                   describe: Callable[..., str], hint: Callable[..., str], on_error: str = "") -> Feedback:
+    """Run ``func(*case)`` on every case and compare it with ``expected(*case)``; a wrong number gets
+    ``describe(*case)`` and ``hint(*case, got)``; ``on_error`` is added to an exception raised on a case that
+    ``hint`` flags with ``hint(*case, None)`` (stops after ``MAX_FAILURES`` messages)."""
+    for case in cases:
+        failed, got = call_student(fb, func, *case)
         if failed:
-            if m == 0 and callable(func):
-                fb.messages[-1] += ". With no match, P and R are 0 and the formula divides 0 by 0: return 0 then."
+            if callable(func) and on_error and hint(*case, None):
+                fb.messages[-1] += f". {on_error}"
             if not callable(func) or len(fb.messages) >= MAX_FAILURES:
                 break
             continue
-        want = WordCounts((m,), (r,), (o,)).fmeasure(0)
         number = _number(got)
         if number is None:
-            fb.fail(f"({m}, {o}, {r}): return the F-measure as a number, not {type(got).__name__}")
-        elif not math.isclose(number, want, rel_tol=1e-9, abs_tol=1e-12):
-            fb.fail(f"({m} matches, {o} output words, {r} reference words): your F = {number:.4f} is not right. "
-                    + _f_hint(m, o, r, number))
+            fb.fail(f"{describe(*case)}: return a number, not {type(got).__name__}")
+        elif not math.isclose(number, expected(*case), rel_tol=1e-9, abs_tol=1e-12):
+            fb.fail(f"{describe(*case)}: your {number:.4f} is not right. {hint(*case, number)}")
         if len(fb.messages) >= MAX_FAILURES:
             break
+    return fb
+
+
+def check_fmeasure(func: Callable, *, cases: Sequence[tuple[int, int, int]] = FMEASURE_CASES) -> Feedback:
+    """Check ``func(matches, output_words, reference_words)`` -> F = 2PR / (P + R), 0 without a match."""
+    fb = _check_numbers(
+        Feedback("my_fmeasure(matches, output_words, reference_words)"), func, cases,
+        lambda m, o, r: WordCounts((m,), (r,), (o,)).fmeasure(0),
+        lambda m, o, r: f"({m} matches, {o} output words, {r} reference words)", _f_hint, NO_MATCH,
+    )
     if fb.passed:
         fb.note("all cases right: the harmonic mean of precision and recall, and 0 for a bucket with no match "
                 "(as compare-mt prints it).")
     return fb
 
 
-def _f_hint(m: int, o: int, r: int, got: float) -> str:
+NO_MATCH = "With no match, P and R are 0 and the formula divides 0 by 0: return 0 then."
+
+
+def _f_hint(m: int, o: int, r: int, got: float | None) -> str:
+    if got is None:  # the function raised: a hint only for the no-match case
+        return NO_MATCH if not m else ""
     if m and math.isclose(got, (m / o + m / r) / 2):
         return "That is the arithmetic mean of P and R; the F-measure is their harmonic mean."
     if m and (math.isclose(got, m / o) or math.isclose(got, m / r)):
@@ -125,36 +140,26 @@ def _f_hint(m: int, o: int, r: int, got: float) -> str:
     if m and math.isclose(got, 100 * 2 * (m / o) * (m / r) / (m / o + m / r)):
         return "Keep it on the 0-1 scale (no factor 100)."
     if not m:
-        return "With no match, P and R are 0 and the formula divides 0 by 0: return 0 then."
+        return NO_MATCH
     return "P = matches / output words, R = matches / reference words, then F = 2PR / (P + R)."
 
 
 def check_salient_score(func: Callable, *, cases: Sequence[tuple[int, int, float]] = SALIENT_CASES) -> Feedback:
     """Check ``func(c1, c2, alpha)`` -> (c1 + alpha) / (c1 + c2 + 2 alpha)."""
-    fb = Feedback("my_salient_score(c1, c2, alpha)")
-    for c1, c2, alpha in cases:
-        failed, got = call_student(fb, func, c1, c2, alpha)
-        if failed:
-            if not callable(func) or len(fb.messages) >= MAX_FAILURES:
-                break
-            continue
-        counts1, counts2 = Counter({("g",): c1}), Counter({("g",): c2})
-        want = salient_ngrams(counts1, counts2, alpha, 1)[0][0].score
-        number = _number(got)
-        if number is None:
-            fb.fail(f"({c1}, {c2}, alpha={alpha}): return the score as a number, not {type(got).__name__}")
-        elif not math.isclose(number, want, rel_tol=1e-9):
-            fb.fail(f"(c1={c1}, c2={c2}, alpha={alpha}): your score {number:.4f} is not right. "
-                    + _salient_hint(c1, c2, alpha, number))
-        if len(fb.messages) >= MAX_FAILURES:
-            break
+    fb = _check_numbers(
+        Feedback("my_salient_score(c1, c2, alpha)"), func, cases,
+        lambda c1, c2, alpha: salient_ngrams(Counter({("g",): c1}), Counter({("g",): c2}), alpha, 1)[0][0].score,
+        lambda c1, c2, alpha: f"(c1={c1}, c2={c2}, alpha={alpha})", _salient_hint,
+    )
     if fb.passed:
         fb.note("all cases right: alpha pulls rare n-grams towards 1/2, so an n-gram seen 3 times against 0 scores "
                 "below one seen 30 times against 0.")
     return fb
 
 
-def _salient_hint(c1: int, c2: int, alpha: float, got: float) -> str:
+def _salient_hint(c1: int, c2: int, alpha: float, got: float | None) -> str:
+    if got is None:
+        return ""
     if c1 + c2 and math.isclose(got, c1 / (c1 + c2)):
         return "Without smoothing one occurrence against none already scores 1; add alpha to both counts."
     if c1 + c2 and math.isclose(got, (c1 + alpha) / (c1 + c2 + alpha)):
