@@ -19,6 +19,7 @@ from ..tokenization import TOKENIZERS
 from .comparison import compare_systems
 from .files import comparison_inputs, default_names, read_text_file
 
+
 def build_parser(prog: str = "bleu-lab compare") -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=prog,
