@@ -71,3 +71,19 @@ def test_bad_input_is_one_line(tmp_path, capsys, case, message):
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("bleu-lab compare: error: ")
     assert re.search(message, err[0])
+
+
+def test_a_file_too_big_is_one_line(tmp_path, capsys, monkeypatch):
+    import bleu_lab.data
+
+    monkeypatch.setattr(bleu_lab.data, "MAX_INPUT_BYTES", 1000)
+    assert compare("--refs", str(NEWS / "ref.A.de"), "--systems", str(NEWS / "sys.strong.de"), *FAST) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and re.search(r"system file .*sys.strong.de is larger than", err[0])
+
+
+def test_an_upload_too_big_names_the_file():
+    from bleu_lab.compare.files import decode_text_file
+
+    with pytest.raises(ValueError, match=r"reference file big.txt has 200 bytes; at most 10 are accepted"):
+        decode_text_file("big.txt", b"x\n" * 100, "reference", max_bytes=10)

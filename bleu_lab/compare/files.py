@@ -39,8 +39,8 @@ def read_text_file(path: str | Path, what: str) -> TextFile:
 def decode_text_file(name: str, data: bytes, what: str, max_bytes: int = 20 * 2**20) -> TextFile:
     """Uploaded bytes, decoded as ``read_lines`` does; at most ``max_bytes`` (a test set is well under 1 MB)."""
     if len(data) > max_bytes:
-        raise ValueError(f"{what} file {name} is {len(data) / 2**20:.1f} MB; at most {max_bytes // 2**20} MB "
-                         "is accepted here (a test set, one segment per line, is well under that)")
+        raise ValueError(f"{what} file {name} has {len(data):,} bytes; at most {max_bytes:,} are accepted here "
+                         "(a test set, one segment per line, is well under a megabyte)")
     return TextFile(f"{what} file {name}", decode_lines(data, name, what))
 
 
