@@ -19,11 +19,13 @@ The modules follow the lessons, one concept each:
   explain_chrf.py       every step of one chrF score: n-gram tables, P_n and R_n, the reference kept, F-beta
   cli.py                the command line: bleu-lab HYP REF [REF ...] (python -m bleu_lab)
   readings/             every library's reading of BLEU, and why(): which one made a reported number
+  compare/              compare your own systems: compare_systems -> scores, tests, buckets, n-grams, examples
 """
 
 from .brevity import brevity_penalty, closest_ref_length
 from .chrf import ChrfScore, corpus_chrf, sentence_chrf
 from .clipping import ClipRow, clip_counts, clip_table, max_reference_counts
+from .compare import Comparison, compare_systems
 from .data import Corpus, load_corpus, load_wmt
 from .explain import Explanation, explain
 from .explain_chrf import ChrfExplanation, explain_chrf
@@ -45,6 +47,7 @@ __all__ = [
     "ChrfExplanation",
     "ChrfScore",
     "ClipRow",
+    "Comparison",
     "Corpus",
     "Explanation",
     "ModifiedPrecision",
@@ -55,6 +58,7 @@ __all__ = [
     "clip_counts",
     "clip_table",
     "closest_ref_length",
+    "compare_systems",
     "corpus_bleu",
     "corpus_chrf",
     "corpus_score",

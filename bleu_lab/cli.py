@@ -92,6 +92,10 @@ def main(argv: Sequence[str] | None = None, prog: str = "bleu-lab") -> int:
         from .readings.cli import main as why_main
 
         return why_main(argv, prog)
+    if argv and argv[0] == "compare":  # compare systems' outputs (bleu_lab.compare.cli)
+        from .compare.cli import main as compare_main
+
+        return compare_main(argv[1:], f"{prog} compare")
     args = build_parser(prog).parse_args(argv)
     with warnings.catch_warnings():
         warnings.simplefilter("always", UserWarning)

@@ -72,6 +72,11 @@ def read_lines(path: str | Path, what: str = "text") -> list[str]:
     Unicode separators and shift every later segment). ``what`` names the file in error messages.
     """
     data, path = _read_bounded(path, what)
+    return decode_lines(data, path, what)
+
+
+def decode_lines(data: bytes, path: object, what: str = "text") -> list[str]:
+    """``read_lines`` on bytes already read (e.g. an uploaded file); ``path`` names the file in messages."""
     if data.startswith(b"\xef\xbb\xbf"):
         warnings.warn(f"{what} file {path} starts with a UTF-8 byte order mark (BOM); it stays part of the first "
                       "token, as in sacrebleu, and can cost that segment matches: save the file as UTF-8 without BOM",

@@ -240,11 +240,17 @@ def _chip(mark: TokenMark) -> str:
     )
 
 
+def token_chips_html(expl: Explanation, max_tokens: int = MAX_TOKENS) -> str:
+    """The hypothesis as marked chips (one per token, the explain view's token line), e.g. for side-by-side views."""
+    marks = token_marks(expl)
+    more = f" <i>… {len(marks) - max_tokens} more tokens not shown</i>" if len(marks) > max_tokens else ""
+    return "".join(map(_chip, marks[:max_tokens])) + more
+
+
 def _tokens_html(expl: Explanation, max_tokens: int) -> str:
     marks = token_marks(expl)
     if not marks:
         return "<div style='margin:6px 0'><i>(empty hypothesis)</i></div>"
-    more = f" <i>… {len(marks) - max_tokens} more tokens not shown</i>" if len(marks) > max_tokens else ""
     refs = "".join(
         f"<div style='color:#444'>reference {i} ({len(r)} tokens): <span style='{MONO}'>"
         f"{html.escape(' '.join(r[:max_tokens]))}{' …' if len(r) > max_tokens else ''}</span></div>"
@@ -252,7 +258,7 @@ def _tokens_html(expl: Explanation, max_tokens: int) -> str:
     )
     return (
         f"<div style='margin:6px 0'><div>hypothesis ({expl.hyp_len} tokens):</div>"
-        f"<div class='bleu-tokens' style='line-height:2;{MONO}'>{''.join(map(_chip, marks[:max_tokens]))}{more}</div>"
+        f"<div class='bleu-tokens' style='line-height:2;{MONO}'>{token_chips_html(expl, max_tokens)}</div>"
         f"{refs}</div>"
     )
 

@@ -420,6 +420,22 @@ class RandomizationResult(PairedResult):
 # --- the tests ----------------------------------------------------------------------------------------
 
 
+def resampled_sums(rows: np.ndarray, idxs: np.ndarray) -> np.ndarray:
+    """The float32 column sums of ``rows`` over each resample: ``rows[idxs[k]].sum(0)`` for every row k of ``idxs``.
+
+    Statistics are summed in float32 as sacrebleu's bootstrap does. Below 2^24 every sum is an exact integer in
+    float32, so one product of the draw counts with the rows (all its partial sums are integers under n * max)
+    gives the same numbers fast; larger corpora are summed resample by resample, rounding included.
+    """
+    n = len(rows)
+    rows32 = rows.astype(np.float32)
+    if n * rows.max(initial=0) < FLOAT32_EXACT:  # how often each segment was drawn, times the rows
+        offsets = (np.arange(len(idxs)) * n)[:, None]
+        weights = np.bincount((idxs + offsets).ravel(), minlength=len(idxs) * n).reshape(len(idxs), n)
+        return weights.astype(np.float32) @ rows32
+    return np.stack([rows32[sample].sum(0) for sample in idxs])
+
+
 def paired_bootstrap(
     baseline_hypotheses: Sequence[str],
     system_hypotheses: Sequence[str],
@@ -449,26 +465,28 @@ def paired_bootstrap(
     _check_count(n_samples, "n_samples")
     _check_method(method, P_VALUE_LABELS)
     setup = _prepare(baseline_hypotheses, system_hypotheses, references, seed, progress, score_options)
+    return bootstrap_from_rows(setup, n_samples=n_samples, seed=seed, progress=progress, method=method)
+
+
+def bootstrap_from_rows(
+    setup: PairedRows, *, n_samples: int = 1000, seed: int | None = 12345, progress: bool = False,
+    method: str = "sacrebleu",
+) -> BootstrapResult:
+    """``paired_bootstrap`` on statistics rows already built (``PairedRows.from_rows``): the same test, same result."""
+    _check_count(n_samples, "n_samples")
+    _check_seed(seed)
+    _check_method(method, P_VALUE_LABELS)
     n = len(setup.base_rows)
     _check_work(n_samples, n, "n_samples")
     rng = np.random.default_rng(seed)
     idxs = rng.choice(n, size=(n_samples, n), replace=True)  # the very call sacrebleu makes
     both = np.hstack([setup.base_rows, setup.sys_rows])
     width = setup.base_rows.shape[1]
-    # Below 2^24 every sum is an exact integer in float32: sacrebleu's float32 sums, and the float32 product
-    # below (all its partial sums are integers under n * max), are then exact, hence equal.
-    exact = n * both.max() < FLOAT32_EXACT
-    rows32 = both.astype(np.float32)
     sums = []
     bar = _Bar(n_samples, progress, "bootstrap resamples")
     for start in range(0, n_samples, _CHUNK):
         chunk = idxs[start:start + _CHUNK]
-        if exact:  # how often each segment was drawn, times the rows: the resampled sums in one product
-            offsets = (np.arange(len(chunk)) * n)[:, None]
-            weights = np.bincount((chunk + offsets).ravel(), minlength=len(chunk) * n).reshape(len(chunk), n)
-            sums.append(weights.astype(np.float32) @ rows32)
-        else:  # huge corpora: sum in float32 resample by resample as sacrebleu does, rounding included
-            sums.append(np.stack([rows32[sample].sum(0) for sample in chunk]))
+        sums.append(resampled_sums(both, chunk))
         bar.update(len(chunk))
     bar.close()
     sums = np.vstack(sums).astype(np.float32)
@@ -508,6 +526,17 @@ def paired_randomization(
     _check_count(n_trials, "n_trials")
     _check_method(method, RANDOMIZATION_P_VALUES)
     setup = _prepare(baseline_hypotheses, system_hypotheses, references, seed, progress, score_options)
+    return randomization_from_rows(setup, n_trials=n_trials, seed=seed, progress=progress, method=method)
+
+
+def randomization_from_rows(
+    setup: PairedRows, *, n_trials: int = 10000, seed: int | None = 12345, progress: bool = False,
+    method: str = "noreen",
+) -> RandomizationResult:
+    """``paired_randomization`` on statistics rows already built (``PairedRows.from_rows``): same test, same result."""
+    _check_count(n_trials, "n_trials")
+    _check_method(method, RANDOMIZATION_P_VALUES)
+    _check_seed(seed)
     n = len(setup.base_rows)
     _check_work(n_trials, n, "n_trials")
     rng = np.random.default_rng(seed)
@@ -535,12 +564,28 @@ def paired_randomization(
 
 
 @dataclass(frozen=True)
-class _Setup:
+class PairedRows:
+    """Both systems' per-segment statistics rows (``stats_matrix`` layout), their options and corpus scores."""
+
     options: ScoreOptions
     base_rows: np.ndarray
     sys_rows: np.ndarray
     baseline: BleuScore
     system: BleuScore
+
+    @classmethod
+    def from_rows(cls, base_rows: np.ndarray, sys_rows: np.ndarray, options: ScoreOptions,
+                  nrefs: int | str) -> PairedRows:
+        """From rows built once (e.g. for several pairs of systems on the same references): scores them too."""
+        if base_rows.shape != sys_rows.shape or not len(base_rows):
+            raise ValueError(f"base_rows and sys_rows must be non-empty arrays of the same shape, got "
+                             f"{base_rows.shape} and {sys_rows.shape}")
+        n = len(base_rows)
+        return cls(options, base_rows, sys_rows, score_from_stats(row_to_stats(base_rows.sum(0), n), options, nrefs),
+                   score_from_stats(row_to_stats(sys_rows.sum(0), n), options, nrefs))
+
+
+_Setup = PairedRows
 
 
 def _prepare(baseline, system, references, seed, progress: bool, options: dict) -> _Setup:
@@ -569,10 +614,7 @@ def _prepare(baseline, system, references, seed, progress: bool, options: dict) 
     if changed:
         sys_rows[changed] = _rows([refs_tokens[i] for i in changed],
                                   (prep(other[i]) for i in _progress(changed, progress, "system")), order)
-    nrefs = count_refs(refs)
-    baseline_score = score_from_stats(row_to_stats(base_rows.sum(0), len(base)), opts, nrefs)
-    system_score = score_from_stats(row_to_stats(sys_rows.sum(0), len(base)), opts, nrefs)
-    return _Setup(opts, base_rows, sys_rows, baseline_score, system_score)
+    return PairedRows.from_rows(base_rows, sys_rows, opts, count_refs(refs))
 
 
 def _memo(prep: Callable[[str], list[str]]) -> Callable[[str], list[str]]:

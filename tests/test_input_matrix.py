@@ -44,6 +44,8 @@ VALID = {
     "sentence_bleu": {"references": REFS, "hypothesis": HYP},
     "sentence_score": {"hypothesis": HYP, "references": REFS},
     "tokenize": {"text": HYP},
+    "compare_systems": {"systems": {"old": [HYP, "the cat"], "new": [HYP, "a cat"]}, "references": [REFS, REFS],
+                        "n_samples": 20, "n_trials": 20, "chrf": False},
     "why": {"hypotheses": [HYP, "the cat"], "references": [REFS, REFS], "reported": 30.0},
 }
 # Arguments that legitimately take any value of the wrong kinds below (None = default) are left out.

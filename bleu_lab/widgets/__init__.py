@@ -16,6 +16,8 @@ Front doors (each returns a widget to display):
   corpus_explorer()      (corpus.py) a system's sentence-score histogram and its weakest segments
   system_comparer()      (corpus.py) two systems, a paired significance test, its p-value and CIs
   metric_comparer()      (metrics.py) one hypothesis under BLEU, chrF and TER, side by side
+  compare_widget()       (compare.py) your own systems side by side: a pair, a bucket, a keyword (lesson 11)
+  compare_upload()       (compare.py) the same from uploaded files
 """
 
 from .inputs import EMPTY_HYPOTHESIS, NO_REFERENCES, clip_text, parse_references
@@ -57,7 +59,7 @@ from .views import (
 
 # imported on first use: a faster playground start
 _LAZY = {"corpus_explorer": "corpus", "system_comparer": "corpus", "metric_comparer": "metrics",
-         "metric_comparison": "metrics"}
+         "metric_comparison": "metrics", "compare_widget": "compare", "compare_upload": "compare"}
 
 
 def __getattr__(name: str) -> object:
@@ -74,6 +76,8 @@ __all__ = [
     "system_comparer",
     "metric_comparer",
     "metric_comparison",
+    "compare_widget",
+    "compare_upload",
     "CHALLENGES",
     "EMPTY_HYPOTHESIS",
     "EXAMPLES",

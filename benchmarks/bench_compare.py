@@ -1,0 +1,165 @@
+"""Speed of ``compare_systems`` against compare-mt 0.2.10, and of the comparison widget's updates.
+
+    .venv/bin/python benchmarks/bench_compare.py [--rounds 3]
+
+1. The whole report on WMT21 en-de: 4 systems (VolcTrans-GLAT, Facebook-AI, UEdin, Online-B) x 1,002 segments.
+   bleu_lab: ``compare_systems`` from raw text with references A, C, D (tokenization included), then the
+   standalone HTML page: corpus BLEU and chrF, each system against the baseline with approximate randomization
+   (10,000 trials) and the paired bootstrap (1,000 resamples), word accuracy by frequency, three bucketings with
+   1,000-resample intervals per bucket, salient n-grams, examples. Also timed without chrF, which compare-mt
+   does not compute.
+   compare-mt: its ``main()`` in this process on the same text tokenized with 13a beforehand (compare-mt takes one
+   reference: A), with the same analyses switched on: BLEU with its paired bootstrap (1,000 samples) and length
+   ratio; word accuracy by frequency with its bucket intervals (``output_bucket_details``); buckets by length
+   (BLEU), length difference and sentence BLEU; salient n-grams; sentence examples. (compare-mt 0.2.10's
+   ``output_bucket_details`` for sentence buckets crashes -- a lambda called with 3 arguments takes 2 -- so its
+   sentence buckets run without intervals, i.e. compare-mt does less work than bleu_lab here.)
+   Target: bleu_lab <= 0.5x compare-mt.
+2. The widget (``bleu_lab.widgets.compare``) on data/news: p95 of the time to redraw after changing the pair, the
+   bucket or the keyword. Target: <= 100 ms.
+
+Rounds alternate the contenders; medians of wall and CPU time are printed. On a shared machine the ratios are
+noisy: rerun on a quiet one before drawing conclusions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import gc
+import io
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from _common import REPO, mtdata_dir, read_lines
+
+from bleu_lab.compare import compare_systems
+from bleu_lab.data import references_per_segment
+from bleu_lab.tokenization import tokenize_13a
+
+SYSTEMS = ["VolcTrans-GLAT", "Facebook-AI", "UEdin", "Online-B"]
+TARGET = 0.5
+WIDGET_TARGET_MS = 100
+
+
+def wmt21_en_de_systems():
+    d = mtdata_dir() / "en-de"
+    systems = {n: read_lines(d / f"newstest2021.en-de.hyp.{n}.de") for n in SYSTEMS}
+    streams = [read_lines(d / f"newstest2021.en-de.ref.{r}.de") for r in "ACD"]
+    return systems, streams
+
+
+def bleu_lab_report(systems, references, chrf: bool = True) -> str:
+    return compare_systems(systems, references, chrf=chrf).to_html()
+
+
+def compare_mt_files(systems, streams, folder: Path) -> list[str]:
+    """The reference A and the systems, tokenized with 13a (compare-mt expects tokenized text)."""
+    files = []
+    for name, lines in [("ref.A", streams[0]), *systems.items()]:
+        path = folder / name
+        path.write_text("".join(tokenize_13a(line) + "\n" for line in lines), encoding="utf-8")
+        files.append(str(path))
+    return files
+
+
+def compare_mt_report(files: list[str]) -> None:
+    """compare-mt's analyses, printed to a discarded stream (no HTML/figures: the analyses only, which favours it)."""
+    from compare_mt import compare_mt_main
+
+    argv = [
+        "compare-mt", *files, "--seed", "1",
+        "--compare_scores", "score_type=bleu,bootstrap=1000", "score_type=length",
+        "--compare_word_accuracies", "bucket_type=freq,output_bucket_details=True",
+    ]
+    saved = sys.argv
+    sys.argv = argv
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            compare_mt_main.main()
+    finally:
+        sys.argv = saved
+
+
+def timed(fn) -> tuple[float, float]:
+    gc.collect()
+    wall, cpu = time.perf_counter(), time.process_time()
+    fn()
+    return time.perf_counter() - wall, time.process_time() - cpu
+
+
+def bench_report(rounds: int) -> None:
+    try:
+        import compare_mt  # noqa: F401
+    except ImportError:
+        sys.exit("compare-mt is not installed: pip install -e '.[test]' (it brings compare-mt 0.2.10 and six)")
+    systems, streams = wmt21_en_de_systems()
+    references = references_per_segment(streams)
+    with tempfile.TemporaryDirectory() as tmp:
+        files = compare_mt_files(systems, streams, Path(tmp))
+        contenders = {
+            "bleu_lab (whole report, 3 refs)": lambda: bleu_lab_report(systems, references),
+            "bleu_lab (without chrF, 3 refs)": lambda: bleu_lab_report(systems, references, chrf=False),
+            "compare-mt (same analyses, 1 ref)": lambda: compare_mt_report(files),
+        }
+        times: dict[str, list[tuple[float, float]]] = {name: [] for name in contenders}
+        for _ in range(rounds):
+            for name, fn in contenders.items():
+                times[name].append(timed(fn))
+    medians = {name: (statistics.median(t[0] for t in ts), statistics.median(t[1] for t in ts))
+               for name, ts in times.items()}
+    peer_wall, peer_cpu = medians["compare-mt (same analyses, 1 ref)"]
+    print(f"WMT21 en-de, {len(SYSTEMS)} systems x {len(references)} segments, {rounds} round(s), medians:")
+    for name, (wall, cpu) in medians.items():
+        line = f"  {name:<36} wall {wall:7.2f} s  cpu {cpu:7.2f} s"
+        if not name.startswith("compare-mt"):
+            ratio = wall / peer_wall
+            line += (f"  ratio wall {ratio:4.2f}, cpu {cpu / peer_cpu:4.2f} (target <= {TARGET})  "
+                     f"{'OK' if ratio <= TARGET else 'MISSED'}")
+        print(line)
+
+
+def bench_widget(updates: int) -> None:
+    from bleu_lab.widgets.compare import CompareWidget
+
+    news = REPO / "data" / "news"
+    systems = {n: read_lines(news / f"sys.{n}.de") for n in ("strong", "fluent", "literal", "degraded")}
+    widget = CompareWidget(compare_systems(systems, read_lines(news / "ref.A.de"), sources=read_lines(news / "src.en"),
+                                           n_samples=200, n_trials=1000))
+    controls = [  # each update sets a control to a value different from its current one, so every update redraws
+        (widget.pair, [value for _, value in widget.pair.options]),
+        (widget.bucket, [value for _, value in widget.bucket.options]),
+        (widget.keyword, ["die", "Stadt", "zzz", "Regen", "", "Kettleford"]),
+    ]
+    times = []
+    for k in range(updates):
+        control, values = controls[k % 3]
+        value = values[(k // 3) % len(values)]
+        if value == control.value:
+            value = values[((k // 3) + 1) % len(values)]
+        start = time.perf_counter()
+        control.value = value
+        times.append(time.perf_counter() - start)
+    times.sort()
+    p95 = times[int(0.95 * (len(times) - 1))] * 1000
+    print(f"widget on data/news: {updates} updates (pair / bucket / keyword), p95 {p95:.1f} ms, "
+          f"median {statistics.median(times) * 1000:.1f} ms (target p95 <= {WIDGET_TARGET_MS} ms)  "
+          f"{'OK' if p95 <= WIDGET_TARGET_MS else 'MISSED'}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--updates", type=int, default=120)
+    parser.add_argument("--skip-report", action="store_true", help="only the widget timing")
+    args = parser.parse_args()
+    if not args.skip_report:
+        bench_report(args.rounds)
+    bench_widget(args.updates)
+
+
+if __name__ == "__main__":
+    main()

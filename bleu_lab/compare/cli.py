@@ -1,0 +1,92 @@
+"""``bleu-lab compare``: compare systems' output files on one test set, from the command line.
+
+    bleu-lab compare --refs ref.A.de --systems sys.strong.de sys.fluent.de --names strong fluent
+    bleu-lab compare --refs ref.A ref.B --systems base new --json report.json --html report.html --csv tables/
+
+Files are UTF-8 text, one segment per line, line i of every file belonging to segment i. With several reference
+files an empty line means "no reference for this segment". Errors print one line and exit with status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import warnings
+from collections.abc import Sequence
+
+from ..cli import EXIT_ERROR, _note
+from ..tokenization import TOKENIZERS
+from .comparison import compare_systems
+from .files import comparison_inputs, default_names, read_text_file
+
+
+def build_parser(prog: str = "bleu-lab compare") -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=prog,
+        description="Compare two or more systems' outputs on one test set: BLEU (exact sacrebleu) and chrF with "
+        "paired significance tests against the baseline, word accuracy by frequency, buckets by length and by "
+        "sentence BLEU, salient n-grams, and the segments where the systems differ most.",
+        epilog="Example: bleu-lab compare --refs data/news/ref.A.de --systems data/news/sys.strong.de "
+        "data/news/sys.fluent.de --names strong fluent --html report.html",
+    )
+    parser.add_argument("--refs", nargs="+", required=True, metavar="REF", help="reference file(s)")
+    parser.add_argument("--systems", nargs="+", required=True, metavar="SYS", help="system output files")
+    parser.add_argument("--names", nargs="+", metavar="NAME", help="one name per system (default: the file names)")
+    parser.add_argument("--baseline", metavar="NAME", help="the system the others are tested against (default: first)")
+    parser.add_argument("--source", metavar="SRC", help="source file, shown beside the examples")
+    parser.add_argument("-t", "--tokenize", default="13a", choices=TOKENIZERS, metavar="TOK",
+                        help=f"tokenizer: {', '.join(TOKENIZERS)} (default 13a; 'none' for pre-tokenized text)")
+    parser.add_argument("-lc", "--lowercase", action="store_true", help="lowercase before tokenizing")
+    parser.add_argument("--frequencies", metavar="FILE",
+                        help="word<TAB>count file (e.g. training-set counts) for the word-frequency buckets "
+                        "(default: counts in the first reference)")
+    parser.add_argument("--samples", type=int, default=1000, metavar="N", help="bootstrap resamples (default 1000)")
+    parser.add_argument("--trials", type=int, default=10000, metavar="N",
+                        help="approximate randomization trials (default 10000)")
+    parser.add_argument("--seed", type=int, default=12345, help="random seed (default 12345)")
+    parser.add_argument("--alpha", type=float, default=1.0, help="smoothing of the salient n-gram scores (default 1)")
+    parser.add_argument("--examples", type=int, default=10, metavar="N", help="examples per pair (default 10)")
+    parser.add_argument("--no-chrf", action="store_true", help="skip chrF (the slowest score)")
+    parser.add_argument("--json", metavar="FILE", help="write the whole report as JSON")
+    parser.add_argument("--html", metavar="FILE", help="write the whole report as one standalone HTML page")
+    parser.add_argument("--latex", metavar="FILE", help="write the scores table as LaTeX")
+    parser.add_argument("--csv", metavar="DIR", help="write every table as a CSV file into DIR")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None, prog: str = "bleu-lab compare") -> int:
+    """Run ``bleu-lab compare``; return the exit code (0, or 2 after printing a one-line error)."""
+    args = build_parser(prog).parse_args(sys.argv[1:] if argv is None else list(argv))
+    with warnings.catch_warnings():
+        warnings.simplefilter("always", UserWarning)
+        warnings.showwarning = _note
+        try:
+            run(args)
+        except (OSError, ValueError, TypeError, MemoryError) as err:
+            print(f"{prog}: error: {err or type(err).__name__}", file=sys.stderr)
+            return EXIT_ERROR
+    return 0
+
+
+def run(args: argparse.Namespace) -> None:
+    """Read and check the files, compare, print the summary and write the exports asked for."""
+    if args.names is not None and len(args.names) != len(args.systems):
+        raise ValueError(f"--names has {len(args.names)} names but --systems has {len(args.systems)} files: "
+                         "give one name per system")
+    inputs = comparison_inputs(
+        args.names or default_names(args.systems),
+        [read_text_file(p, "system") for p in args.systems],
+        [read_text_file(p, "reference") for p in args.refs],
+        read_text_file(args.source, "source") if args.source else None,
+    )
+    comparison = compare_systems(
+        inputs.systems, inputs.references, tokenize=args.tokenize, lowercase=args.lowercase, baseline=args.baseline,
+        sources=inputs.sources, frequencies=args.frequencies, n_samples=args.samples, n_trials=args.trials,
+        seed=args.seed, alpha=args.alpha, n_examples=args.examples, chrf=not args.no_chrf,
+    )
+    print(comparison)
+    for flag, value, write in (("--json", args.json, comparison.to_json), ("--html", args.html, comparison.to_html),
+                               ("--latex", args.latex, comparison.to_latex), ("--csv", args.csv, comparison.to_csv)):
+        if value:
+            write(value)
+            print(f"wrote {value} ({flag[2:]})", file=sys.stderr)

@@ -1,0 +1,400 @@
+"""The wiring: ``compare_systems`` runs every analysis of a comparison and returns one ``Comparison``.
+
+Conventions (the lesson explains each):
+- BLEU, its signature and the sentence BLEU of each segment are sacrebleu's (exact); chrF is sacrebleu's chrF2.
+- Every system is tested against the baseline with paired approximate randomization and the paired bootstrap's
+  shift p-value (``bleu_lab.significance``, on the statistics rows built once for all systems), with each system's
+  95% interval over the resamples.
+- The word-level analyses (word accuracy by frequency, salient n-grams) and the reference-length buckets use the
+  first reference of each segment, as compare-mt does with its one reference file; BLEU uses all references.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ..chrf import ChrfOptions, ChrfScore
+from ..sacrebleu_style import BleuScore, ScoreOptions, check_corpus, count_refs
+from ..significance import (
+    BootstrapResult,
+    PairedRows,
+    RandomizationResult,
+    _rows,
+    bootstrap_from_rows,
+    randomization_from_rows,
+)
+from ..statistics import prepare_references
+from ..tokenization import make_preprocessor
+from ..validation import as_sequence, check_flag, plain_strings
+from .bucketers import (
+    FREQUENCY,
+    LENGTH_DIFFERENCE,
+    REFERENCE_LENGTH,
+    SENTENCE_BLEU,
+    Bucketer,
+    read_frequency_file,
+    word_frequencies,
+)
+from .scorers import (
+    COMPARE_TYPES,
+    BucketScore,
+    SalientNgram,
+    WordCounts,
+    bucket_indices,
+    bucket_scores,
+    corpus_chrf_many,
+    ngram_counts,
+    rows_score,
+    salient_ngrams,
+    sentence_scores,
+    word_counts,
+)
+
+
+@dataclass(frozen=True)
+class SystemScores:
+    """One system's corpus scores. ``length_ratio`` = c / r, BLEU's (hypothesis / closest-reference length)."""
+
+    name: str
+    bleu: BleuScore
+    chrf: ChrfScore | None  # None when compare_systems(..., chrf=False)
+
+    @property
+    def length_ratio(self) -> float:
+        return self.bleu.ratio
+
+
+@dataclass(frozen=True)
+class PairTest:
+    """A system against the baseline: the BLEU gap, approximate randomization and the paired bootstrap."""
+
+    system: str
+    baseline: str
+    randomization: RandomizationResult
+    bootstrap: BootstrapResult  # method="shift": two-sided p-value of the signed gaps shifted to the null
+
+    @property
+    def difference(self) -> float:
+        return self.bootstrap.difference
+
+
+@dataclass(frozen=True)
+class BucketTable:
+    """Segments bucketed one way: per bucket and system, the count, the BLEU and its 95% bootstrap interval."""
+
+    bucketer: Bucketer
+    scores: dict[str, list[BucketScore]]  # system name -> one BucketScore per bucket
+
+    @property
+    def labels(self) -> list[str]:
+        return self.bucketer.labels
+
+
+@dataclass(frozen=True)
+class WordAccuracy:
+    """Word precision, recall and F-measure per reference-frequency bucket, per system."""
+
+    bucketer: Bucketer
+    counts: dict[str, WordCounts]
+    frequency_source: str  # "reference" or the training-frequency file
+
+    @property
+    def labels(self) -> list[str]:
+        return self.bucketer.labels
+
+
+@dataclass(frozen=True)
+class SalientPair:
+    """The n-grams most typical of ``system`` (score near 1) and of ``baseline`` (near 0), for one statistic."""
+
+    system: str
+    baseline: str
+    compare_type: str
+    alpha: float
+    system_ngrams: list[SalientNgram]
+    baseline_ngrams: list[SalientNgram]
+
+
+@dataclass(frozen=True)
+class Example:
+    """A segment where ``system`` and ``baseline`` differ most by sentence BLEU (gap = system - baseline)."""
+
+    segment: int  # 0-based
+    system: str
+    baseline: str
+    gap: float
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Everything ``compare_systems`` found. Show it in a notebook, or export it (``to_json``, ``to_csv``, ...)."""
+
+    names: tuple[str, ...]
+    baseline: str
+    options: ScoreOptions
+    signature: str
+    chrf_signature: str  # "" without chrF
+    systems: tuple[SystemScores, ...]
+    pairs: tuple[PairTest, ...]
+    word_accuracy: WordAccuracy
+    length_buckets: BucketTable
+    length_difference_buckets: BucketTable
+    sentence_bleu_buckets: BucketTable
+    salient_ngrams: tuple[SalientPair, ...]
+    examples: tuple[Example, ...]
+    outputs: dict[str, list[str]] = field(repr=False)
+    references: list[list[str]] = field(repr=False)
+    sources: list[str] | None = field(repr=False)
+    sentence_bleu: dict[str, np.ndarray] = field(repr=False)  # per system, one sacrebleu sentence BLEU per segment
+    reference_lengths: list[int] = field(repr=False)  # tokens of each segment's first reference
+    bucket_of: dict[str, dict[str, np.ndarray]] = field(repr=False)  # bucketer name -> system -> each segment's
+    settings: dict = field(repr=False, default_factory=dict)
+
+    def __len__(self) -> int:
+        return len(self.references)
+
+    def system(self, name: str) -> SystemScores:
+        """The scores of the system called ``name``."""
+        for s in self.systems:
+            if s.name == name:
+                return s
+        raise KeyError(f"no system called {name!r}; the systems are {', '.join(self.names)}")
+
+    def to_dict(self) -> dict:
+        """The report as plain data (what ``to_json`` writes)."""
+        from .reporters import to_dict
+
+        return to_dict(self)
+
+    def to_json(self, path: str | Path | None = None) -> str:
+        """The report as JSON text; also written to ``path`` when given."""
+        from .reporters import to_json
+
+        return to_json(self, path)
+
+    def to_csv(self, directory: str | Path) -> list[Path]:
+        """One CSV file per table in ``directory`` (created if needed); returns the files written."""
+        from .reporters import to_csv
+
+        return to_csv(self, directory)
+
+    def to_latex(self, path: str | Path | None = None) -> str:
+        """The scores table (and the pairwise tests) as a LaTeX ``tabular``; also written to ``path`` when given."""
+        from .reporters import to_latex
+
+        return to_latex(self, path)
+
+    def to_html(self, path: str | Path | None = None) -> str:
+        """The whole report as one standalone HTML page (no external resources); also written to ``path``."""
+        from .reporters import to_html
+
+        return to_html(self, path)
+
+    def _repr_html_(self) -> str:
+        from .reporters import report_html
+
+        return report_html(self)
+
+    def __str__(self) -> str:
+        from .reporters import to_text
+
+        return to_text(self)
+
+
+def compare_systems(
+    systems: Mapping[str, Sequence[str]] | Sequence[Sequence[str]],
+    references: Sequence[Sequence[str]] | Sequence[str],
+    *,
+    names: Sequence[str] | None = None,
+    tokenize: str = "13a",
+    lowercase: bool = False,
+    baseline: str | int | None = None,
+    sources: Sequence[str] | None = None,
+    frequencies: Mapping[str, int] | str | Path | None = None,
+    n_samples: int = 1000,
+    n_trials: int = 10000,
+    seed: int | None = 12345,
+    alpha: float = 1.0,
+    ngram_order: int = 4,
+    compare_type: str = "match",
+    top_ngrams: int = 50,
+    n_examples: int = 10,
+    chrf: bool = True,
+) -> Comparison:
+    """Compare two or more systems' outputs on one test set, every figure from bleu_lab's exact core.
+
+    ``systems``: a dict {name: output lines}, or a list of output-line lists (named by ``names``, else sys1, sys2,
+    ...). ``references[i]`` lists the reference strings of segment i (as in ``corpus_score``); a plain list of
+    strings means one reference per segment. ``baseline``: the name or index of the system the others are tested
+    against (default: the first). ``sources``: the source lines, shown beside the examples.
+    ``frequencies``: word counts for the frequency buckets, a {word: count} dict or a ``word<TAB>count`` file
+    (default: counted in the first reference of every segment, as compare-mt does).
+    ``n_samples`` bootstrap resamples, ``n_trials`` randomization trials, ``seed`` for both and for the bucket
+    intervals. ``alpha``, ``ngram_order``, ``compare_type`` ('match', 'over' or 'under'), ``top_ngrams``: the
+    salient n-grams (compare-mt's defaults). ``n_examples``: segments shown per pair. ``chrf=False`` skips chrF
+    (the slowest score: about half the time on a 1,000-segment test set with three references).
+    """
+    outputs = _systems(systems, names)
+    refs = _references(references, len(next(iter(outputs.values()))))
+    for name, lines in outputs.items():
+        check_corpus(lines, refs, f"systems[{name!r}]")
+    base = _baseline(baseline, list(outputs))
+    srcs = None if sources is None else plain_strings(as_sequence(sources, "sources", "source strings"), "sources",
+                                                       "a source string")
+    if srcs is not None and len(srcs) != len(refs):
+        raise ValueError(f"sources has {len(srcs)} lines but the systems have {len(refs)}: one source per segment")
+    options = ScoreOptions(tokenize, check_flag(lowercase, "lowercase"))
+    if compare_type not in COMPARE_TYPES:
+        raise ValueError(f"compare_type must be one of {', '.join(COMPARE_TYPES)}, got {compare_type!r}")
+    for value, arg in ((top_ngrams, "top_ngrams"), (n_examples, "n_examples"), (ngram_order, "ngram_order")):
+        if isinstance(value, bool) or not isinstance(value, int) or value < (1 if arg == "ngram_order" else 0):
+            raise ValueError(f"{arg} must be a whole number >= {1 if arg == 'ngram_order' else 0}, got {value!r}")
+
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not alpha > 0:
+        raise ValueError(f"alpha must be a number > 0 (compare-mt's default is 1.0), got {alpha!r}")
+    for value, arg in ((n_samples, "n_samples"), (n_trials, "n_trials")):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"{arg} must be a whole number >= 1, got {value!r}")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
+        raise ValueError(f"seed must be a whole number >= 0 (or None for fresh randomness), got {seed!r}")
+
+    prep = make_preprocessor(tokenize, lowercase)
+    ref_tokens = [[prep(r) for r in seg] for seg in refs]
+    prepared = [prepare_references(seg, options.max_ngram_order) for seg in ref_tokens]
+    first_ref = [seg[0] for seg in ref_tokens]
+    out_tokens = {name: [prep(h) for h in lines] for name, lines in outputs.items()}
+    rows = {name: _rows(prepared, toks, options.max_ngram_order) for name, toks in out_tokens.items()}
+    nrefs = count_refs(refs)
+
+    chrfs = corpus_chrf_many(outputs, refs, ChrfOptions(lowercase=lowercase), nrefs) if check_flag(chrf, "chrf") else {}
+    scores = tuple(SystemScores(name, rows_score(rows[name], options, nrefs), chrfs.get(name)) for name in outputs)
+    paired = {name: PairedRows.from_rows(rows[base], rows[name], options, nrefs) for name in outputs if name != base}
+    pairs = tuple(
+        PairTest(
+            name, base,
+            randomization_from_rows(paired[name], n_trials=n_trials, seed=seed),
+            bootstrap_from_rows(paired[name], n_samples=n_samples, seed=seed, method="shift"),
+        )
+        for name in paired
+    )
+    sentence = {name: sentence_scores(r, options) for name, r in rows.items()}
+
+    bucket_of: dict[str, dict[str, np.ndarray]] = {}
+
+    def table(bucketer: Bucketer, values: Mapping[str, Sequence[float]]) -> BucketTable:
+        n = len(bucketer.cutoffs) + 1
+        index = bucket_of[bucketer.name] = {name: bucket_indices(values[name], bucketer) for name in outputs}
+        return BucketTable(bucketer, {
+            name: bucket_scores(rows[name], index[name], n, options, n_samples, seed) for name in outputs
+        })
+
+    ref_lengths = [len(r) for r in first_ref]
+    length_table = table(REFERENCE_LENGTH, {name: ref_lengths for name in outputs})
+    diff_table = table(LENGTH_DIFFERENCE, {
+        name: [len(o) - r for o, r in zip(out_tokens[name], ref_lengths)] for name in outputs
+    })
+    band_table = table(SENTENCE_BLEU, {name: sentence[name].tolist() for name in outputs})
+
+    freq, source = _frequencies(frequencies, first_ref)
+    n_freq = len(FREQUENCY.cutoffs) + 1
+    accuracy = WordAccuracy(FREQUENCY, {
+        name: word_counts(first_ref, out_tokens[name], lambda w: FREQUENCY.bucket(freq.get(w, 0)), n_freq)
+        for name in outputs
+    }, source)
+
+    counts = {name: ngram_counts(first_ref, out_tokens[name], 1, ngram_order)[compare_type] for name in outputs}
+    salient = tuple(
+        SalientPair(name, base, compare_type, alpha, *salient_ngrams(counts[name], counts[base], alpha, top_ngrams))
+        for name in outputs if name != base
+    )
+    examples = tuple(ex for name in outputs if name != base
+                     for ex in _examples(sentence[name], sentence[base], name, base, n_examples))
+    settings = {"tokenize": tokenize, "lowercase": lowercase, "n_samples": n_samples, "n_trials": n_trials,
+                "seed": seed, "alpha": alpha, "ngram_order": ngram_order, "compare_type": compare_type}
+    return Comparison(
+        tuple(outputs), base, options, scores[0].bleu.signature, scores[0].chrf.signature if chrf else "", scores,
+        pairs, accuracy, length_table, diff_table, band_table, salient, examples, outputs, refs, srcs, sentence,
+        ref_lengths, bucket_of, settings,
+    )
+
+
+def _systems(systems: object, names: Sequence[str] | None) -> dict[str, list[str]]:
+    """{name: output lines}, checked: at least one system, distinct non-empty names, lists of strings."""
+    if isinstance(systems, Mapping):
+        if names is not None:
+            raise ValueError("give names only with a list of systems; a dict already names its systems")
+        items = list(systems.items())
+    else:
+        lists = as_sequence(systems, "systems", "systems' output lines (a dict {name: lines} or a list of lists)")
+        if lists and isinstance(lists[0], str):
+            raise TypeError("systems must be a list of systems (each a list of output lines) or a dict "
+                            "{name: lines}; for one system, wrap it: [lines]")
+        if names is None:
+            names = [f"sys{i}" for i in range(1, len(lists) + 1)]
+        names = plain_strings(as_sequence(names, "names", "system names"), "names", "a system name")
+        if len(names) != len(lists):
+            raise ValueError(f"names has {len(names)} entries but there are {len(lists)} systems: one name each")
+        items = list(zip(names, lists))
+    if not items:
+        raise ValueError("systems is empty: give at least one system's output lines")
+    result: dict[str, list[str]] = {}
+    for name, lines in items:
+        if not isinstance(name, str) or not name.strip():
+            raise ValueError(f"every system needs a non-empty name, got {name!r}")
+        if name in result:
+            raise ValueError(f"two systems are called {name!r}: give each a different name")
+        result[name] = plain_strings(as_sequence(lines, f"systems[{name!r}]", "output lines"), f"systems[{name!r}]",
+                                     "an output line")
+    sizes = {name: len(lines) for name, lines in result.items()}
+    first = next(iter(sizes))
+    for name, size in sizes.items():
+        if size != sizes[first]:
+            raise ValueError(f"system {name!r} has {size} lines but {first!r} has {sizes[first]}: "
+                             "every system must translate the same segments")
+    if sizes[first] == 0:
+        raise ValueError("the systems have no lines: a comparison needs at least one segment")
+    return result
+
+
+def _references(references: object, n: int) -> list[list[str]]:
+    """Per-segment reference lists; a plain list of strings is one reference per segment."""
+    refs = as_sequence(references, "references", "reference lists, one per segment (references[i] for segment i)")
+    if refs and all(isinstance(r, str) for r in refs):
+        refs = [[r] for r in refs]
+    if len(refs) != n:
+        raise ValueError(f"references has {len(refs)} segments but the systems have {n} lines: one entry per segment")
+    return refs
+
+
+def _baseline(baseline: object, names: list[str]) -> str:
+    if baseline is None:
+        return names[0]
+    if isinstance(baseline, int) and not isinstance(baseline, bool):
+        if not 0 <= baseline < len(names):
+            raise ValueError(f"baseline index {baseline} is out of range: there are {len(names)} systems")
+        return names[baseline]
+    if baseline not in names:
+        raise ValueError(f"baseline {baseline!r} is not one of the systems: {', '.join(map(repr, names))}")
+    return baseline
+
+
+def _frequencies(frequencies: object, first_ref: list[list[str]]) -> tuple[Mapping[str, int], str]:
+    if frequencies is None:
+        return word_frequencies(first_ref), "reference"
+    if isinstance(frequencies, (str, Path)):
+        return read_frequency_file(str(frequencies)), str(frequencies)
+    if isinstance(frequencies, Mapping):
+        return Counter(frequencies), "given counts"
+    raise TypeError(f"frequencies must be a dict {{word: count}} or a file path, not {type(frequencies).__name__}")
+
+
+def _examples(system: np.ndarray, baseline: np.ndarray, name: str, base: str, k: int) -> list[Example]:
+    """The k segments with the largest |sentence BLEU gap| (ties: the earlier segment first); no zero gaps."""
+    gaps = system - baseline
+    order = sorted((i for i in range(len(gaps)) if gaps[i] != 0), key=lambda i: (-abs(gaps[i]), i))[:k]
+    return [Example(i, name, base, float(gaps[i])) for i in order]

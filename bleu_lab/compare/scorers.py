@@ -1,0 +1,211 @@
+"""Scorers: the numbers of a comparison, each computed by bleu_lab's core from per-segment statistics.
+
+- BLEU of any set of segments = ``score_from_stats`` of the summed statistics rows (``significance.stats_matrix``
+  layout), so a bucket's BLEU is sacrebleu's corpus BLEU of those segments; sentence BLEU is the same with
+  ``effective_order=True`` (sacrebleu's ``sentence_score``).
+- Bucket intervals: the 95% percentile interval of the bucket's BLEU over bootstrap resamples of its segments
+  (``significance.resampled_sums`` and ``percentile_interval``).
+- Word accuracy by frequency (compare-mt's ``WordBucketer.calc_statistics``): in each segment a word type w with
+  o_w copies in the output and r_w in the reference matches min(o_w, r_w) times; summed over the words of a
+  frequency bucket b:  P_b = matches_b / output_b,  R_b = matches_b / reference_b,  F_b = 2 P_b R_b / (P_b + R_b),
+  and all three are 0 when the bucket has no match.
+- Salient n-grams (compare-mt's ``stat_utils.extract_salient_features``): with c_1(g), c_2(g) the counts of n-gram g
+  matched (or over-/under-produced) by systems 1 and 2,  s(g) = (c_1(g) + alpha) / (c_1(g) + c_2(g) + 2 alpha);
+  s near 1: system 1's n-gram, near 0: system 2's. ``alpha`` smooths rare n-grams towards 1/2.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..chrf import ChrfOptions, ChrfScore, best_reference, f_score, ngram_profile, profile_statistics
+from ..ngrams import ngram_iter
+from ..sacrebleu_style import BleuScore, ScoreOptions, score_from_stats
+from ..significance import percentile_interval, resampled_sums, row_to_stats, scores_from_rows
+from .bucketers import Bucketer
+
+COMPARE_TYPES = ("match", "over", "under")
+
+
+# --- BLEU of a set of segments --------------------------------------------------------------------------------------
+
+
+def rows_score(rows: np.ndarray, options: ScoreOptions, nrefs: int | str) -> BleuScore:
+    """sacrebleu's corpus BLEU of the segments whose statistics rows are ``rows``."""
+    return score_from_stats(row_to_stats(rows.sum(0), len(rows)), options, nrefs)
+
+
+def sentence_scores(rows: np.ndarray, options: ScoreOptions) -> np.ndarray:
+    """Sentence BLEU (0-100) of every row, as sacrebleu's ``sentence_score`` (effective order)."""
+    sentence = ScoreOptions(options.tokenize, options.lowercase, options.smooth_method, options.smooth_value,
+                            True, options.max_ngram_order)
+    return scores_from_rows(rows, sentence)
+
+
+@dataclass(frozen=True)
+class BucketScore:
+    """One system's segments in one bucket: how many, their corpus BLEU and its 95% bootstrap interval."""
+
+    count: int
+    bleu: float  # nan for an empty bucket (JSON: null)
+    interval: tuple[float, float]  # (nan, nan) for an empty bucket
+
+
+def bucket_scores(
+    rows: np.ndarray, buckets: np.ndarray, n_buckets: int, options: ScoreOptions, n_samples: int, seed: int | None
+) -> list[BucketScore]:
+    """``BucketScore`` of each bucket; ``buckets[i]`` is the bucket of segment i.
+
+    Each bucket's interval resamples that bucket's segments with replacement (as many as it has), ``n_samples``
+    times, from ``numpy.random.default_rng(seed)``.
+    """
+    rng = np.random.default_rng(seed)
+    result = []
+    for b in range(n_buckets):
+        members = rows[buckets == b]
+        if not len(members):
+            result.append(BucketScore(0, float("nan"), (float("nan"), float("nan"))))
+            continue
+        bleu = float(scores_from_rows(members.sum(0, keepdims=True), options)[0])
+        idxs = rng.integers(len(members), size=(n_samples, len(members)))
+        samples = scores_from_rows(resampled_sums(members, idxs), options)
+        result.append(BucketScore(len(members), bleu, percentile_interval(samples)))
+    return result
+
+
+def bucket_indices(values: Sequence[float], bucketer: Bucketer) -> np.ndarray:
+    """The bucket of every value."""
+    return np.fromiter((bucketer.bucket(v) for v in values), dtype=np.int64, count=len(values))
+
+
+# --- chrF of several systems against the same references -------------------------------------------------------
+
+
+def corpus_chrf_many(
+    systems: Mapping[str, Sequence[str]], references: Sequence[Sequence[str]], options: ChrfOptions, nrefs: int | str
+) -> dict[str, ChrfScore]:
+    """``chrf.corpus_chrf`` of every system, with each reference's n-gram profile built once for all of them.
+
+    Same steps as ``corpus_chrf`` (chrf.py's functions): per segment the statistics against each reference, the
+    reference with the best F-score kept, the kept statistics summed, one F-score.
+    """
+    ref_profiles = [[ngram_profile(r, options) for r in seg] for seg in references]
+    result = {}
+    for name, hyps in systems.items():
+        total = [0] * (3 * (options.char_order + options.word_order))
+        for hyp, profiles in zip(hyps, ref_profiles):
+            hyp_profile = ngram_profile(hyp, options)
+            candidates = [profile_statistics(hyp_profile, rp) for rp in profiles]
+            for i, x in enumerate(candidates[best_reference(candidates, options)]):
+                total[i] += x
+        result[name] = ChrfScore(f_score(total, options), tuple(total), options, options.signature(nrefs))
+    return result
+
+
+# --- word accuracy by frequency -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class WordCounts:
+    """Per frequency bucket: matched words, reference words and output words of one system."""
+
+    matches: tuple[int, ...]
+    reference: tuple[int, ...]
+    output: tuple[int, ...]
+
+    def precision(self, b: int) -> float:
+        return self.matches[b] / self.output[b] if self.matches[b] else 0.0
+
+    def recall(self, b: int) -> float:
+        return self.matches[b] / self.reference[b] if self.matches[b] else 0.0
+
+    def fmeasure(self, b: int) -> float:
+        p, r = self.precision(b), self.recall(b)
+        return 2 * p * r / (p + r) if self.matches[b] else 0.0
+
+
+def word_counts(
+    references: Sequence[Sequence[str]], outputs: Sequence[Sequence[str]], bucket_of: Callable[[str], int],
+    n_buckets: int,
+) -> WordCounts:
+    """Matched, reference and output word counts per bucket, over line-aligned token lists (one reference each)."""
+    matches, ref_total, out_total = [0] * n_buckets, [0] * n_buckets, [0] * n_buckets
+    for ref, out in zip(references, outputs):
+        ref_counts, out_counts = Counter(ref), Counter(out)
+        for word, count in out_counts.items():
+            b = bucket_of(word)
+            out_total[b] += count
+            matches[b] += min(count, ref_counts.get(word, 0))
+        for word, count in ref_counts.items():
+            ref_total[bucket_of(word)] += count
+    return WordCounts(tuple(matches), tuple(ref_total), tuple(out_total))
+
+
+# --- salient n-grams --------------------------------------------------------------------------------------------------
+
+
+def ngram_counts(
+    references: Sequence[Sequence[str]], outputs: Sequence[Sequence[str]], min_order: int = 1, max_order: int = 4
+) -> dict[str, Counter]:
+    """Per n-gram (orders min_order..max_order), summed over segments: ``match`` = min(output count, reference
+    count), ``over`` = output count - match, ``under`` = reference count - match (compare-mt's ``compare_ngrams``)."""
+    match: Counter = Counter()
+    over: Counter = Counter()
+    under: Counter = Counter()
+    for ref, out in zip(references, outputs):
+        for n in range(min_order, max_order + 1):
+            ref_counts, out_counts = Counter(_tuples(ref, n)), Counter(_tuples(out, n))
+            for g, count in out_counts.items():
+                m = min(count, ref_counts.get(g, 0))
+                if m:
+                    match[g] += m
+                if count > m:
+                    over[g] += count - m
+            for g, count in ref_counts.items():
+                left = count - out_counts.get(g, 0)
+                if left > 0:
+                    under[g] += left
+    return {"match": match, "over": over, "under": under}
+
+
+def _tuples(tokens: Sequence[str], n: int):
+    """The n-grams as tuples, unigrams included (``ngram_iter`` gives bare tokens for n = 1)."""
+    return zip(tokens) if n == 1 else ngram_iter(tokens, n)
+
+
+@dataclass(frozen=True)
+class SalientNgram:
+    """An n-gram whose count differs between two systems: s = (c1 + alpha) / (c1 + c2 + 2 alpha)."""
+
+    ngram: tuple[str, ...]
+    score: float
+    count1: int
+    count2: int
+
+    @property
+    def text(self) -> str:
+        return " ".join(self.ngram)
+
+
+def salient_ngrams(counts1: Counter, counts2: Counter, alpha: float = 1.0, top: int = 50) -> tuple[list, list]:
+    """The ``top`` n-grams most typical of system 1 (highest s) and of system 2 (lowest s).
+
+    Ties are broken by the larger count, then by the n-gram's text, so the lists are reproducible (compare-mt
+    sorts a Python set, whose order among equal scores changes from run to run).
+    """
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not alpha > 0:
+        raise ValueError(f"alpha must be a number > 0 (compare-mt's default is 1.0), got {alpha!r}")
+    scored = [
+        ((c1 + alpha) / (c1 + c2 + 2 * alpha), c1, c2, g)
+        for g in counts1.keys() | counts2.keys()
+        for c1, c2 in ((counts1.get(g, 0), counts2.get(g, 0)),)
+    ]
+    first = heapq.nsmallest(top, scored, key=lambda s: (-s[0], -s[1], s[3]))
+    second = heapq.nsmallest(top, scored, key=lambda s: (s[0], -s[2], s[3]))
+    return [SalientNgram(g, s, c1, c2) for s, c1, c2, g in first], [
+        SalientNgram(g, s, c1, c2) for s, c1, c2, g in second]

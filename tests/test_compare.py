@@ -1,0 +1,295 @@
+"""bleu_lab.compare: exact against sacrebleu (BLEU, chrF, sentence BLEU) and compare-mt 0.2.10 (word accuracy by
+frequency, length ratio, length-difference counts, salient n-grams), on data/news and on WMT21 (../shared/mtdata)."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import sacrebleu
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bleu_lab.compare import compare_systems
+from bleu_lab.compare.bucketers import FREQUENCY, LENGTH_DIFFERENCE, SENTENCE_BLEU, word_frequencies
+from bleu_lab.compare.scorers import ngram_counts, salient_ngrams, word_counts
+from bleu_lab.data import read_lines, references_per_segment
+from bleu_lab.tokenization import tokenize_13a
+
+NEWS = Path(__file__).resolve().parent.parent / "data" / "news"
+WMT_SYSTEMS = {
+    "en-de": ("ACD", ["VolcTrans-GLAT", "Facebook-AI", "UEdin", "Online-B"], "13a"),
+    "de-en": ("AB", ["VolcTrans-GLAT", "Facebook-AI", "happypoet"], "13a"),
+    "en-zh": ("AB", ["WeChat-AI", "NiuTrans", "Online-G"], "zh"),
+}
+FAST = {"n_samples": 200, "n_trials": 500}
+
+
+def news(name: str) -> list[str]:
+    return read_lines(NEWS / name)
+
+
+@pytest.fixture(scope="module")
+def news_comparison():
+    systems = {n: news(f"sys.{n}.de") for n in ("strong", "fluent", "literal")}
+    return compare_systems(systems, news("ref.A.de"), sources=news("src.en"), **FAST)
+
+
+# --- exact against sacrebleu -------------------------------------------------------------------------------------
+
+
+def check_against_sacrebleu(comparison, systems: dict[str, list[str]], streams: list[list[str]], tokenize: str):
+    bleu = sacrebleu.BLEU(tokenize=tokenize)
+    chrf = sacrebleu.CHRF()
+    for s in comparison.systems:
+        expected = bleu.corpus_score(systems[s.name], streams)
+        assert abs(s.bleu.score - expected.score) <= 1e-9
+        assert s.bleu.signature == str(bleu.get_signature())
+        assert s.length_ratio == pytest.approx(expected.sys_len / expected.ref_len, abs=1e-12)
+        assert abs(s.chrf.score - chrf.corpus_score(systems[s.name], streams).score) <= 1e-9
+    sentence = sacrebleu.BLEU(tokenize=tokenize, effective_order=True)
+    name = comparison.names[-1]
+    for i in range(0, len(comparison), max(1, len(comparison) // 40)):
+        expected = sentence.sentence_score(systems[name][i], [stream[i] for stream in streams]).score
+        assert abs(comparison.sentence_bleu[name][i] - expected) <= 1e-9
+
+
+def test_news_scores_equal_sacrebleu(news_comparison):
+    systems = {n: news(f"sys.{n}.de") for n in ("strong", "fluent", "literal")}
+    check_against_sacrebleu(news_comparison, systems, [news("ref.A.de")], "13a")
+
+
+def test_bucket_bleu_is_sacrebleu_on_the_bucket_segments(news_comparison):
+    c = news_comparison
+    bleu = sacrebleu.BLEU()
+    for table, values in ((c.sentence_bleu_buckets, lambda n: c.sentence_bleu[n]),):
+        for name in c.names:
+            scores = table.scores[name]
+            assert sum(s.count for s in scores) == len(c)
+            for b, s in enumerate(scores):
+                members = [i for i in range(len(c)) if SENTENCE_BLEU.bucket(values(name)[i]) == b]
+                assert s.count == len(members)
+                if members:
+                    expected = bleu.corpus_score([c.outputs[name][i] for i in members],
+                                                 [[c.references[i][0] for i in members]]).score
+                    assert abs(s.bleu - expected) <= 1e-9
+                    assert s.interval[0] <= s.interval[1]
+                else:
+                    assert math.isnan(s.bleu)
+
+
+def test_pairs_are_the_significance_module(news_comparison):
+    from bleu_lab.significance import paired_bootstrap, paired_randomization
+
+    c = news_comparison
+    pair = c.pairs[0]
+    refs = c.references
+    boot = paired_bootstrap(c.outputs[pair.baseline], c.outputs[pair.system], refs, n_samples=200, method="shift")
+    ar = paired_randomization(c.outputs[pair.baseline], c.outputs[pair.system], refs, n_trials=500)
+    assert pair.bootstrap.p_value == boot.p_value and pair.randomization.p_value == ar.p_value
+    assert pair.bootstrap.system_interval == boot.system_interval
+    assert pair.difference == pytest.approx(c.system(pair.system).bleu.score - c.system(pair.baseline).bleu.score)
+
+
+def test_examples_are_the_largest_sentence_bleu_gaps(news_comparison):
+    c = news_comparison
+    for name in c.names[1:]:
+        gaps = [float(c.sentence_bleu[name][i] - c.sentence_bleu[c.baseline][i]) for i in range(len(c))]
+        mine = [e for e in c.examples if e.system == name]
+        assert len(mine) == 10
+        assert [abs(e.gap) for e in mine] == sorted((abs(g) for g in gaps if g), reverse=True)[:10]
+        assert all(e.gap == pytest.approx(gaps[e.segment]) for e in mine)
+
+
+# --- exact against compare-mt (pre-tokenized input, tokenize="none") ----------------------------------------------
+
+
+def run_compare_mt(tmp_path: Path, ref: list[str], outs: list[list[str]]) -> str:
+    pytest.importorskip("compare_mt", reason="compare-mt (and six) are in the test extras: pip install -e '.[test]'")
+    files = []
+    for k, lines in enumerate([ref, *outs]):
+        path = tmp_path / f"f{k}.txt"
+        path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+        files.append(str(path))
+    cmd = [sys.executable, "-m", "compare_mt.compare_mt_main", *files, "--compare_sentence_examples", "--seed", "1"]
+    return subprocess.run(cmd, capture_output=True, text=True, check=True, cwd=tmp_path, timeout=600).stdout
+
+
+def printed_table(text: str, header: str) -> dict[str, list[str]]:
+    """compare-mt's printed table after the line ``header``: {row label: cells}."""
+    lines = text.split(header, 1)[1].split("\n\n", 1)[0].strip().split("\n")[1:]
+    return {cells[0]: cells[1:] for cells in (line.split("\t") for line in lines)}
+
+
+def check_against_compare_mt(tmp_path: Path, ref: list[str], systems: dict[str, list[str]], comparison) -> None:
+    """Word F-measure per frequency bucket, length ratio and length-difference counts to compare-mt's 4 decimals."""
+    names = list(systems)
+    text = run_compare_mt(tmp_path, ref, [systems[n] for n in names])
+    word = printed_table(text, "--- word fmeas by frequency bucket")
+    assert list(word) == FREQUENCY.labels == [r["bucket"] for r in comparison.to_dict()["word_accuracy"]]
+    for b, label in enumerate(FREQUENCY.labels):
+        assert word[label] == [f"{comparison.word_accuracy.counts[n].fmeasure(b):.4f}" for n in names]
+    ratios = re.search(r"\nlength ratio\t(.*)\n", text).group(1).split("\t")
+    assert [r.split()[0] for r in ratios] == [f"{comparison.system(n).length_ratio:.4f}" for n in names]
+    diff = printed_table(text, "--- bucket type: len(output)-len(reference), statistic type: count")
+    assert list(diff) == LENGTH_DIFFERENCE.labels
+    for b, label in enumerate(LENGTH_DIFFERENCE.labels):
+        assert diff[label] == [str(comparison.length_difference_buckets.scores[n][b].count) for n in names]
+
+
+def check_salient_against_compare_mt(ref_tokens, out_tokens: dict, comparison) -> None:
+    """Every listed n-gram's score is compare-mt's; the lists hold compare-mt's top scores (ties ordered apart)."""
+    pytest.importorskip("compare_mt", reason="compare-mt (and six) are in the test extras: pip install -e '.[test]'")
+    from compare_mt import ngram_utils, stat_utils
+
+    base = comparison.baseline
+    _, base_match, _, _ = ngram_utils.compare_ngrams(ref_tokens, out_tokens[base])
+    for pair in comparison.salient_ngrams:
+        _, match, _, _ = ngram_utils.compare_ngrams(ref_tokens, out_tokens[pair.system])
+        theirs = stat_utils.extract_salient_features(match, base_match, alpha=1.0)
+        ranked = sorted(theirs.values(), reverse=True)
+        assert [g.score for g in pair.system_ngrams] == ranked[:50]
+        assert [g.score for g in pair.baseline_ngrams] == sorted(ranked)[:50]
+        for g in pair.system_ngrams + pair.baseline_ngrams:
+            assert g.score == theirs[g.ngram]
+            assert (g.count1, g.count2) == (match[g.ngram], base_match[g.ngram])
+
+
+def pretokenized(lines: list[str], tokenizer=tokenize_13a) -> list[str]:
+    return [tokenizer(line) for line in lines]
+
+
+def test_news_equals_compare_mt(tmp_path):
+    ref = pretokenized(news("ref.A.de"))
+    systems = {n: pretokenized(news(f"sys.{n}.de")) for n in ("strong", "fluent", "literal")}
+    c = compare_systems(systems, ref, tokenize="none", **FAST)
+    check_against_compare_mt(tmp_path, ref, systems, c)
+    check_salient_against_compare_mt([r.split(" ") for r in ref], {n: [h.split(" ") for h in s]
+                                                                   for n, s in systems.items()}, c)
+
+
+def load_wmt(mtdata: Path, pair: str):
+    refs, names, tok = WMT_SYSTEMS[pair]
+    tgt = pair.split("-")[1]
+    folder = mtdata / pair
+    if not folder.is_dir():
+        pytest.skip(f"{folder} is absent")
+    systems = {n: read_lines(folder / f"newstest2021.{pair}.hyp.{n}.{tgt}") for n in names}
+    streams = [read_lines(folder / f"newstest2021.{pair}.ref.{r}.{tgt}") for r in refs]
+    return systems, streams, tok
+
+
+@pytest.mark.parametrize("pair", sorted(WMT_SYSTEMS))
+def test_wmt21_scores_equal_sacrebleu(mtdata, pair):
+    systems, streams, tok = load_wmt(mtdata, pair)
+    c = compare_systems(systems, references_per_segment(streams), tokenize=tok, **FAST)
+    check_against_sacrebleu(c, systems, streams, tok)
+    assert c.signature.startswith(f"nrefs:{len(streams)}|")
+
+
+@pytest.mark.parametrize("pair", sorted(WMT_SYSTEMS))
+def test_wmt21_equals_compare_mt(mtdata, pair, tmp_path):
+    systems, streams, tok = load_wmt(mtdata, pair)
+    tokenizer = sacrebleu.BLEU(tokenize=tok).tokenizer
+    ref = pretokenized(streams[0], tokenizer)
+    pretok = {n: pretokenized(s, tokenizer) for n, s in systems.items()}
+    c = compare_systems(pretok, ref, tokenize="none", **FAST)
+    check_against_compare_mt(tmp_path, ref, pretok, c)
+    check_salient_against_compare_mt([r.split(" ") for r in ref], {n: [h.split(" ") for h in s]
+                                                                   for n, s in pretok.items()}, c)
+
+
+words = st.lists(st.sampled_from("a b c d e f g h".split()), min_size=1, max_size=12)
+
+
+@settings(max_examples=150)
+@given(st.lists(st.tuples(words, words, words), min_size=1, max_size=8))
+def test_word_accuracy_and_ngrams_equal_compare_mt_on_generated_corpora(corpus):
+    pytest.importorskip("compare_mt", reason="compare-mt (and six) are in the test extras: pip install -e '.[test]'")
+    from compare_mt import bucketers, ngram_utils, stat_utils
+
+    ref, out1, out2 = ([list(seg[k]) for seg in corpus] for k in range(3))
+    freq = word_frequencies(ref)
+    n = len(FREQUENCY.cutoffs) + 1
+    theirs, *_ = bucketers.FreqWordBucketer(freq_data=ref).calc_statistics(ref, [out1, out2])
+    for k, out in enumerate((out1, out2)):
+        mine = word_counts(ref, out, lambda w: FREQUENCY.bucket(freq.get(w, 0)), n)
+        for b in range(n):
+            matches, ref_total, out_total, rec, prec, fmeas = theirs[k][b]
+            assert (mine.matches[b], mine.reference[b], mine.output[b]) == (matches, ref_total, out_total)
+            assert (mine.recall(b), mine.precision(b), mine.fmeasure(b)) == (rec, prec, fmeas)
+    for kind, index in (("match", 1), ("over", 2), ("under", 3)):
+        c1, c2 = ngram_counts(ref, out1)[kind], ngram_counts(ref, out2)[kind]
+        t1, t2 = ngram_utils.compare_ngrams(ref, out1)[index], ngram_utils.compare_ngrams(ref, out2)[index]
+        assert {g: v for g, v in t1.items() if v} == dict(c1)
+        expected = stat_utils.extract_salient_features(t1, t2, alpha=0.5)
+        first, second = salient_ngrams(c1, c2, alpha=0.5, top=10**6)
+        assert {g.ngram: g.score for g in first} == {g: s for g, s in expected.items() if t1[g] or t2[g]}
+
+
+# --- exports ----------------------------------------------------------------------------------------------------
+
+
+def test_json_has_the_issue_keys(news_comparison, tmp_path):
+    data = json.loads(news_comparison.to_json(tmp_path / "r.json"))
+    for key in ("systems", "pairs", "word_accuracy", "length_buckets", "sentence_bleu_buckets", "salient_ngrams",
+                "examples", "signature"):
+        assert key in data
+    assert set(data["systems"][0]) >= {"name", "bleu", "chrf", "length_ratio"}
+    assert set(data["word_accuracy"][0]) >= {"bucket", "fmeasure"}
+    assert set(data["word_accuracy"][0]["fmeasure"]) == {"strong", "fluent", "literal"}
+    assert json.loads((tmp_path / "r.json").read_text(encoding="utf-8")) == data
+    assert len(data["pairs"]) == 2 and data["pairs"][0]["baseline"] == "strong"
+
+
+def test_csv_and_latex(news_comparison, tmp_path):
+    files = news_comparison.to_csv(tmp_path / "csv")
+    assert {f.name for f in files} >= {"scores.csv", "word_accuracy.csv", "length_buckets.csv", "pairs.csv"}
+    scores = (tmp_path / "csv" / "scores.csv").read_text(encoding="utf-8").splitlines()
+    assert scores[0].startswith("name,bleu,chrf,length_ratio") and len(scores) == 4
+    latex = news_comparison.to_latex()
+    assert latex.startswith("\\begin{tabular}") and "\\end{tabular}" in latex
+    assert f"{news_comparison.system('fluent').bleu.score:.2f}" in latex
+
+
+def test_html_is_standalone_and_escaped():
+    systems = {"a<b": ["<script>x</script> & y", "z"], "c": ["x y", "z"]}
+    c = compare_systems(systems, [["x & y"], ["z"]], **FAST)
+    page = c.to_html()
+    assert "<script>" not in page and "&lt;" in page
+    assert not re.search(r"(src|href)=['\"]?(https?:)?//", page)
+    assert "a&lt;b" in c._repr_html_()
+
+
+def test_frequency_file(tmp_path):
+    path = tmp_path / "freq.tsv"
+    path.write_text("the\t5000\ncat\t3\n", encoding="utf-8")
+    c = compare_systems([["the cat"], ["the dog"]], ["the cat"], frequencies=path, **FAST)
+    rows = {r["bucket"]: r for r in c.to_dict()["word_accuracy"]}
+    assert rows[">=1000"]["matches"] == {"sys1": 1, "sys2": 1} and rows["3"]["matches"] == {"sys1": 1, "sys2": 0}
+    (tmp_path / "bad.tsv").write_text("the 5000\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="line 1"):
+        compare_systems([["the cat"]], ["the cat"], frequencies=tmp_path / "bad.tsv", **FAST)
+
+
+@pytest.mark.parametrize("kwargs,error,message", [
+    ({"systems": {"a": ["x"], "b": ["x", "y"]}}, ValueError, "'b' has 2 lines but 'a' has 1"),
+    ({"systems": [["x"]], "names": ["a", "b"]}, ValueError, "names has 2 entries"),
+    ({"systems": [["x"], ["y"]], "names": ["a", "a"]}, ValueError, "two systems are called 'a'"),
+    ({"systems": {"a": ["x"]}, "baseline": "z"}, ValueError, "baseline 'z' is not one of"),
+    ({"systems": {"a": ["x"]}, "references": ["x", "y"]}, ValueError, "references has 2 segments"),
+    ({"systems": ["x", "y"]}, TypeError, "wrap it"),
+    ({"systems": {}}, ValueError, "systems is empty"),
+    ({"systems": {"a": ["x"]}, "tokenize": "moses"}, ValueError, "tokenize"),
+    ({"systems": {"a": [3]}}, TypeError, "systems\\['a'\\]"),
+    ({"systems": {"a": ["x"]}, "alpha": 0}, ValueError, "alpha"),
+])
+def test_bad_input_gets_a_clear_error(kwargs, error, message):
+    args = {"references": ["x"], **FAST, **kwargs}
+    with pytest.raises(error, match=message):
+        compare_systems(**args)
