@@ -5,6 +5,7 @@
     bleu-lab hyp.de ref.A.de --explain 7           ...and every step of segment 7's sentence BLEU
     bleu-lab base.de ref.A.de --compare new.de     paired bootstrap and approximate randomization, base vs new
     bleu-lab release OUTDIR | grade NOTEBOOK ...   assignments for instructors (bleu_lab.assignments.cli)
+    bleu-lab classroom [--students N] [--token T]  the playground as a Voilà app for a room (bleu_lab.classroom)
 
 Files are UTF-8, one segment per line; line i of every file belongs to segment i. With several reference
 files an empty reference line means "no reference for this segment". Errors print one line and exit with 2.
@@ -66,6 +67,10 @@ def main(argv: Sequence[str] | None = None, prog: str = "bleu-lab") -> int:
         from .assignments.cli import main as assignments_main
 
         return assignments_main(argv, prog)
+    if argv and argv[0] == "classroom":
+        from .classroom import main as classroom_main
+
+        return classroom_main(argv[1:], prog)
     args = build_parser(prog).parse_args(argv)
     with warnings.catch_warnings():
         warnings.simplefilter("always", UserWarning)
