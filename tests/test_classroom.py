@@ -202,6 +202,26 @@ class Student:
         self.kernels += [found.group(1)] if found else []
         return status, found and found.group(1), page
 
+    def websocket_status(self, kernel_id: str) -> int:
+        """Open the kernel's websocket (what the widgets speak) with this client's cookies: 101, or the refusal."""
+        from tornado.httpclient import HTTPClientError, HTTPRequest
+        from tornado.websocket import websocket_connect
+
+        jar = next((h.cookiejar for h in self.opener.handlers if hasattr(h, "cookiejar")), [])
+        headers = {"Cookie": "; ".join(f"{c.name}={c.value}" for c in jar)} if jar else {}
+        if self.token and not self.cookies:
+            headers["Authorization"] = f"token {self.token}"
+        url = f"{self.base.replace('http', 'ws')}/api/kernels/{kernel_id}/channels"
+
+        async def connect() -> int:
+            try:
+                (await websocket_connect(HTTPRequest(url, headers=headers, connect_timeout=60))).close()
+            except HTTPClientError as err:
+                return err.code
+            return 101
+
+        return asyncio.run(connect())
+
     def leave(self) -> None:
         """Shut down this student's kernel (as its owner) so that the next test finds the room empty."""
         token, self.token = self.token, self.token or TOKEN
@@ -311,6 +331,7 @@ def test_only_a_kernels_owner_can_read_or_shut_it_down(classroom_server, room):
     assert other.request("DELETE", f"/api/kernels/{kernel}")[0] == 404
     assert other.request("POST", f"/voila/api/shutdown/{kernel}")[0] == 404
     assert Student(base, cookies=False).request("DELETE", f"/api/kernels/{kernel}")[0] == 404
+    assert other.websocket_status(kernel) == 404 and owner.websocket_status(kernel) == 101
     assert kernel in kernel_ids(server)
     assert owner.request("DELETE", f"/api/kernels/{kernel}")[0] == 204
     wait_for_kernels(server, lambda ids: kernel not in ids, "the owner's shutdown did not happen")
