@@ -406,7 +406,8 @@ def build_parser(prog: str = "bleu-lab classroom") -> argparse.ArgumentParser:
         description="Serve the BLEU playground to a room as a Voilà app: one kernel per student, at most --students "
         "at once (later arrivals see 'classroom full'), a reload replaces the student's kernel.",
         epilog="Students open the printed address. With --ip 0.0.0.0 everyone on the network can reach it: give a "
-        "--token and hand out the address with ?token=... (or tell the token; the login page asks for it).",
+        "--token and hand out the address with ?token=... (or tell the token; the login page asks for it). Voilà "
+        "options for the room go after --, e.g. -- --MappingKernelManager.cull_idle_timeout=120.",
     )
     parser.add_argument("--students", type=int, default=2, metavar="N",
                         help="how many students at once: the cap on kernels and the number preheated (default 2)")
@@ -437,7 +438,9 @@ def voila_arguments(args: argparse.Namespace, files: ClassroomFiles) -> list[str
 
 def main(argv: Sequence[str] | None = None, prog: str = "bleu-lab") -> int:
     """``bleu-lab classroom``: check the arguments, then run the classroom server until Ctrl-C."""
-    args = build_parser(f"{prog} classroom").parse_args(argv)
+    argv = list(sys.argv[2:] if argv is None else argv)
+    split = argv.index("--") if "--" in argv else len(argv)
+    args = build_parser(f"{prog} classroom").parse_args(argv[:split])
     files = classroom_files()
     problems = [f"--students must be between 1 and 500, got {args.students}" if not 1 <= args.students <= 500 else "",
                 f"--port must be between 1 and 65535, got {args.port}" if not 0 < args.port < 65536 else "",
@@ -454,5 +457,8 @@ def main(argv: Sequence[str] | None = None, prog: str = "bleu-lab") -> int:
     import warnings
 
     warnings.filterwarnings("ignore", "--kernel_pools_config=.* is deprecated", DeprecationWarning)
-    classroom_app_class().launch_instance(voila_arguments(args, files))
+    extra = argv[split + 1:]
+    given = {option.split("=")[0] for option in extra}  # an option given after -- replaces ours (a dict would merge)
+    ours = [option for option in voila_arguments(args, files) if option.split("=")[0] not in given]
+    classroom_app_class().launch_instance([*ours, *extra])
     return 0
