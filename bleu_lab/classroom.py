@@ -135,7 +135,12 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
         return self._latest.get(client, 0) != number
 
     def client_lock(self, client: str) -> asyncio.Lock:
-        """One page request of a client at a time."""
+        """One page request of a client at a time (the locks of clients with no request under way are forgotten once
+        there are many, so clients who come and go cost no memory)."""
+        if len(self._client_locks) > 1000:
+            for idle in [c for c, lock in self._client_locks.items() if not lock.locked() and c != client]:
+                del self._client_locks[idle]
+                self._latest.pop(idle, None)
         return self._client_locks.setdefault(client, asyncio.Lock())
 
     def top_up_pool(self) -> None:

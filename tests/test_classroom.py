@@ -142,6 +142,16 @@ def test_admission_stops_at_the_cap_and_counts_only_running_kernels():
     assert manager.owner("k1") is None and manager.kernels_of("user:a") == [] and manager.admit()
 
 
+def test_a_clients_newer_request_overtakes_the_waiting_one_and_idle_clients_are_forgotten():
+    manager = ClassroomKernelManager()
+    first, second = manager.newest_request("ip:10.0.0.1"), manager.newest_request("ip:10.0.0.1")
+    assert manager.superseded("ip:10.0.0.1", first) and not manager.superseded("ip:10.0.0.1", second)
+    for i in range(1002):
+        manager.newest_request(f"user:{i}")
+        manager.client_lock(f"user:{i}")
+    assert len(manager._client_locks) < 10  # a script that makes up a client per request grows nothing
+
+
 def test_the_playground_and_voila_json_are_found_in_one_place():
     files = classroom.classroom_files()
     assert files.notebook.is_file() and (files.root / "voila.json").is_file()
