@@ -1,8 +1,9 @@
 """Benchmark: one Voilà server for a whole room, started as `bleu-lab classroom --students N` (shipped voila.json).
 
 For each class size N (default 1, 5, 10, 20) and each attack size A (default 0: none) a fresh server starts on
-loopback and fills its pool of preheated kernels; then N headless Chromium pages arrive together, with A hostile
-plain page loads (no browser, no cookies, as a script would send them) at the same moment, and each student
+loopback for N + MARGIN students (default 1: the hostile script, one client for its address, takes a place, as
+the guide advises) and fills its pool of preheated kernels; then N headless Chromium pages arrive together, with A
+hostile plain page loads (no browser, no cookies, as a script would send them) at the same moment, and each student
   - waits until the playground is usable (its score is shown and a first typed hypothesis is scored),
   - types UPDATES hypotheses, timing each from the keystroke to the new score in the page;
 then every tab closes and the kernels the students used are watched for CLEANUP_S seconds (Voilà's own
@@ -10,7 +11,7 @@ shutdown request is refused with XSRF on, so culling must remove them). Prints o
 
   N, A, time until usable (median, max), update latency (median, p95), RSS and USS per kernel, the CPU seconds per
   student spent by the browsers, the server and the kernels while the students arrived and typed, the most kernels
-  the server ran at once (the cap is N), kernels left.
+  the server ran at once (the cap is N + MARGIN), kernels left.
 After the rows, each attacked round's time until usable and update p95 as a ratio of the same N without attack
 (the target: within 1.5x).
 
@@ -96,6 +97,7 @@ class Round:
     failures: int
     cpu_s: dict[str, float]  # CPU seconds spent while the students arrived and typed, by who spent them
     most_kernels: int  # the most kernels the server ran at once (spares included)
+    cap: int  # --students of the server
 
 
 class CpuMeter:
@@ -389,11 +391,12 @@ class KernelCounter:
         return self.most
 
 
-def run_round(n: int, attack: int, updates: int, cleanup_s: int, extra: list[str], browsers: bool = True) -> Round:
+def run_round(n: int, attack: int, updates: int, cleanup_s: int, extra: list[str], browsers: bool = True,
+              margin: int = 1) -> Round:
     with tempfile.TemporaryDirectory(prefix="bench-classroom-") as tmp:
         home, port = Path(tmp), free_port()
         url = f"http://127.0.0.1:{port}/"
-        server = start_voila(home, port, n, extra)
+        server = start_voila(home, port, n + margin, extra)
         try:
             wait_for(lambda: static_ready(url), START_TIMEOUT_S, "Voilà did not start")
             wait_for(lambda: pool_ready(home), START_TIMEOUT_S, "the kernel pool did not fill")
@@ -419,7 +422,7 @@ def run_round(n: int, attack: int, updates: int, cleanup_s: int, extra: list[str
     ok = [r for r in results if r["usable"] is not None]
     updates = [t for r in ok for t in r["updates"]]
     return Round(n, attack, [r["html"] for r in ok], [r["usable"] for r in ok], updates, rss, uss, left, n - len(ok),
-                 cpu, most)
+                 cpu, most, n + margin)
 
 
 def p95(values: list[float]) -> float:
@@ -435,7 +438,7 @@ def show(r: Round) -> str:
     mem = f"{statistics.mean(r.rss_mb):6.0f} {statistics.mean(r.uss_mb):6.0f}" if r.rss_mb else "     –      –"
     left = " ".join(f"{k}s:{v}" for k, v in r.left_after_s.items())
     cpu = " ".join(f"{r.cpu_s[k] / r.students:5.1f}" for k in ("browsers", "server", "kernels"))
-    return (f"{r.students:>3} {r.attack:>3}  {usable}  {upd}  {mem}  {cpu}  {r.most_kernels:>3}/{r.students:<3} {left}"
+    return (f"{r.students:>3} {r.attack:>3}  {usable}  {upd}  {mem}  {cpu}  {r.most_kernels:>3}/{r.cap:<3} {left}"
             + (f"  ({r.failures} never usable)" if r.failures else ""))
 
 
@@ -453,6 +456,7 @@ def ratios(attacked: Round, calm: Round) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--students", type=int, nargs="+", default=[1, 5, 10, 20])
+    parser.add_argument("--margin", type=int, default=1, help="places beyond the students (--students N+MARGIN)")
     parser.add_argument("--attack", type=int, nargs="+", default=[0],
                         help="hostile plain page loads arriving with the students (e.g. 0 25: without and with)")
     parser.add_argument("--updates", type=int, default=5, help="hypotheses each student types after the first")
@@ -470,7 +474,8 @@ def main() -> None:
     rounds = []
     for n in args.students:
         for attack in args.attack:
-            rounds.append(run_round(n, attack, args.updates, args.cleanup, args.voila_arg, not args.no_browsers))
+            rounds.append(run_round(n, attack, args.updates, args.cleanup, args.voila_arg, not args.no_browsers,
+                                    args.margin))
             print(show(rounds[-1]), flush=True)
     calm = {r.students: r for r in rounds if r.attack == 0}
     attacked = [ratios(r, calm[r.students]) for r in rounds if r.attack and r.students in calm]

@@ -1,5 +1,7 @@
-"""Classroom mode's kernel manager without a server: a kernel is culled only once no page has been connected to it
-for the idle timeout, so a preheated kernel handed to a page that has not connected yet survives."""
+"""Classroom mode: the kernel manager without a server (a kernel is culled only once no page has been connected to it
+for the idle timeout, so a preheated kernel handed to a page that has not connected yet survives; the room's cap and
+the kernels' owners), then `bleu-lab classroom` itself, started as an instructor would, with plain HTTP clients: the
+token, one kernel per client (a reload replaces it), the 'classroom full' page, owner-scoped shutdown."""
 
 from __future__ import annotations
 
