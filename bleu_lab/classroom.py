@@ -274,33 +274,42 @@ def _classroom_handlers():
             raise tornado.web.HTTPError(404, "no such kernel")  # another client's kernel, or a spare in the pool
 
     class Claiming:
-        """The kernel manager as one page request sees it: the kernel it gets is recorded as the client's."""
+        """The kernel manager as one admitted page request sees it: the kernel it gets is recorded as the client's,
+        and from then on the kernel, not the request's reservation, holds the client's place."""
 
         def __init__(self, manager, client: str):
-            self._manager, self._client = manager, client
+            self._manager, self._client, self.reserved = manager, client, True
 
         def __getattr__(self, name: str):
             return getattr(self._manager, name)
 
+        def _claim(self, kernel_id: str) -> None:
+            self._manager.claim(kernel_id, self._client)
+            self.release()
+
+        def release(self) -> None:
+            if self.reserved:
+                self._manager.release()
+                self.reserved = False
+
         async def get_rendered_notebook(self, *args, **kwargs):
             task, cache, kernel_id = await self._manager.get_rendered_notebook(*args, **kwargs)
-            self._manager.claim(kernel_id, self._client)
+            self._claim(kernel_id)
             return task, cache, kernel_id
 
         async def start_kernel(self, *args, **kwargs) -> str:
             kernel_id = await ensure_async(self._manager.start_kernel(*args, **kwargs))
-            self._manager.claim(kernel_id, self._client)
+            self._claim(kernel_id)
             return kernel_id
 
     class ClassroomPageHandler(TornadoVoilaHandler):
         """The playground page: one kernel per client, a reload replaces it, a full room gets a page saying so."""
 
-        client: str | None = None
+        claiming: Claiming | None = None
 
         @property
         def kernel_manager(self):
-            manager = self.settings["kernel_manager"]
-            return Claiming(manager, self.client) if self.client else manager
+            return self.claiming or self.settings["kernel_manager"]
 
         @tornado.web.authenticated
         async def get(self, path=None):
@@ -325,11 +334,11 @@ def _classroom_handlers():
                     self.set_status(503)
                     self.set_header("Retry-After", "30")
                     return self.finish(FULL_PAGE.format(students=manager.max_students, retry=30))
-                self.client = client
+                self.claiming = Claiming(manager, client)
                 try:
                     await super().get(path)
                 finally:
-                    manager.release()
+                    self.claiming.release()  # if no kernel was claimed (an error): the place is free again
                     manager.top_up_pool()
 
     class OwnedKernelHandler(KernelHandler):

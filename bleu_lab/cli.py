@@ -151,7 +151,9 @@ def _references(args: argparse.Namespace, streams: list[list[str]]) -> list[list
                 meaning = "'no reference for this segment' (--drop-empty-refs)"
             else:
                 meaning = "an empty reference, as sacrebleu reads it" + (
-                    "" if args.drop_empty_refs or len(streams) == 1 else " (--drop-empty-refs: no reference there)")
+                    "" if args.drop_empty_refs or len(streams) == 1 else
+                    " (length 0: a short hypothesis there escapes the brevity penalty, see lesson 8; "
+                    "--drop-empty-refs reads it as no reference)")
             print(f"note: {path} has {empty} empty {lines_word}, read as {meaning}", file=sys.stderr)
     if not args.drop_empty_refs:
         return [list(refs) for refs in zip(*streams)]

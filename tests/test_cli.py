@@ -55,8 +55,9 @@ def test_empty_reference_lines_are_empty_references_as_in_sacrebleu_and_noted(ca
     theirs = metric.corpus_score(news.systems["strong"], streams)
     assert code == 0 and out.splitlines() == [str(expected), f"signature: {metric.get_signature()}"]
     assert f"BLEU = {theirs.score:.2f} " in out
-    assert err == (f"note: {REF_B} has 100 empty lines, read as an empty reference, as sacrebleu reads it "
-                   "(--drop-empty-refs: no reference there)\n")
+    assert err == (f"note: {REF_B} has 100 empty lines, read as an empty reference, as sacrebleu reads it (length 0: "
+                   "a short hypothesis there escapes the brevity penalty, see lesson 8; --drop-empty-refs reads it as "
+                   "no reference)\n")
 
 
 def test_drop_empty_refs_reads_them_as_missing_and_says_so_in_the_signature(capsys, news):
