@@ -29,8 +29,7 @@ strangers needs (see docs/instructor.md, "A classroom server that holds"):
   refuses cookies would otherwise be a new student on every request.
 - **One kernel per client**: a page request from a client shuts down the kernel the client already has (a reload
   replaces it); concurrent requests from one client are served one at a time, and a request overtaken by a newer one
-  from the same client is answered without a kernel. A client known by its address only gets a kernel started for
-  it, never a preheated spare.
+  from the same client is answered without a kernel.
 - **A cap on the room** (``max_students``): beyond it a page says the classroom is full, and spare kernels are only
   kept while there is room for them, so the server never runs more than ``max_students`` kernels.
 - **Owner-scoped kernels**: the kernel API, its websocket and Voilà's shutdown request answer only the kernel's
@@ -307,16 +306,10 @@ def _classroom_handlers():
         """The playground page: one kernel per client, a reload replaces it, a full room gets a page saying so."""
 
         claiming: Claiming | None = None
-        by_address = False  # the client sent no cookie: it is known by its IP address only
 
         @property
         def kernel_manager(self):
             return self.claiming or self.settings["kernel_manager"]
-
-        def should_use_rendered_notebook(self, *args, **kwargs) -> bool:
-            """Preheated kernels are for clients with the cookie (browsers): a client known only by its address (a
-            script) gets a kernel started for it, so that it never takes a spare a student is about to need."""
-            return not self.by_address and super().should_use_rendered_notebook(*args, **kwargs)
 
         @tornado.web.authenticated
         async def get(self, path=None):
@@ -327,7 +320,6 @@ def _classroom_handlers():
             if "token" in query or (cookie is None and COOKIE_CHECK not in query):
                 return self.redirect(_checked_address(self.request.path, query))
             client = cookie or f"ip:{self.request.remote_ip}"
-            self.by_address = cookie is None
             manager = self.settings["kernel_manager"]
             number = manager.newest_request(client)
             async with manager.client_lock(client):
