@@ -1,22 +1,27 @@
-"""Benchmark: one Voilà server for a whole room, started as `voila notebooks/playground.ipynb` (shipped voila.json).
+"""Benchmark: one Voilà server for a whole room, started as `bleu-lab classroom --students N` (shipped voila.json).
 
-For each class size N (default 1, 5, 10, 20) a fresh Voilà starts on loopback and fills its pool of preheated
-kernels; then N headless Chromium pages arrive together and each one
+For each class size N (default 1, 5, 10, 20) and each attack size A (default 0: none) a fresh server starts on
+loopback for N + MARGIN students (default 1: the hostile script, one client for its address, takes a place, as
+the guide advises) and fills its pool of preheated kernels; then N headless Chromium pages arrive together, with A
+hostile plain page loads (no browser, no cookies, as a script would send them) at the same moment, and each student
   - waits until the playground is usable (its score is shown and a first typed hypothesis is scored),
   - types UPDATES hypotheses, timing each from the keystroke to the new score in the page;
 then every tab closes and the kernels the students used are watched for CLEANUP_S seconds (Voilà's own
 shutdown request is refused with XSRF on, so culling must remove them). Prints one row per N:
 
-  N, time until usable (median, max), update latency (median, p95), RSS and USS per kernel, the CPU seconds per
-  student spent by the browsers, the server and the kernels while the students arrived and typed, kernels left.
+  N, A, time until usable (median, max), update latency (median, p95), RSS and USS per kernel, the CPU seconds per
+  student spent by the browsers, the server and the kernels while the students arrived and typed, the most kernels
+  the server ran at once (the cap is N + MARGIN), kernels left.
+After the rows, each attacked round's time until usable and update p95 as a ratio of the same N without attack
+(the target: within 1.5x).
 
 Loopback only, bounded: every wait has a deadline and the server is stopped at the end. The browsers run on
 the same 2 cores as the server here (each headless Chromium page costs 5-10 CPU seconds to load Voilà's front
 end); in a lecture hall they run on the students' laptops. ``--no-browsers`` measures that room: each student
 fetches the page and then speaks the widget protocol over the kernel's websocket, as the browser would.
 
-    .venv/bin/python benchmarks/bench_classroom.py [--students 1 5 10 20] [--updates 5] [--cleanup 120]
-                                                   [--no-browsers]
+    .venv/bin/python benchmarks/bench_classroom.py [--students 1 5 10 20] [--attack 0 25] [--updates 5]
+                                                   [--cleanup 120] [--no-browsers]
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.parse
 import urllib.request
 import uuid
 from dataclasses import dataclass
@@ -81,6 +87,7 @@ class Round:
     """What one class size measured."""
 
     students: int
+    attack: int
     html_s: list[float]  # until the page's HTML is in (the server's part: a kernel handed out, the page rendered)
     usable_s: list[float]
     updates_ms: list[float]
@@ -89,6 +96,8 @@ class Round:
     left_after_s: dict[int, int]  # seconds after the tabs closed -> student kernels still running
     failures: int
     cpu_s: dict[str, float]  # CPU seconds spent while the students arrived and typed, by who spent them
+    most_kernels: int  # the most kernels the server ran at once (spares included)
+    cap: int  # --students of the server
 
 
 class CpuMeter:
@@ -155,15 +164,15 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def start_voila(home: Path, port: int, extra: list[str]) -> subprocess.Popen:
-    """`voila notebooks/playground.ipynb` from the repo root (so voila.json applies), Jupyter dirs of its own."""
+def start_voila(home: Path, port: int, students: int, extra: list[str]) -> subprocess.Popen:
+    """`bleu-lab classroom --students N` on loopback, Jupyter dirs of its own."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("JUPYTER", "JPY_"))}
     for name in ("config", "data", "runtime"):
         (home / name).mkdir(parents=True, exist_ok=True)
     env.update(JUPYTER_CONFIG_DIR=str(home / "config"), JUPYTER_DATA_DIR=str(home / "data"),
                JUPYTER_RUNTIME_DIR=str(home / "runtime"), PYTHONPATH=str(REPO), PYDEVD_DISABLE_FILE_VALIDATION="1")
-    command = [sys.executable, "-m", "voila", NOTEBOOK, "--no-browser", "--Voila.ip=127.0.0.1", f"--Voila.port={port}",
-               "--Voila.port_retries=0", *extra]
+    command = [sys.executable, "-m", "bleu_lab", "classroom", "--students", str(students), "--ip", "127.0.0.1",
+               "--port", str(port), *(["--", *extra] if extra else [])]
     log = (home / "voila.log").open("wb")
     return subprocess.Popen(command, cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
 
@@ -227,14 +236,24 @@ async def student(browser, url: str, updates: int, offset: int, targets: dict[st
         return {"context": context, "usable": None, "html": None, "updates": [], "kernel": None}
 
 
-async def arrive(url: str, n: int, updates: int) -> list[dict]:
-    """N students opening the app at the same moment, in one headless Chromium."""
+async def hostile_loads(url: str, count: int) -> None:
+    """``count`` plain page loads at once, as a script sends them: no browser, no cookies, redirects followed."""
+    from tornado.httpclient import AsyncHTTPClient
+
+    client = AsyncHTTPClient(max_clients=max(10, count))
+    await asyncio.gather(*(client.fetch(url, request_timeout=PAGE_TIMEOUT_S, raise_error=False) for _ in range(count)),
+                         return_exceptions=True)
+
+
+async def arrive(url: str, n: int, updates: int, attack: int = 0) -> list[dict]:
+    """N students opening the app at the same moment, in one headless Chromium (and ``attack`` hostile loads)."""
     from playwright.async_api import async_playwright
 
     targets = {s: expected_score(s) for s in SENTENCES}
     async with async_playwright() as driver:
         browser = await driver.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        results = await asyncio.gather(*(student(browser, url, updates, i, targets) for i in range(n)))
+        results, _ = await asyncio.gather(
+            asyncio.gather(*(student(browser, url, updates, i, targets) for i in range(n))), hostile_loads(url, attack))
         for r in results:  # every tab closes: Voilà's unload beacon fires (and is refused with XSRF on)
             await r.pop("context").close()
         await browser.close()
@@ -259,14 +278,20 @@ class WidgetClient:
                 "buffers": []}
 
     async def open(self) -> str:
-        """GET the page, connect to its kernel, load the widgets' states; returns the kernel id."""
-        from tornado.httpclient import AsyncHTTPClient
+        """GET the page (its first answer sets the login cookie and sends it back once, as to a browser), connect to
+        its kernel with the cookie, load the widgets' states; returns the kernel id."""
+        from tornado.httpclient import AsyncHTTPClient, HTTPRequest
         from tornado.websocket import websocket_connect
 
-        page = await AsyncHTTPClient().fetch(self.url, request_timeout=PAGE_TIMEOUT_S)
+        client = AsyncHTTPClient()
+        first = await client.fetch(self.url, request_timeout=PAGE_TIMEOUT_S, follow_redirects=False,
+                                   raise_error=False)
+        cookie = "; ".join(c.split(";")[0] for c in first.headers.get_list("Set-Cookie"))
+        address = urllib.parse.urljoin(self.url, first.headers.get("Location", ""))
+        page = await client.fetch(address, headers={"Cookie": cookie}, request_timeout=PAGE_TIMEOUT_S)
         kernel_id = re.search(r'"kernelId": "([0-9a-f-]+)"', page.body.decode()).group(1)
         ws_url = f"{self.url.replace('http', 'ws')}api/kernels/{kernel_id}/channels?session_id={self.session}"
-        self.ws = await websocket_connect(ws_url)
+        self.ws = await websocket_connect(HTTPRequest(ws_url, headers={"Cookie": cookie}))
         control = uuid.uuid4().hex
         await self.send("comm_open", {"comm_id": control, "target_name": "jupyter.widget.control", "data": {}})
         await self.send("comm_msg", {"comm_id": control, "data": {"method": "request_states"}})
@@ -322,10 +347,12 @@ async def protocol_student(url: str, updates: int, offset: int, targets: dict[st
         return {"client": client, "usable": None, "html": None, "updates": [], "kernel": None}
 
 
-async def arrive_without_browsers(url: str, n: int, updates: int) -> list[dict]:
-    """N browserless students at the same moment; then every connection closes (as closed tabs, no beacon)."""
+async def arrive_without_browsers(url: str, n: int, updates: int, attack: int = 0) -> list[dict]:
+    """N browserless students at the same moment (and ``attack`` hostile loads); then every connection closes (as
+    closed tabs, no beacon)."""
     targets = {s: expected_score(s) for s in SENTENCES}
-    results = await asyncio.gather(*(protocol_student(url, updates, i, targets) for i in range(n)))
+    results, _ = await asyncio.gather(
+        asyncio.gather(*(protocol_student(url, updates, i, targets) for i in range(n))), hostile_loads(url, attack))
     for client in [r.pop("client") for r in results]:
         if client.ws is not None:
             client.ws.close()
@@ -344,17 +371,38 @@ def memory_mb(procs: list[psutil.Process]) -> tuple[list[float], list[float]]:
     return rss, uss
 
 
-def run_round(n: int, updates: int, cleanup_s: int, extra: list[str], browsers: bool = True) -> Round:
+class KernelCounter:
+    """The most kernels the server runs at once, sampled every 0.2 s by a thread."""
+
+    def __init__(self, server: subprocess.Popen):
+        self.server, self.most, self.running = server, 0, True
+        self.thread = threading.Thread(target=self.poll, daemon=True)
+        self.thread.start()
+
+    def poll(self) -> None:
+        while self.running:
+            with contextlib.suppress(psutil.Error):
+                self.most = max(self.most, len(kernels(self.server)))
+            time.sleep(0.2)
+
+    def stop(self) -> int:
+        self.running = False
+        self.thread.join()
+        return self.most
+
+
+def run_round(n: int, attack: int, updates: int, cleanup_s: int, extra: list[str], browsers: bool = True,
+              margin: int = 1) -> Round:
     with tempfile.TemporaryDirectory(prefix="bench-classroom-") as tmp:
         home, port = Path(tmp), free_port()
         url = f"http://127.0.0.1:{port}/"
-        server = start_voila(home, port, extra)
+        server = start_voila(home, port, n + margin, extra)
         try:
             wait_for(lambda: static_ready(url), START_TIMEOUT_S, "Voilà did not start")
             wait_for(lambda: pool_ready(home), START_TIMEOUT_S, "the kernel pool did not fill")
-            meter = CpuMeter(server)
+            meter, counter = CpuMeter(server), KernelCounter(server)
             meter.start()
-            results = asyncio.run((arrive if browsers else arrive_without_browsers)(url, n, updates))
+            results = asyncio.run((arrive if browsers else arrive_without_browsers)(url, n, updates, attack))
             cpu = meter.stop()
             used = {r["kernel"] for r in results if r["kernel"]}
             rss, uss = memory_mb([p for k, p in kernels(server).items() if k in used])
@@ -364,6 +412,7 @@ def run_round(n: int, updates: int, cleanup_s: int, extra: list[str], browsers: 
                     continue
                 time.sleep(max(0.0, closed + mark - time.monotonic()))
                 left[mark] = len(used & set(kernels(server)))
+            most = counter.stop()
         finally:
             server.terminate()
             try:
@@ -372,7 +421,8 @@ def run_round(n: int, updates: int, cleanup_s: int, extra: list[str], browsers: 
                 server.kill()
     ok = [r for r in results if r["usable"] is not None]
     updates = [t for r in ok for t in r["updates"]]
-    return Round(n, [r["html"] for r in ok], [r["usable"] for r in ok], updates, rss, uss, left, n - len(ok), cpu)
+    return Round(n, attack, [r["html"] for r in ok], [r["usable"] for r in ok], updates, rss, uss, left, n - len(ok),
+                 cpu, most, n + margin)
 
 
 def p95(values: list[float]) -> float:
@@ -388,26 +438,49 @@ def show(r: Round) -> str:
     mem = f"{statistics.mean(r.rss_mb):6.0f} {statistics.mean(r.uss_mb):6.0f}" if r.rss_mb else "     –      –"
     left = " ".join(f"{k}s:{v}" for k, v in r.left_after_s.items())
     cpu = " ".join(f"{r.cpu_s[k] / r.students:5.1f}" for k in ("browsers", "server", "kernels"))
-    return (f"{r.students:>3}  {usable}  {upd}  {mem}  {cpu}  {left}"
+    return (f"{r.students:>3} {r.attack:>3}  {usable}  {upd}  {mem}  {cpu}  {r.most_kernels:>3}/{r.cap:<3} {left}"
             + (f"  ({r.failures} never usable)" if r.failures else ""))
+
+
+def ratios(attacked: Round, calm: Round) -> str:
+    """Time until usable (median, max) and update p95 of an attacked round over the same room without attack."""
+    if not (attacked.usable_s and calm.usable_s and attacked.updates_ms and calm.updates_ms):
+        return f"{attacked.students:>3} {attacked.attack:>3}  –"
+    usable = statistics.median(attacked.usable_s) / statistics.median(calm.usable_s)
+    worst = max(attacked.usable_s) / max(calm.usable_s)
+    update = p95(attacked.updates_ms) / p95(calm.updates_ms)
+    return (f"{attacked.students:>3} {attacked.attack:>3}  usable x{usable:.2f} (max x{worst:.2f})  "
+            f"update p95 x{update:.2f}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--students", type=int, nargs="+", default=[1, 5, 10, 20])
+    parser.add_argument("--margin", type=int, default=1, help="places beyond the students (--students N+MARGIN)")
+    parser.add_argument("--attack", type=int, nargs="+", default=[0],
+                        help="hostile plain page loads arriving with the students (e.g. 0 25: without and with)")
     parser.add_argument("--updates", type=int, default=5, help="hypotheses each student types after the first")
     parser.add_argument("--cleanup", type=int, default=120, help="seconds to watch the kernels after the tabs close")
     parser.add_argument("--voila-arg", action="append", default=[], help="extra Voilà flag, e.g. a pool size")
     parser.add_argument("--no-browsers", action="store_true",
                         help="students speak the widget protocol without a browser (as when each brings a laptop)")
     args = parser.parse_args()
-    print(f"Voilà classroom benchmark: {NOTEBOOK} with the shipped voila.json {' '.join(args.voila_arg)}".rstrip())
+    print(f"Classroom benchmark: bleu-lab classroom --students N ({NOTEBOOK}, the shipped voila.json) "
+          f"{' '.join(args.voila_arg)}".rstrip())
     clients = "students without browsers (widget protocol)" if args.no_browsers else "browsers on the same machine"
     print(f"{os.cpu_count()} cores, {psutil.virtual_memory().total / 2**30:.0f} GiB; {clients}")
-    print("  N  HTML s  usable s: median max  update s: median p95  kernel MB: RSS USS"
-          "  CPU s per student: browsers server kernels  student kernels left after")
+    print("  N   A  HTML s  usable s: median max  update s: median p95  kernel MB: RSS USS"
+          "  CPU s per student: browsers server kernels  most kernels/cap  student kernels left after")
+    rounds = []
     for n in args.students:
-        print(show(run_round(n, args.updates, args.cleanup, args.voila_arg, not args.no_browsers)), flush=True)
+        for attack in args.attack:
+            rounds.append(run_round(n, attack, args.updates, args.cleanup, args.voila_arg, not args.no_browsers,
+                                    args.margin))
+            print(show(rounds[-1]), flush=True)
+    calm = {r.students: r for r in rounds if r.attack == 0}
+    attacked = [ratios(r, calm[r.students]) for r in rounds if r.attack and r.students in calm]
+    if attacked:
+        print("Attacked / calm (target: within x1.5):\n" + "\n".join(attacked))
 
 
 if __name__ == "__main__":

@@ -7,16 +7,20 @@
     bleu-lab base.de ref.A.de --compare new.de --paired-bs    ...the paired bootstrap instead (both: add --paired-ar)
     bleu-lab release OUTDIR | grade NOTEBOOK ...   assignments for instructors (bleu_lab.assignments.cli)
     bleu-lab lessons [DIR] | lab [DIR]             the lessons in a working copy of your own (bleu_lab.course)
+    bleu-lab classroom [--students N] [--token T]  the playground as a Voilà app for a room (bleu_lab.classroom)
 
-Files are UTF-8, one segment per line; line i of every file belongs to segment i. With several reference
-files an empty reference line means "no reference for this segment". Errors print one line and exit with 2.
+Files are UTF-8, one segment per line; line i of every file belongs to segment i. An empty reference line is an
+empty reference, as sacrebleu's command line reads it (--drop-empty-refs: "no reference for this segment").
+Errors print one line and exit with 2.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import re
 import sys
+import unicodedata
 import warnings
 from collections.abc import Sequence
 
@@ -57,6 +61,9 @@ def build_parser(prog: str = "bleu-lab") -> argparse.ArgumentParser:
                         help=f"smoothing: {', '.join(SACREBLEU_METHODS)} (default exp)")
     parser.add_argument("--smooth-value", type=float, default=None, metavar="V",
                         help="value for floor (default 0.1) and add-k (default 1)")
+    parser.add_argument("--drop-empty-refs", action="store_true",
+                        help="read an empty reference line as 'no reference for this segment' (the signature then "
+                        "counts references per segment, nrefs:var) instead of an empty reference, as sacrebleu does")
     parser.add_argument("--explain", type=int, metavar="N",
                         help="explain the sentence BLEU of segment N (1 = first line)")
     parser.add_argument("--compare", metavar="HYP2",
@@ -96,6 +103,10 @@ def main(argv: Sequence[str] | None = None, prog: str = "bleu-lab") -> int:
         from .compare.cli import main as compare_main
 
         return compare_main(argv[1:], f"{prog} compare")
+    if argv and argv[0] == "classroom":
+        from .classroom import main as classroom_main
+
+        return classroom_main(argv[1:], prog)
     args = build_parser(prog).parse_args(argv)
     with warnings.catch_warnings():
         warnings.simplefilter("always", UserWarning)
@@ -130,39 +141,82 @@ def run(args: argparse.Namespace) -> None:
         flag = "--paired-ar" if args.paired_ar else "--paired-bs"
         raise ValueError(f"{flag} needs --compare HYP2: the system file to test against {args.hypothesis}")
     hyps = read_lines(args.hypothesis, "hypothesis")
-    streams = [read_lines(path, "reference") for path in args.references]
-    for path, lines in zip(args.references, streams):
-        _check_count(path, "reference", lines, args.hypothesis, hyps)
+    if not hyps:
+        raise ValueError(f"hypothesis file {args.hypothesis} is empty: nothing to score")
+    several = len(args.references) > 1
+    roles = [f"reference {i}" if several else "reference" for i in range(1, 1 + len(args.references))]
+    streams = [read_lines(path, role) for path, role in zip(args.references, roles)]
+    for path, role, lines in zip(args.references, roles, streams):
+        _check_count(path, role, lines, args.hypothesis, hyps)
+    references = _references(args, streams)
+    options = {"tokenize": args.tokenize, "lowercase": args.lowercase, "smooth_method": args.smooth,
+               "smooth_value": args.smooth_value}
+    if args.explain is not None and not 1 <= args.explain <= len(hyps):
+        raise ValueError(f"--explain {args.explain} is out of range: {args.hypothesis} has segments 1 to {len(hyps)}")
+    score = corpus_score(hyps, references, **options)
+    if not math.isfinite(score.score):
+        raise ValueError(f"--smooth-value {args.smooth_value:g} is too large: the score overflows ({score.score}); "
+                         f"{args.smooth} smoothing adds a small count, e.g. --smooth-value 1")
+    nrefs = 0 if args.drop_empty_refs else len(streams)  # 0: the signature's own count (nrefs:var where it varies)
+    if args.compare is not None:
+        _compare(args, hyps, references, options, nrefs)
+    else:
+        _print(score, nrefs)
+        _print(f"signature: {score.signature}", nrefs)
+    if args.explain is not None:
+        _explain(args, hyps, references)
+
+
+def _references(args: argparse.Namespace, streams: list[list[str]]) -> list[list[str]]:
+    """Each segment's references, reading empty reference lines as sacrebleu's command line does (or dropping them
+    with --drop-empty-refs), with a note per file that has empty lines.
+
+    sacrebleu 2.6.0 keeps an empty line as the reference '': its command line reads every reference line with
+    ``line = line.rstrip()`` (sacrebleu/sacrebleu.py), and ``BLEU._cache_references`` removes only ``None``:
+    ``# Remove undefined references`` / ``lines = [x for x in refs if x is not None]`` (sacrebleu/metrics/base.py).
+    An empty reference has length 0 and no n-grams, but its length can be the closest one for the brevity penalty.
+    """
     for path, lines in zip(args.references, streams):
         empty = sum(1 for line in lines if not line.strip())
         if empty:
             lines_word = "line" if empty == 1 else "lines"
-            meaning = "no reference for this segment" if len(streams) > 1 else "an empty reference"
-            print(f"note: {path} has {empty} empty {lines_word}, read as '{meaning}'", file=sys.stderr)
+            if args.drop_empty_refs and len(streams) > 1:
+                meaning = "'no reference for this segment' (--drop-empty-refs)"
+            else:
+                meaning = "an empty reference, as sacrebleu reads it" + (
+                    "" if args.drop_empty_refs or len(streams) == 1 else
+                    " (length 0: a short hypothesis there escapes the brevity penalty, see lesson 8; "
+                    "--drop-empty-refs reads it as no reference)")
+            print(f"note: {path} has {empty} empty {lines_word}, read as {meaning}", file=sys.stderr)
+    if not args.drop_empty_refs:
+        return [list(refs) for refs in zip(*streams)]
     references = references_per_segment(streams)
     bare = sum(1 for seg in references if not any(r.strip() for r in seg))
     if bare and len(streams) > 1:
         print(f"note: {bare} segments have no reference in any file and are scored against an empty reference",
               file=sys.stderr)
-    options = {"tokenize": args.tokenize, "lowercase": args.lowercase, "smooth_method": args.smooth,
-               "smooth_value": args.smooth_value}
-    if args.explain is not None and not 1 <= args.explain <= len(hyps):
-        raise ValueError(f"--explain {args.explain} is out of range: {args.hypothesis} has segments 1 to {len(hyps)}")
-    if args.compare is not None:
-        _compare(args, hyps, references, options, len(streams))
-    else:
-        score = corpus_score(hyps, references, **options)
-        _print(score, len(streams))
-        _print(f"signature: {score.signature}", len(streams))
-    if args.explain is not None:
-        _explain(args, hyps, references)
+    return references
 
 
 def _explain(args: argparse.Namespace, hyps: list[str], references: list[list[str]]) -> None:
     i = args.explain - 1
     print(f"\nSegment {args.explain} (line {args.explain} of {args.hypothesis}), sentence BLEU step by step:\n")
-    print(explain(references[i], hyps[i], smoothing=args.smooth, tokenize=args.tokenize, lowercase=args.lowercase,
-                  smooth_value=args.smooth_value))
+    print(terminal_safe(str(explain(references[i], hyps[i], smoothing=args.smooth, tokenize=args.tokenize,
+                                    lowercase=args.lowercase, smooth_value=args.smooth_value))))
+
+
+def terminal_safe(text: str) -> str:
+    """``text`` with the characters a terminal would obey or reorder (control characters such as ESC and CR, line
+    separators, bidirectional overrides and isolates) written as escapes (``\\x1b``, ``\\r``, ``\\u202e``);
+    newlines and tabs stay, and so does every printable character (joiners included)."""
+    return "".join(ascii(ch)[1:-1] if _obeyed_by_terminals(ch) else ch for ch in text)
+
+
+def _obeyed_by_terminals(ch: str) -> bool:
+    return ch not in "\n\t" and (unicodedata.category(ch) in ("Cc", "Zl", "Zp") or ch in BIDI_CONTROLS)
+
+
+BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 
 
 def _compare(args: argparse.Namespace, hyps: list[str], references: list[list[str]], options: dict,

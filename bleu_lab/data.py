@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import difflib
 import gzip
+import io
 import socket
 import sys
 import warnings
+import zlib
 from collections.abc import Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -35,31 +37,7 @@ class DataUnavailableError(RuntimeError):
 
 
 MAX_INPUT_BYTES = 256 * 1024 * 1024  # a WMT test set is well under 1 MB; anything this big is a mistake
-
-
-def _read_bounded(path: str | Path, what: str) -> tuple[bytes, str | Path]:
-    """The bytes of ``path`` ('-' = standard input, '*.gz' = gzip), at most ``MAX_INPUT_BYTES`` of them."""
-    if str(path) == "-":
-        return _bounded(sys.stdin.buffer, what, "standard input"), "standard input"
-    path = Path(path)
-    opener = gzip.open if path.suffix == ".gz" else open
-    try:
-        with opener(path, "rb") as stream:
-            return _bounded(stream, what, path), path
-    except FileNotFoundError:
-        raise FileNotFoundError(f"{what} file not found: {path}") from None
-    except IsADirectoryError:
-        raise IsADirectoryError(f"{what} file {path} is a directory, not a text file") from None
-    except (gzip.BadGzipFile, EOFError) as err:
-        raise ValueError(f"{what} file {path} is not a valid gzip file: {err}") from None
-
-
-def _bounded(stream: BinaryIO, what: str, name: object) -> bytes:
-    data = stream.read(MAX_INPUT_BYTES + 1)
-    if len(data) > MAX_INPUT_BYTES:
-        raise ValueError(f"{what} file {name} is larger than {MAX_INPUT_BYTES // 2**20} MB: not a test set "
-                         "(one segment per line, a few MB at most)")
-    return data
+MAX_SEGMENTS = 1_000_000  # a WMT test set has a few thousand; this bounds the memory of short lines (see README)
 
 
 def read_lines(path: str | Path, what: str = "text") -> list[str]:
@@ -68,34 +46,63 @@ def read_lines(path: str | Path, what: str = "text") -> list[str]:
     ``path`` may be '-' (standard input) or a gzip file ending in '.gz', as sacrebleu reads them; a file starting
     with a byte order mark gets a warning (the BOM stays in the first token, as in sacrebleu).
 
-    Lines are split on '\\n' only, like sacrebleu's reader (str.splitlines would also split on rare
-    Unicode separators and shift every later segment). ``what`` names the file in error messages.
+    Files are split on '\\n' only, like sacrebleu's reader (str.splitlines would also split on rare Unicode
+    separators and shift every later segment). Standard input is split as sacrebleu's command line reads it, a text
+    stream with universal newlines, so a lone '\\r' ends a line there too. ``what`` names the file's role in error
+    messages ("hypothesis", "reference 2"). Files are read a line at a time, at most ``MAX_INPUT_BYTES`` bytes and
+    ``MAX_SEGMENTS`` lines.
     """
-    data, path = _read_bounded(path, what)
-    return decode_lines(data, path, what)
+    if str(path) == "-":
+        return _read_stream(sys.stdin.buffer, what, "standard input", lone_cr_ends_line=True)
+    path = Path(path)
+    opener = gzip.open if path.suffix == ".gz" else open
+    try:
+        with opener(path, "rb") as stream:
+            return _read_stream(stream, what, path)
+    except FileNotFoundError:
+        raise FileNotFoundError(f"{what} file not found: {path}") from None
+    except IsADirectoryError:
+        raise IsADirectoryError(f"{what} file {path} is a directory, not a text file") from None
+    except (gzip.BadGzipFile, EOFError, zlib.error) as err:
+        raise ValueError(f"{what} file {path} is not a valid gzip file: {err}") from None
+
 
 
 def decode_lines(data: bytes, path: object, what: str = "text") -> list[str]:
     """``read_lines`` on bytes already read (e.g. an uploaded file); ``path`` names the file in messages."""
-    if data.startswith(b"\xef\xbb\xbf"):
-        warnings.warn(f"{what} file {path} starts with a UTF-8 byte order mark (BOM); it stays part of the first "
-                      "token, as in sacrebleu, and can cost that segment matches: save the file as UTF-8 without BOM",
-                      stacklevel=2)
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as err:
-        line = data.count(b"\n", 0, err.start) + 1
-        column = err.start - (data.rfind(b"\n", 0, err.start) + 1) + 1
-        raise ValueError(
-            f"{what} file {path} is not valid UTF-8: byte 0x{data[err.start]:02x} at line {line}, column {column} "
-            "(save the file as UTF-8)"
-        ) from None
-    if not text:
-        return []
-    lines = text.split("\n")
-    if lines[-1] == "":
-        lines.pop()  # the newline that ends the last line
-    return [line[:-1] if line.endswith("\r") else line for line in lines]
+    return _read_stream(io.BytesIO(data), what, path)
+
+
+def _read_stream(stream: BinaryIO, what: str, name: object, lone_cr_ends_line: bool = False) -> list[str]:
+    """Decode and split ``stream`` one '\\n'-terminated line at a time, within the size bounds."""
+    lines: list[str] = []
+    size = number = 0
+    while raw := stream.readline(MAX_INPUT_BYTES + 1 - size):  # a line without end stops at the bound too
+        size, number = size + len(raw), number + 1
+        if size > MAX_INPUT_BYTES:
+            raise ValueError(f"{what} file {name} is larger than {MAX_INPUT_BYTES // 2**20} MB: not a test set "
+                             "(one segment per line, a few MB at most)")
+        if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
+            warnings.warn(f"{what} file {name} starts with a UTF-8 byte order mark (BOM); it stays part of the first "
+                          "token, as in sacrebleu, and can cost that segment matches: save the file as UTF-8 without "
+                          "BOM", stacklevel=3)
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as err:
+            raise ValueError(
+                f"{what} file {name} is not valid UTF-8: byte 0x{raw[err.start]:02x} at line {number}, column "
+                f"{err.start + 1} (save the file as UTF-8)"
+            ) from None
+        if line.endswith("\n"):
+            line = line[:-2] if line.endswith("\r\n") else line[:-1]
+        pieces = line.split("\r") if lone_cr_ends_line else [line[:-1] if line.endswith("\r") else line]
+        if lone_cr_ends_line and len(pieces) > 1 and pieces[-1] == "" and not raw.endswith(b"\n"):
+            pieces.pop()  # the stream ends with a lone '\\r': it ends the last line
+        lines.extend(pieces)
+        if len(lines) > MAX_SEGMENTS:
+            raise ValueError(f"{what} file {name} has more than {MAX_SEGMENTS:,} lines: not a test set "
+                             "(a WMT test set has a few thousand segments)")
+    return lines
 
 
 def line_count_error(name: str, lines: Sequence[str], other: str, other_lines: Sequence[str]) -> ValueError:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import bleu_lab
 
@@ -155,3 +157,58 @@ def test_paired_tests_name_the_system_whose_output_is_bad(which):
     for test in (bleu_lab.paired_bootstrap, bleu_lab.paired_randomization):
         with pytest.raises(TypeError, match=rf"{which}\[1\]"):
             test(**kwargs)
+
+
+# --- files as the command line reads them (bleu_lab.data.read_lines) --------------------------------------------
+
+
+def _gzip_variants() -> dict[str, bytes]:
+    import gzip
+
+    good = gzip.compress(b"hello world\n" * 1000)
+    flipped = bytearray(good)
+    flipped[30] ^= 0xFF
+    return {"truncated": good[: len(good) // 2], "flipped bit": bytes(flipped), "not gzip": b"plain text\n",
+            "bad checksum": good[:-8] + b"\0\0\0\0" + good[-4:], "garbage after": good + b"garbage"}
+
+
+@pytest.mark.parametrize("name", list(_gzip_variants()))
+def test_a_corrupt_gzip_file_is_a_value_error_naming_its_role(tmp_path, name):
+    from bleu_lab.data import read_lines
+
+    path = tmp_path / "ref.B.de.gz"
+    path.write_bytes(_gzip_variants()[name])
+    with pytest.raises(ValueError, match=r"^reference 2 file .*ref.B.de.gz is not a valid gzip file"):
+        read_lines(path, "reference 2")
+
+
+def test_line_and_byte_bounds_hold_even_for_a_line_without_end(tmp_path, monkeypatch):
+    from bleu_lab import data
+
+    monkeypatch.setattr(data, "MAX_SEGMENTS", 5)
+    monkeypatch.setattr(data, "MAX_INPUT_BYTES", 1000)
+    many, endless = tmp_path / "many.txt", tmp_path / "endless.txt"
+    many.write_bytes(b"a\n" * 6)
+    endless.write_bytes(b"x" * 5000)  # one line, no newline: read no further than the bound
+    with pytest.raises(ValueError, match="hypothesis file .*many.txt has more than 5 lines: not a test set"):
+        data.read_lines(many, "hypothesis")
+    with pytest.raises(ValueError, match="reference file .*endless.txt is larger than 0 MB"):
+        data.read_lines(endless, "reference")
+    many.write_bytes(b"a\n" * 5)
+    assert data.read_lines(many) == ["a"] * 5
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(["a", "b c", " ", "\r", "\n", "\r\n", "\t", "é", "\u2028", "\x0c"]), max_size=12))
+def test_standard_input_splits_lines_as_sacrebleus_stdin_does(pieces):
+    """sacrebleu's command line reads standard input as io.TextIOWrapper(sys.stdin.buffer) (universal newlines:
+    '\\n', '\\r\\n' and a lone '\\r' end a line) and rstrips each line; files are split on '\\n' only."""
+    import io
+    from unittest import mock
+
+    from bleu_lab.data import read_lines
+
+    data = "".join(pieces).encode()
+    theirs = [line.rstrip() for line in io.TextIOWrapper(io.BytesIO(data), encoding="utf-8")]
+    with mock.patch("sys.stdin", io.TextIOWrapper(io.BytesIO(data))):
+        assert [line.rstrip() for line in read_lines("-")] == theirs

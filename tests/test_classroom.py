@@ -1,10 +1,21 @@
-"""Classroom mode's kernel manager without a server: a kernel is culled only once no page has been connected to it
-for the idle timeout, so a preheated kernel handed to a page that has not connected yet survives."""
+"""Classroom mode: the kernel manager without a server (a kernel is culled only once no page has been connected to it
+for the idle timeout, so a preheated kernel handed to a page that has not connected yet survives; the room's cap and
+the kernels' owners), then `bleu-lab classroom` itself, started as an instructor would, with plain HTTP clients: the
+token, one kernel per client (a reload replaces it), the 'classroom full' page, owner-scoped shutdown."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -106,3 +117,243 @@ def test_kernels_start_one_at_a_time(monkeypatch):
 
     ids, seconds = asyncio.run(room())
     assert ids == ["k0", "k1", "k2"] and most == 1 and seconds < 10  # each waited for the last to settle, not 10 s
+
+
+# --- the classroom server, as `bleu-lab classroom` starts it -----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("pool_size", "max_students", "taken", "expected"),
+    [(2, 0, 50, 2), (20, 20, 0, 20), (20, 20, 19, 1), (20, 20, 20, 0), (2, 20, 5, 2), (5, 3, 7, 0)],
+)
+def test_spares_never_take_the_room_past_its_cap(pool_size, max_students, taken, expected):
+    assert classroom.spares(pool_size, max_students, taken) == expected
+    assert classroom.room_for(max_students, taken) is (max_students == 0 or taken < max_students)
+
+
+def test_admission_stops_at_the_cap_and_counts_only_running_kernels():
+    manager = ClassroomKernelManager(max_students=2)
+    manager._kernels.update({"k1": object(), "k2": object()})
+    assert manager.admit() and manager.admit() and not manager.admit()  # two requests in flight fill the room
+    manager.claim("k1", "user:a")
+    manager.release()
+    manager.claim("k2", "user:b")
+    manager.release()
+    assert not manager.admit() and manager.kernels_of("user:a") == ["k1"] and manager.owner("k2") == "user:b"
+    del manager._kernels["k1"]  # culled or shut down: the place is free again, and nobody owns k1 any more
+    assert manager.owner("k1") is None and manager.kernels_of("user:a") == [] and manager.admit()
+
+
+def test_a_clients_newer_request_overtakes_the_waiting_one_and_idle_clients_are_forgotten():
+    manager = ClassroomKernelManager()
+    first, second = manager.newest_request("ip:10.0.0.1"), manager.newest_request("ip:10.0.0.1")
+    assert manager.superseded("ip:10.0.0.1", first) and not manager.superseded("ip:10.0.0.1", second)
+    for i in range(1002):
+        manager.newest_request(f"user:{i}")
+        manager.client_lock(f"user:{i}")
+    assert len(manager._client_locks) < 10  # a script that makes up a client per request grows nothing
+
+
+def test_the_playground_and_voila_json_are_found_in_one_place():
+    files = classroom.classroom_files()
+    assert files.notebook.is_file() and (files.root / "voila.json").is_file()
+    args = classroom.build_parser().parse_args(["--students", "25", "--token", "t0ken"])
+    argv = classroom.voila_arguments(args, files)
+    assert argv[0] == str(files.notebook) and "--Voila.token=t0ken" in argv
+    assert "--ClassroomKernelManager.max_students=25" in argv
+    assert '"notebooks/playground.ipynb": {"pool_size": 25}' in argv[-1]
+    assert classroom.build_parser().parse_args([]).students == 2  # one student at home: a small pool
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [(["--students", "0"], "--students must be between 1 and 500, got 0"),
+     (["--port", "70000"], "--port must be between 1 and 65535, got 70000")],
+)
+def test_bad_classroom_arguments_are_one_line_errors(capsys, args, message):
+    from bleu_lab.cli import main
+
+    assert main(["classroom", *args]) == 2
+    assert capsys.readouterr().err == f"bleu-lab classroom: error: {message}\n"
+
+
+TOKEN = "class-token-for-tests"
+
+
+class Student:
+    """A client of the classroom server: urllib with a cookie jar of its own, given the instructor's ``token`` in the
+    app's address as students are, and as a header to the API (``cookies=False``: a script that keeps no cookies and
+    sends the token as a header everywhere)."""
+
+    def __init__(self, base: str, token: str | None = TOKEN, cookies: bool = True):
+        import urllib.request
+        from http.cookiejar import CookieJar
+
+        self.base, self.token, self.cookies, self.kernels = base, token, cookies, []
+        self.opener = urllib.request.build_opener(
+            *([urllib.request.HTTPCookieProcessor(CookieJar())] if cookies else []))
+
+    def request(self, method: str, path: str, headers: dict[str, str] | None = None) -> tuple[int, str]:
+        import urllib.error
+        import urllib.request
+
+        request = urllib.request.Request(self.base + path, method=method, headers=headers or {})
+        if self.token and ("/api/" in path or not self.cookies):
+            request.add_header("Authorization", f"token {self.token}")  # token auth: no XSRF cookie needed
+        try:
+            with self.opener.open(request, timeout=120) as response:
+                return response.status, response.read().decode("utf-8", "replace")
+        except urllib.error.HTTPError as err:
+            return err.code, err.read().decode("utf-8", "replace")
+
+    def open_app(self, query: str = "") -> tuple[int, str | None, str]:
+        """GET the app (following the login-cookie redirect); the status, the page's kernel id and the page."""
+        path = "/" + (f"?token={self.token}" if self.token and self.cookies else "") + query
+        status, page = self.request("GET", path)
+        found = re.search(r'"kernelId": "([0-9a-f-]+)"', page)
+        self.kernels += [found.group(1)] if found else []
+        return status, found and found.group(1), page
+
+    def websocket_status(self, kernel_id: str) -> int:
+        """Open the kernel's websocket (what the widgets speak) with this client's cookies: 101, or the refusal."""
+        from tornado.httpclient import HTTPClientError, HTTPRequest
+        from tornado.websocket import websocket_connect
+
+        jar = next((h.cookiejar for h in self.opener.handlers if hasattr(h, "cookiejar")), [])
+        headers = {"Cookie": "; ".join(f"{c.name}={c.value}" for c in jar)} if jar else {}
+        if self.token and not self.cookies:
+            headers["Authorization"] = f"token {self.token}"
+        url = f"{self.base.replace('http', 'ws')}/api/kernels/{kernel_id}/channels"
+
+        async def connect() -> int:
+            try:
+                (await websocket_connect(HTTPRequest(url, headers=headers, connect_timeout=60))).close()
+            except HTTPClientError as err:
+                return err.code
+            return 101
+
+        return asyncio.run(connect())
+
+    def leave(self) -> None:
+        """Shut down this student's kernel (as its owner) so that the next test finds the room empty."""
+        token, self.token = self.token, self.token or TOKEN
+        for kernel in self.kernels:
+            self.request("DELETE", f"/api/kernels/{kernel}")
+        self.token = token
+
+
+@pytest.fixture(scope="module")
+def classroom_server(tmp_path_factory) -> Iterator[tuple[str, subprocess.Popen, Path]]:
+    """`bleu-lab classroom --students 2 --token ...` started from an unrelated folder (it must find voila.json)."""
+    home = tmp_path_factory.mktemp("classroom-server")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("JUPYTER", "JPY_"))}
+    for name in ("config", "data", "runtime"):
+        (home / name).mkdir()
+    env.update(JUPYTER_CONFIG_DIR=str(home / "config"), JUPYTER_DATA_DIR=str(home / "data"),
+               JUPYTER_RUNTIME_DIR=str(home / "runtime"), PYDEVD_DISABLE_FILE_VALIDATION="1")
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    log_path = home / "classroom.log"
+    with log_path.open("wb") as log:
+        server = subprocess.Popen(
+            [sys.executable, "-m", "bleu_lab", "classroom", "--students", "2", "--token", TOKEN, "--port", str(port),
+             "--ip", "127.0.0.1"], cwd=home, env=env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    deadline = time.monotonic() + 240
+    try:
+        while "is filled with 2 kernel(s)" not in log_path.read_text(errors="replace"):
+            assert server.poll() is None and time.monotonic() < deadline, log_path.read_text(errors="replace")[-3000:]
+            time.sleep(0.5)
+        yield f"http://127.0.0.1:{port}", server, log_path
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            server.kill()
+
+
+@pytest.fixture
+def room(classroom_server) -> Iterator:
+    """Make students of the classroom server (``room(**options)``); they leave after the test."""
+    made: list[Student] = []
+
+    def student(**options) -> Student:
+        made.append(Student(classroom_server[0], **options))
+        return made[-1]
+
+    yield student
+    for each in made:
+        each.leave()
+    wait_for_kernels(classroom_server[1], lambda ids: not any(k in ids for s in made for k in s.kernels),
+                     "the students' kernels did not go")
+
+
+def kernel_ids(server: subprocess.Popen) -> set[str]:
+    """The kernels the server runs (from their connection files), spares included."""
+    import psutil
+
+    found = set()
+    for child in psutil.Process(server.pid).children(recursive=True):
+        with contextlib.suppress(psutil.Error):
+            found |= set(re.findall(r"kernel-([0-9a-f-]+)\.json", " ".join(child.cmdline())))
+    return found
+
+
+def wait_for_kernels(server: subprocess.Popen, condition, what: str) -> set[str]:
+    deadline = time.monotonic() + 60
+    while not condition(running := kernel_ids(server)):
+        assert time.monotonic() < deadline, f"{what}: {running}"
+        time.sleep(0.5)
+    return running
+
+
+def test_the_token_is_required_and_taken_off_the_address(room):
+    status, kernel, page = room(token=None).open_app()
+    assert kernel is None and "password" in page.lower()  # Jupyter's login page: no app without the token
+    status, kernel, _ = room(token="wrong").open_app()
+    assert kernel is None
+    student = room()
+    status, kernel, _ = student.open_app()
+    assert status == 200 and kernel
+    student.token = None  # logged in: the cookie is enough from now on
+    status, reloaded, _ = student.open_app()
+    assert status == 200 and reloaded and reloaded != kernel
+
+
+def test_a_room_of_two_a_reload_replaces_and_a_third_student_finds_it_full(classroom_server, room):
+    server = classroom_server[1]
+    ada, bo, cy = room(), room(), room()
+    _, first, _ = ada.open_app()
+    _, bos, _ = bo.open_app()
+    assert first and bos and first != bos
+    status, _, page = cy.open_app()
+    assert status == 503 and "The classroom is full" in page and "2 places" in page
+    _, second, _ = ada.open_app()  # a reload: Ada's first kernel goes, she gets a new one
+    assert second and second not in (first, bos)
+    wait_for_kernels(server, lambda ids: first not in ids and len(ids) <= 2, "a reload must replace the kernel")
+
+
+def test_only_a_kernels_owner_can_read_or_shut_it_down(classroom_server, room):
+    base, server, _ = classroom_server
+    owner, other = room(), room()
+    _, kernel, _ = owner.open_app()
+    assert kernel and owner.request("GET", f"/api/kernels/{kernel}")[0] == 200
+    assert other.request("GET", f"/api/kernels/{kernel}")[0] == 404
+    assert other.request("DELETE", f"/api/kernels/{kernel}")[0] == 404
+    assert other.request("POST", f"/voila/api/shutdown/{kernel}")[0] == 404
+    assert Student(base, cookies=False).request("DELETE", f"/api/kernels/{kernel}")[0] == 404
+    assert other.websocket_status(kernel) == 404 and owner.websocket_status(kernel) == 101
+    assert kernel in kernel_ids(server)
+    assert owner.request("DELETE", f"/api/kernels/{kernel}")[0] == 204
+    wait_for_kernels(server, lambda ids: kernel not in ids, "the owner's shutdown did not happen")
+
+
+def test_a_client_without_cookies_is_one_client_per_address(classroom_server, room):
+    server = classroom_server[1]
+    script = room(cookies=False)
+    _, first, _ = script.open_app()
+    _, second, _ = script.open_app()  # the same address: the second load replaces the first kernel
+    assert first and second and first != second
+    assert script.request("GET", f"/api/kernels/{second}")[0] == 200
+    wait_for_kernels(server, lambda ids: first not in ids and len(ids) <= 2, "the script holds more than one kernel")

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import gzip
+import io
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+import sacrebleu
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import bleu_lab
 from bleu_lab.cli import main
@@ -42,11 +47,55 @@ def test_options_reach_the_score(capsys, news):
     assert "case:lc" in out and "tok:intl" in out and "smooth:floor[0.20]" in out
 
 
-def test_several_references_drop_empty_lines_and_say_so(capsys, news):
+def test_empty_reference_lines_are_empty_references_as_in_sacrebleu_and_noted(capsys, news):
     code, out, err = run_main(capsys, STRONG, REF_A, REF_B)
+    streams = [news.reference_streams["A"], news.reference_streams["B"]]
+    expected = bleu_lab.corpus_score(news.systems["strong"], [list(refs) for refs in zip(*streams)])
+    metric = sacrebleu.BLEU()
+    theirs = metric.corpus_score(news.systems["strong"], streams)
+    assert code == 0 and out.splitlines() == [str(expected), f"signature: {metric.get_signature()}"]
+    assert f"BLEU = {theirs.score:.2f} " in out
+    assert err == (f"note: {REF_B} has 100 empty lines, read as an empty reference, as sacrebleu reads it (length 0: "
+                   "a short hypothesis there escapes the brevity penalty, see lesson 8; --drop-empty-refs reads it as "
+                   "no reference)\n")
+
+
+def test_drop_empty_refs_reads_them_as_missing_and_says_so_in_the_signature(capsys, news):
+    code, out, err = run_main(capsys, STRONG, REF_A, REF_B, "--drop-empty-refs")
     expected = bleu_lab.corpus_score(news.systems["strong"], news.references)
-    assert code == 0 and out.splitlines()[0] == str(expected) and "nrefs:2|" in out
-    assert err == f"note: {REF_B} has 100 empty lines, read as 'no reference for this segment'\n"
+    streams = [news.reference_streams["A"], [line or None for line in news.reference_streams["B"]]]
+    metric = sacrebleu.BLEU()
+    theirs = metric.corpus_score(news.systems["strong"], streams)  # sacrebleu's API reading of None
+    assert code == 0 and out.splitlines() == [str(expected), f"signature: {metric.get_signature()}"]
+    assert "nrefs:var|" in out and f"BLEU = {theirs.score:.2f} " in out
+    assert "read as 'no reference for this segment' (--drop-empty-refs)" in err
+
+
+def test_a_blank_reference_line_scores_as_sacrebleus_command_line_does(tmp_path):
+    """The finding: one reference file with a blank line, bleu-lab 51.34 and sacrebleu 100.0 under one signature."""
+    hyp = write(tmp_path / "hyp.txt", b"the cat sat on the mat\n\n")
+    ref1 = write(tmp_path / "ref1.txt", b"the cat sat on the mat\nsomething else here\n")
+    ref2 = write(tmp_path / "ref2.txt", b"the cat sat on the mat\n\n")
+    ours = subprocess.run([sys.executable, "-m", "bleu_lab", hyp, ref1, ref2], capture_output=True, text=True,
+                          check=True).stdout
+    theirs = subprocess.run([str(Path(sys.executable).with_name("sacrebleu")), ref1, ref2, "-i", hyp, "-b", "-w", "2"],
+                            capture_output=True, text=True, check=True).stdout
+    assert theirs.strip() == "100.00" and ours.startswith("BLEU = 100.00 ") and "nrefs:2|" in ours
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(rows=st.lists(st.tuples(*[st.sampled_from(["", "the cat", "a cat sat", "the the mat", "on the mat ."])] * 3),
+                     min_size=1, max_size=6))
+def test_blank_lines_in_any_file_match_sacrebleu(capsys, tmp_path_factory, rows):
+    folder = tmp_path_factory.mktemp("blank")
+    hyps, ref1, ref2 = ([row[i] for row in rows] for i in range(3))
+    paths = [write(folder / f"{name}.txt", "".join(f"{line}\n" for line in lines).encode())
+             for name, lines in (("h", hyps), ("r1", ref1), ("r2", ref2))]
+    code, out, _ = run_main(capsys, *paths)
+    metric = sacrebleu.BLEU()
+    theirs = metric.corpus_score(hyps, [ref1, ref2])  # what sacrebleu's command line scores
+    assert code == 0 and out.splitlines()[0].startswith(f"BLEU = {theirs.score:.2f} ")
+    assert out.splitlines()[1] == f"signature: {metric.get_signature()}"
 
 
 def test_explain_shows_segment_n_counting_from_1(capsys, news):
@@ -140,6 +189,13 @@ def write(path: Path, content: bytes) -> str:
     return str(path)
 
 
+def _flipped_gzip() -> bytes:
+    """A gzip file with one flipped bit in its compressed data (zlib raises zlib.error, not an OSError)."""
+    packed = bytearray(gzip.compress(b"hello world\n" * 1000))
+    packed[30] ^= 0xFF
+    return bytes(packed)
+
+
 @pytest.mark.parametrize(
     ("make_args", "message"),
     [
@@ -148,7 +204,18 @@ def write(path: Path, content: bytes) -> str:
         (lambda t: [write(t / "two.de", b"a\nb\n"), REF_A],
          f"reference file {REF_A} has 160 lines but hypothesis file {{t}}/two.de has 2"),
         (lambda t: [STRONG, REF_A, write(t / "ref2.de", b"x\n")],
-         f"reference file {{t}}/ref2.de has 1 line but hypothesis file {STRONG} has 160"),
+         f"reference 2 file {{t}}/ref2.de has 1 line but hypothesis file {STRONG} has 160"),
+        (lambda t: [STRONG, REF_A, str(t / "gone.de")], "reference 2 file not found: {t}/gone.de"),
+        (lambda t: [STRONG, write(t / "r.de.gz", gzip.compress(b"a\n" * 500)[:-20])],
+         "reference file {t}/r.de.gz is not a valid gzip file"),
+        (lambda t: [STRONG, REF_A, write(t / "r2.de.gz", _flipped_gzip())],
+         "reference 2 file {t}/r2.de.gz is not a valid gzip file: Error -3 while decompressing data"),
+        (lambda t: [write(t / "h.de.gz", b"not gzip at all\n"), REF_A],
+         "hypothesis file {t}/h.de.gz is not a valid gzip"),
+        (lambda t: [write(t / "empty.de", b""), write(t / "ref.de", b"")],
+         "hypothesis file {t}/empty.de is empty: nothing to score"),
+        (lambda t: [STRONG, REF_A, "-s", "add-k", "--smooth-value", "1e308"],
+         "--smooth-value 1e+308 is too large: the score overflows (inf)"),
         (lambda t: [STRONG, REF_A, "--compare", write(t / "three.de", b"a\nb\nc\n")],
          f"hypothesis file {{t}}/three.de has 3 lines but hypothesis file {STRONG} has 160"),
         (lambda t: [write(t / "bad.de", b"ok\nbad \xff byte\n"), write(t / "r.de", b"ok\nfine\n")],
@@ -233,3 +300,36 @@ def test_impossible_sizes_are_one_line_errors(capsys, args, message):
         pytest.skip("this system has no /dev/zero")
     code, _, err = run_main(capsys, *args)
     assert code == 2 and message in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_explain_writes_terminal_control_sequences_from_the_input_as_escapes(capsys, tmp_path):
+    hyp = write(tmp_path / "h.de", "a \x1b[2J\x1b]0;owned\x07 cat\r on\u202e mat\x9b\n".encode())
+    code, out, _ = run_main(capsys, hyp, write(tmp_path / "r.de", b"a cat on the mat\n"), "--explain", "1")
+    assert code == 0 and all(escape in out for escape in ("\\x1b", "\\x07", "\\u202e", "\\x9b"))
+    assert not any(ch in out for ch in "\x1b\x07\r\u202e\x9b")
+
+
+def test_explain_keeps_joiners_and_non_latin_text(capsys, tmp_path):
+    persian = "می\u200cخواهم"  # a zero-width non-joiner belongs to the word
+    hyp = write(tmp_path / "h.fa", f"{persian} بروم\n".encode())
+    code, out, _ = run_main(capsys, hyp, write(tmp_path / "r.fa", f"{persian} بروم\n".encode()), "--explain", "1")
+    assert code == 0 and persian in out
+
+
+@pytest.mark.parametrize("data", [b"the cat\ron the mat\r\nthe dog\n", b"a\rb\rc\r", b"a\r\r\nb\n\rc"])
+def test_standard_input_splits_a_lone_cr_as_sacrebleu_reads_it(capsys, monkeypatch, tmp_path, data):
+    lines = [line.rstrip() for line in io.TextIOWrapper(io.BytesIO(data), encoding="utf-8")]  # sacrebleu's stdin
+    ref = write(tmp_path / "ref.txt", "".join(f"{line} x\n" for line in lines).encode())
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(data)))
+    code, out, _ = run_main(capsys, "-", ref)
+    theirs = sacrebleu.BLEU().corpus_score(lines, [[f"{line} x" for line in lines]])
+    assert code == 0 and out.startswith(f"BLEU = {theirs.score:.2f} ") and f"hyp_len = {theirs.sys_len} " in out
+
+
+def test_standard_input_through_sacrebleus_own_command_line(tmp_path):
+    data = b"the cat sat\ron the mat\nthe dog\n"
+    ref = write(tmp_path / "ref.txt", b"the cat sat\non the mat\nthe dog\n")
+    ours = subprocess.run([sys.executable, "-m", "bleu_lab", "-", ref], input=data, capture_output=True, check=True)
+    theirs = subprocess.run([str(Path(sys.executable).with_name("sacrebleu")), ref, "-b", "-w", "2"], input=data,
+                            capture_output=True, check=True)
+    assert ours.stdout.decode().startswith(f"BLEU = {theirs.stdout.decode().strip()} ")

@@ -1,33 +1,37 @@
-"""Classroom mode as a room sees it: Voilà with the shipped voila.json, a 1280×720 projector, XSRF protection on.
+"""Classroom mode as a room sees it: `bleu-lab classroom` (Voilà with the shipped voila.json), a 1280×720 projector,
+XSRF protection on.
 
 - the playground is the page: no "Without a running kernel" section, no code;
 - readable from the back: controls and the score >= 24 px, the explain tables >= 20 px;
 - reference boxes grow with their text; the plots have alt text and every control an accessible name (axe);
 - the app asks nothing of the internet (Voilà's lab template links two stylesheets from a CDN; ours does not);
 - a closed tab's kernel is culled (Voilà's own shutdown request is refused with XSRF on), an open tab's is kept;
+- a reload replaces the student's kernel and works; a full room shows a page saying so, no kernel;
 - JupyterLab started as the README says shows no "official Jupyter news?" toast.
 No timed assertions: waits are on page or server state, with deadlines.
 """
 
 from __future__ import annotations
 
-import http.client
 import re
 import sys
 import time
 import urllib.request
 from collections.abc import Callable, Iterator
+from http.cookiejar import CookieJar
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Error as PlaywrightError
 
-from .conftest import EXTERNAL_URL, REPO_ROOT, ServerProcess, _isolated_env, _start_server, voila_command
+from .conftest import EXTERNAL_URL, REPO_ROOT, ServerProcess, _isolated_env, _start_server
 from .helpers import PageErrors, assert_no_traceback, open_in_voila, type_into_widget
 
-PLAYGROUND = "notebooks/playground.ipynb"
 PROJECTOR = {"width": 1280, "height": 720}
 SCORE = ".bleu-score-box .bleu-score"
+ROOM = 3  # --students
+CONNECT_GRACE_S = 30  # how long a handed-out kernel waits for its page (the full room's fetched pages never connect)
 CULL_TIMEOUT_S = 3  # the test's cull window (voila.json ships 60 s); flags on the command line override the file
 # Font sizes in px of the playground's parts, as the browser computed them.
 FONT_SIZES_JS = """
@@ -44,21 +48,27 @@ FONT_SIZES_JS = """
 """
 
 
-def _kernel_exists(base_url: str, kernel_id: str) -> bool:
+def _kernel_exists(page: Page, base_url: str, kernel_id: str) -> bool:
+    """Whether the kernel runs, asked as the page's own client (the kernel API answers its owner only)."""
     try:
-        with urllib.request.urlopen(f"{base_url}/api/kernels/{kernel_id}", timeout=10) as response:
-            return response.status == 200
-    except urllib.error.HTTPError as err:
-        if err.code == 404:
-            return False
-        raise
-    except (OSError, http.client.HTTPException):
+        status = page.context.request.get(f"{base_url}/api/kernels/{kernel_id}", timeout=10_000).status
+    except PlaywrightError:
         return True  # the server was busy: ask again
+    assert status in (200, 404), status
+    return status == 200
+
+
+def _server_kernels(server: ServerProcess) -> int:
+    """How many kernels the server runs (spares included)."""
+    import psutil
+
+    children = psutil.Process(server.process.pid).children(recursive=True)
+    return sum("ipykernel" in " ".join(child.cmdline()) for child in children)
 
 
 def _wait_until(condition: Callable[[], bool], server: ServerProcess, failure: str) -> None:
     """Poll ``condition`` (server state) until it holds; fail with the server's log after a generous deadline."""
-    deadline = time.monotonic() + 10 * CULL_TIMEOUT_S + 30
+    deadline = time.monotonic() + 10 * CULL_TIMEOUT_S + CONNECT_GRACE_S + 30
     while not condition():
         assert time.monotonic() < deadline, f"{failure}\n{server.log_tail()}"
         time.sleep(0.5)
@@ -70,20 +80,33 @@ def _page_kernel_id(page: Page) -> str:
 
 @pytest.fixture(scope="module")
 def classroom_voila(browser_tmp: Path) -> Iterator[ServerProcess]:
-    """`voila notebooks/playground.ipynb` from the repo root as the README starts it (voila.json, XSRF on),
-    with a short cull window and a pool of one preheated kernel so the test is quick."""
+    """`bleu-lab classroom --students 3` as the README starts it (voila.json, XSRF on), with a short cull window and
+    connect grace and one preheated kernel so the test is quick."""
     env = _isolated_env(browser_tmp / "classroom-home")
 
     def command(port: int) -> list[str]:
-        return voila_command(
-            PLAYGROUND, port, env, "playground.ipynb",
+        return [
+            sys.executable, "-m", "bleu_lab", "classroom", "--students", str(ROOM), "--port", str(port),
+            "--ip", "127.0.0.1", "--",
+            f"--Voila.connection_dir_root={env['JUPYTER_RUNTIME_DIR']}",
+            """--VoilaKernelManager.kernel_pools_config={"notebooks/playground.ipynb": {"pool_size": 1}}""",
             f"--MappingKernelManager.cull_idle_timeout={CULL_TIMEOUT_S}",
             "--MappingKernelManager.cull_interval=1",
-        )  # fmt: skip
+            f"--ClassroomKernelManager.connect_grace={CONNECT_GRACE_S}",
+        ]  # fmt: skip
 
     server = _start_server("voila-classroom", command, "/voila/static/voila.js", env, browser_tmp)
     yield server
     server.stop()
+
+
+@pytest.fixture(autouse=True)
+def empty_room(request: pytest.FixtureRequest) -> None:
+    """Each classroom test starts with the last test's students gone (culled: the room holds only ROOM)."""
+    if "classroom_voila" not in request.fixturenames:
+        return
+    server = request.getfixturevalue("classroom_voila")
+    _wait_until(lambda: _server_kernels(server) <= 1, server, "the last test's kernels were not culled")
 
 
 @pytest.fixture
@@ -167,17 +190,47 @@ def test_a_closed_tabs_kernel_is_culled_and_an_open_tabs_kept(projector_page, cl
     open_in_voila(leaving, url)
     open_in_voila(staying, url)
     left, kept = _page_kernel_id(leaving), _page_kernel_id(staying)
-    assert left != kept and _kernel_exists(url, left) and _kernel_exists(url, kept)
+    assert left != kept and _kernel_exists(leaving, url, left) and _kernel_exists(staying, url, kept)
+    assert not _kernel_exists(staying, url, left)  # another student's kernel: not even its existence is told
 
     leaving.close(run_before_unload=True)  # the tab closes; its unload beacon asks Voilà to shut the kernel down
     _wait_until(lambda: "'_xsrf' argument missing" in classroom_voila.log_tail(200_000), classroom_voila,
                 "the unload beacon never reached the server")  # refused: XSRF is on and Voilà sets no _xsrf cookie
-    _wait_until(lambda: not _kernel_exists(url, left), classroom_voila, "the closed tab's kernel still runs")
+    _wait_until(lambda: not _kernel_exists(staying, url, left) and _server_kernels(classroom_voila) <= 2,
+                classroom_voila, "the closed tab's kernel still runs")
 
     # the open tab, idle for longer than the cull window, still has its kernel and still answers
-    assert _kernel_exists(url, kept)
+    assert _kernel_exists(staying, url, kept)
     type_into_widget(staying, staying.locator(".bleu-playground .bleu-hypothesis"), "there is a cat on the mat")
     expect(staying.locator(".bleu-playground " + SCORE)).to_have_text("1.0000")
+
+
+def test_a_reload_replaces_the_students_kernel_and_works(projector_page, classroom_voila: ServerProcess):
+    url = classroom_voila.url
+    page = projector_page()
+    open_in_voila(page, url)
+    before = _page_kernel_id(page)
+    page.reload(wait_until="domcontentloaded")
+    open_in_voila(page, url)
+    after = _page_kernel_id(page)
+    assert after != before and _kernel_exists(page, url, after)
+    _wait_until(lambda: not _kernel_exists(page, url, before), classroom_voila, "the old kernel still runs")
+    type_into_widget(page, page.locator(".bleu-playground .bleu-hypothesis"), "there is a cat on the mat")
+    expect(page.locator(".bleu-playground " + SCORE)).to_have_text("1.0000")
+
+
+def test_a_full_room_shows_a_page_saying_so(projector_page, classroom_voila: ServerProcess):
+    url = classroom_voila.url
+    for _ in range(ROOM):  # the room fills with students who fetch the page (their kernels are culled after the test)
+        opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(CookieJar()))
+        with opener.open(url + "/", timeout=120) as response:
+            assert '"kernelId"' in response.read().decode()
+    page = projector_page()
+    response = page.goto(url + "/", wait_until="domcontentloaded")
+    assert response.status == 503
+    expect(page.locator("h1")).to_have_text("The classroom is full")
+    expect(page.locator("body")).to_contain_text(f"All {ROOM} places")
+    expect(page.locator("#rendered_cells")).to_have_count(0)
 
 
 @pytest.fixture(scope="module")
