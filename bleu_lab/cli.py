@@ -44,9 +44,12 @@ def build_parser(prog: str = "bleu-lab") -> argparse.ArgumentParser:
         prog=prog,
         description="Corpus BLEU of a hypothesis file against reference files, as sacrebleu computes it.",
         epilog="Files are UTF-8 with one segment per line. Example: bleu-lab data/news/sys.strong.de "
-        "data/news/ref.A.de --compare data/news/sys.fluent.de. For instructors: 'bleu-lab release OUTDIR' writes the "
-        "lessons as an assignment (OUTDIR/student without solutions, OUTDIR/solved with them), and 'bleu-lab grade "
-        "NOTEBOOK [NOTEBOOK ...]' marks submitted lessons (see 'bleu-lab release --help', 'bleu-lab grade --help').",
+        "data/news/ref.A.de --compare data/news/sys.fluent.de. Other commands (each has its own --help): "
+        "'bleu-lab lessons [DIR]' copies the lessons to a working copy of your own; 'bleu-lab lab [DIR]' updates "
+        "that copy and opens it in JupyterLab; 'bleu-lab why HYP REF --reported SCORE' finds which library and "
+        "setting reproduce a reported BLEU. For instructors: 'bleu-lab release OUTDIR' writes the lessons as an "
+        "assignment (OUTDIR/student without solutions, OUTDIR/solved with them), and 'bleu-lab grade NOTEBOOK "
+        "[NOTEBOOK ...]' marks submitted lessons.",
     )
     parser.add_argument("hypothesis", metavar="HYP", help="hypothesis file (system output)")
     parser.add_argument("references", metavar="REF", nargs="+", help="reference file(s)")
