@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+import textwrap
 import warnings
 from collections.abc import Sequence
 
@@ -39,9 +40,18 @@ CLASSROOM_COMMANDS = ("release", "grade")
 COURSE_COMMANDS = ("lessons", "lab")
 
 
+class _HelpFormatter(argparse.HelpFormatter):
+    """argparse's formatter, but a line never breaks inside a hyphenated word ("bleu-lab" stays whole)."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        text = re.sub(r"\s+", " ", text).strip()
+        return textwrap.fill(text, width, initial_indent=indent, subsequent_indent=indent, break_on_hyphens=False)
+
+
 def build_parser(prog: str = "bleu-lab") -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=prog,
+        formatter_class=_HelpFormatter,
         description="Corpus BLEU of a hypothesis file against reference files, as sacrebleu computes it.",
         epilog="Files are UTF-8 with one segment per line. Example: bleu-lab data/news/sys.strong.de "
         "data/news/ref.A.de --compare data/news/sys.fluent.de. Other commands (each has its own --help): "
