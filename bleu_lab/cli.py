@@ -20,6 +20,7 @@ import argparse
 import math
 import re
 import sys
+import textwrap
 import unicodedata
 import warnings
 from collections.abc import Sequence
@@ -43,14 +44,27 @@ CLASSROOM_COMMANDS = ("release", "grade")
 COURSE_COMMANDS = ("lessons", "lab")
 
 
+class _HelpFormatter(argparse.HelpFormatter):
+    """argparse's formatter, but a line never breaks inside a hyphenated word ("bleu-lab" stays whole)."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        text = re.sub(r"\s+", " ", text).strip()
+        return textwrap.fill(text, width, initial_indent=indent, subsequent_indent=indent, break_on_hyphens=False)
+
+
 def build_parser(prog: str = "bleu-lab") -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=prog,
+        formatter_class=_HelpFormatter,
         description="Corpus BLEU of a hypothesis file against reference files, as sacrebleu computes it.",
         epilog="Files are UTF-8 with one segment per line. Example: bleu-lab data/news/sys.strong.de "
-        "data/news/ref.A.de --compare data/news/sys.fluent.de. For instructors: 'bleu-lab release OUTDIR' writes the "
-        "lessons as an assignment (OUTDIR/student without solutions, OUTDIR/solved with them), and 'bleu-lab grade "
-        "NOTEBOOK [NOTEBOOK ...]' marks submitted lessons (see 'bleu-lab release --help', 'bleu-lab grade --help').",
+        "data/news/ref.A.de --compare data/news/sys.fluent.de. Other commands (each has its own --help): "
+        "'bleu-lab lessons [DIR]' copies the lessons to a working copy of your own; 'bleu-lab lab [DIR]' updates "
+        "that copy and opens it in JupyterLab; 'bleu-lab why HYP REF --reported SCORE' finds which library and "
+        "setting reproduce a reported BLEU; 'bleu-lab compare --refs REF --systems SYS SYS' shows where systems "
+        "differ (lesson 11). For instructors: 'bleu-lab release OUTDIR' writes the lessons as an assignment "
+        "(OUTDIR/student without solutions, OUTDIR/solved with them), 'bleu-lab grade NOTEBOOK [NOTEBOOK ...]' marks "
+        "submitted lessons, and 'bleu-lab classroom --students N' serves the playground to a room.",
     )
     parser.add_argument("hypothesis", metavar="HYP", help="hypothesis file (system output)")
     parser.add_argument("references", metavar="REF", nargs="+", help="reference file(s)")

@@ -7,7 +7,7 @@ statistics it needs (so, unlike nltk's, none reads hidden state from the last se
   method1  add epsilon (0.1) to zero match counts:            p_n = 0.1 / total_n
   method2  add 1 to numerator and denominator for n >= 2:     p_n = (m_n + 1) / (total_n + 1)
   method3  NIST geometric: the k-th zero p_n becomes          1 / (2^k * total_n)
-  method4  like method3 but scaled by the hypothesis length:  1 / (2^k * K / ln c) / total_n   (K = 5)
+  method4  nltk's reading: method3 scaled by ln(c) / K:      1 / (2^k * K / ln c) / total_n   (K = 5)
   method5  average each p_n with its neighbours:              (p'_{n-1} + p_n + p_{n+1}) / 3
   method6  interpolate with a prior p_{n-1}^2 / p_{n-2}:      (m_n + a*prior) / (l_n + a)        (a = 5)
   method7  method4 then method5
@@ -61,7 +61,13 @@ def method3(p_n: Sequence[ModifiedPrecision], stats: BleuStats) -> list[Precisio
 
 
 def method4(p_n: Sequence[ModifiedPrecision], stats: BleuStats, k: float = K) -> list[Precision]:
-    """The i-th zero p_n -> (1 / (2^i * K / ln c)) / total_n: shorter hypotheses get smaller counts."""
+    """The i-th zero p_n -> (1 / (2^i * K / ln c)) / total_n = (1/2^i) * (ln c / K) / total_n.
+
+    This is nltk's reading, not Chen & Cherry's smoothing 4: nltk 3.10.4's docstring says "Instead of scaling to
+    1/(2^k), Chen and Cherry suggests dividing by 1/ln(len(T))", yet its code keeps the 1/2^k and scales it by
+    ln(c)/K: ``numerator = 1 / (2**incvnt * self.k / math.log(hyp_len))`` (nltk/translate/bleu_score.py; see nltk
+    issues #2341 and #2676). bleu_lab reproduces nltk, so shorter hypotheses get smaller counts as in nltk.
+    """
     smoothed: list[Precision] = []
     i = 1
     for p in p_n:

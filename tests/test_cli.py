@@ -176,6 +176,19 @@ def test_help_says_which_test_runs(capsys):
     assert "--paired-ar, -par" in text and "--paired-bs, -pbs" in text and "give both flags to run both tests" in text
 
 
+def test_help_names_every_subcommand_and_each_one_answers_help(capsys):
+    from bleu_lab.cli import CLASSROOM_COMMANDS, COURSE_COMMANDS
+
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    for command in (*CLASSROOM_COMMANDS, *COURSE_COMMANDS, "why", "compare", "classroom"):
+        assert f"'bleu-lab {command} " in text, command
+        with pytest.raises(SystemExit) as exit_:
+            main([command, "--help"])
+        assert exit_.value.code == 0 and "usage: bleu-lab " + command in capsys.readouterr().out
+
+
 def test_python_dash_m_and_the_console_script():
     for command in ([sys.executable, "-m", "bleu_lab"], [str(Path(sys.executable).with_name("bleu-lab"))]):
         if not Path(command[0]).exists():

@@ -105,18 +105,18 @@ CAT_HYP = "the cat and the cat on the mat"
 SHIP_REFS = ["this is a ship", "it is ship", "ship it is", "a ship, it is"]
 
 
-def test_seed_001_cat_example():
+def test_nlp_metric_bleu_post_cat_example():
     assert [str(bleu_lab.modified_precision(CAT_REFS, CAT_HYP, n)) for n in range(1, 5)] == ["5/8", "4/7", "2/6", "1/5"]
     assert bleu_lab.sentence_bleu(CAT_REFS, CAT_HYP) == pytest.approx(0.392814650900513, rel=1e-15)
 
 
-def test_seed_003_unigram_and_individual_ngram_examples():
+def test_nmt_metrics_notes_unigram_and_individual_ngram_examples():
     assert bleu_lab.sentence_bleu(["this is small test"], "this is a test", weights=(1, 0, 0, 0)) == 0.75
     for w in [(1, 0, 0, 0), (0, 1, 0, 0), (0, 0, 1, 0), (0, 0, 0, 1)]:
         assert bleu_lab.sentence_bleu(["this is a test"], "this is a test", weights=w) == 1.0
 
 
-def test_seed_003_plain_precision_versus_clipped():
+def test_nmt_metrics_notes_plain_precision_versus_clipped():
     refs = ["the cat is on the mat", "there is a cat on the mat"]
     assert bleu_lab.modified_precision(refs, "the the the the the the the", 1) == pytest.approx(2 / 7)
 
@@ -126,18 +126,19 @@ def test_seed_003_plain_precision_versus_clipped():
     ["it is ship", "it is a ship", "it", "it it it it it it it", "it a b c d e f g h i j k l m n", "ship ship ship",
      "it ship"],
 )
-def test_seed_000_ship_examples_equal_todays_nltk(hyp):
+def test_introduction_to_bleu_in_python_ship_examples_equal_todays_nltk(hyp):
     theirs = nltk_value(nltk_bleu.sentence_bleu, [r.split() for r in SHIP_REFS], hyp.split(), smoothing="method0")
     assert bleu_lab.sentence_bleu(SHIP_REFS, hyp) == pytest.approx(theirs, rel=1e-12)
 
 
-def test_seed_000_it_is_ship_is_not_one_any_more():
-    # The seed printed 1.0 (an older nltk). Today the missing 4-gram gives ~1.2e-77, unless auto_reweigh.
+def test_introduction_to_bleu_in_python_it_is_ship_is_not_one_any_more():
+    # Introduction to BLEU in Python printed 1.0 (nltk 3.2). Today the missing 4-gram gives ~1.2e-77, unless
+    # auto_reweigh.
     assert bleu_lab.sentence_bleu(SHIP_REFS, "it is ship") == pytest.approx(1.2e-77, rel=0.05)
     assert bleu_lab.sentence_bleu(SHIP_REFS, "it is ship", auto_reweigh=True) == 1.0
 
 
-def test_seed_004_example_scores_zero_not_0638():
+def test_pure_python_tutorial_example_scores_zero_not_0638():
     # a pure-Python tutorial prints 0.638 but its own code returns 0.0: "the cat is on the mat" has no 4-gram match.
     refs = ["there is a cat on the mat", "the cat sits on the mat"]
     assert bleu_lab.modified_precision(refs, "the cat is on the mat", 4).numerator == 0

@@ -70,7 +70,7 @@ def test_variable_number_of_references_matches_sacrebleu_none_padding():
     assert "nrefs:var" in ours.signature and ours.signature == metric.get_signature().format()
 
 
-def test_seed_002_nasa_rover_sentences():
+def test_deeplearning_ai_bleu_lab_nasa_rover_sentences():
     ref = "The NASA Opportunity rover is battling a massive dust storm on planet Mars."
     candidate_1 = "The Opportunity rover is combating a big sandstorm on planet Mars."
     candidate_2 = "A NASA rover is fighting a massive storm on planet Mars."

@@ -265,6 +265,13 @@ def test_old_nltk_todays_values_are_named():
     assert "'it':" not in text(fb)
 
 
+def test_old_nltk_other_wrong_values_get_a_hint_without_the_code():
+    fb = ex5.check_old_nltk_bleu(lambda refs, hyp: 0.5)
+    assert not fb.passed
+    assert "first order whose clipped match count is 0" in text(fb)
+    assert "(0.25,)" not in text(fb) and "weights=" not in text(fb)
+
+
 # --- lesson 3, exercise 3b: what BLEU would do without BP (a written answer) -----------------------------------------
 
 

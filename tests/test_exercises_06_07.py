@@ -260,6 +260,19 @@ def test_nltk_word_bleu_typical_mistakes_get_their_message(answer, message):
     assert message in text(fb)
 
 
+@pytest.mark.parametrize(
+    "answer",
+    [quiet(lambda r, h: nltk_sentence_bleu([r], h)), quiet(lambda r, h: nltk_sentence_bleu(r.split(), h.split()))],
+)
+def test_nltk_word_bleu_fix_only_after_a_first_wrong_try(answer):
+    fix = "nltk_sentence_bleu([reference.split()], hypothesis.split())"
+    first = ex7.check_nltk_word_bleu(answer)
+    assert not first.passed and fix not in text(first) and "section 6" in text(first).lower()
+    second = ex7.check_nltk_word_bleu(answer)
+    assert not second.passed and fix in text(second)
+    assert fix in text(ex7.check_nltk_word_bleu(answer, reveal=True))
+
+
 def test_nltk_word_bleu_right_answer_passes_even_without_catching_warnings():
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # the check must not let nltk's warnings escape

@@ -238,12 +238,12 @@ def test_ar_solution_passes():
 @pytest.mark.parametrize(
     ("func", "message"),
     [
-        (lambda d, o: np.mean(d > o), "Add one to both counts"),
+        (lambda d, o: np.mean(d > o), "itself one of the possible shuffles"),
         (lambda d, o: (np.sum(d > o) + 1) / len(d), "denominator is n + 1"),
         (lambda d, o: (np.sum(d <= o) + 1) / (len(d) + 1), "SMALLER gap"),
         (lambda d, o: int(np.sum(d > o)), "That is a count"),
         (lambda d, o: d > o, "as a number"),
-        (lambda d, o: np.mean(d >= o), "Add one to both counts"),
+        (lambda d, o: np.mean(d >= o), "itself one of the possible shuffles"),
         (lambda d, o: (np.sum(d > o) + 1) / (len(d) + 1), "left out the trials that tie the observed gap"),
         (lambda d, o: 0.5, "at least as large"),
         (lambda d, o: None, "return the p-value as a number, not NoneType"),  # the skeleton
@@ -254,6 +254,20 @@ def test_ar_mistakes(func, message):
     assert not fb.passed
     assert message in text(fb)
     assert "(4 + 1)" not in text(fb) and "5 / 10" not in text(fb)  # a hint, never the worked answer
+    assert "(count + 1) / (n + 1)" not in text(fb)  # nor the formula, on a first try
+
+
+@pytest.mark.parametrize("func", [lambda d, o: np.mean(d > o), lambda d, o: int(np.sum(d > o))])
+def test_ar_formula_only_after_a_first_wrong_try(func):
+    first = ex9.check_ar_p_value(func)
+    assert "(count + 1) / (n + 1)" not in text(first)
+    second = ex9.check_ar_p_value(func)
+    assert not second.passed and "(count + 1) / (n + 1)" in text(second)
+
+
+def test_ar_formula_on_request_after_a_try():
+    fb = ex9.check_ar_p_value(lambda d, o: np.mean(d > o), reveal=True)
+    assert not fb.passed and "(count + 1) / (n + 1)" in text(fb)
 
 
 @pytest.mark.parametrize(

@@ -20,7 +20,16 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 import numpy as np
 
 from ..significance import BootstrapResult, p_value_with_ties
-from . import Feedback, GradedExercise, LessonGrading, as_number, call_student, choices_text, run_student_code
+from . import (
+    Feedback,
+    GradedExercise,
+    LessonGrading,
+    as_number,
+    call_student,
+    choices_text,
+    run_student_code,
+    tiered_hint,
+)
 
 # (case name, gaps |BLEU_a - BLEU_b| of the shuffled trials, observed gap)
 AR_CASES: tuple[tuple[str, tuple[float, ...], float], ...] = (
@@ -32,12 +41,17 @@ AR_CASES: tuple[tuple[str, tuple[float, ...], float], ...] = (
 
 
 def check_ar_p_value(
-    func: Callable[[np.ndarray, float], float], *, cases: Sequence[tuple[str, Sequence[float], float]] = AR_CASES
+    func: Callable[[np.ndarray, float], float], *, cases: Sequence[tuple[str, Sequence[float], float]] = AR_CASES,
+    reveal: bool = False,
 ) -> Feedback:
-    """Check ``func(trial_differences, observed)`` = (#{d >= observed} + 1) / (len(d) + 1)."""
+    """Check ``func(trial_differences, observed)`` = (#{d >= observed} + 1) / (len(d) + 1).
+
+    A recognised slip is named on the first wrong try; the formula comes only on a later try (or with
+    ``reveal=True``)."""
     fb = Feedback("my_ar_p_value(trial_differences, observed)")
     if not callable(func):
         return fb.fail(f"pass your function itself (my_ar_p_value), not {type(func).__name__}")
+    recipe_shown = False
     for case, gaps, observed in cases:
         failed, got = call_student(fb, func, np.asarray(gaps, dtype=float), observed)
         if failed:  # it raised: already reported (a returned None is reported below)
@@ -48,8 +62,13 @@ def check_ar_p_value(
         got = as_number(got, strings=False)
         if math.isclose(got, p_value_with_ties(np.asarray(gaps), observed), rel_tol=1e-9, abs_tol=1e-12):
             continue
-        fb.fail(f"case {case}: gaps {list(gaps)}, observed {observed}: your p = {float(got):.4f} is not right. "
-                + _ar_hint(gaps, observed, float(got)))
+        hint, recipe = _ar_hint(gaps, observed, float(got))
+        message = f"case {case}: gaps {list(gaps)}, observed {observed}: your p = {float(got):.4f} is not right. {hint}"
+        if recipe is None or recipe_shown:
+            fb.fail(message)
+        else:  # the formula only on a later try (one try per run of the check, however many cases fail)
+            tiered_hint(fb, [message], recipe, reveal=reveal)
+            recipe_shown = True
     if fb.passed:
         fb.note("all cases right: the trials with a gap at least as large as the observed one, plus one for the "
                 "observed test set itself, as Noreen (1989) and Riezler & Maxwell (2005) count them. sacrebleu "
@@ -57,29 +76,33 @@ def check_ar_p_value(
     return fb
 
 
-def _ar_hint(gaps: Sequence[float], observed: float, got: float) -> str:
+def _ar_hint(gaps: Sequence[float], observed: float, got: float) -> tuple[str, str | None]:
+    """The slip a wrong p-value shows (a hint without the formula), and the formula where the hint needs it."""
     n = len(gaps)
     above = sum(g > observed for g in gaps)
     at_least = sum(g >= observed for g in gaps)
+    formula = "p = (count + 1) / (n + 1), with count = the trials whose gap is >= the observed one"
+    no_plus_one = ("The observed assignment is itself one of the possible shuffles, and without it a finite run "
+                   "could claim p = 0: where does it belong in the count, and in the number of trials? Section 3's "
+                   "formula shows it.")
+    a_count = "That is a count, not a p-value: a p-value is a share of the trials. Section 3's formula shows which."
     candidates = [
         ((above + 1) / (n + 1), "You left out the trials that tie the observed gap (> instead of >=), as sacrebleu "
                                 "does. A shuffle that reproduces the observed gap exactly is as extreme as it: "
-                                "count it. Section 3 shows why it matters."),
-        (above / n, "Add one to both counts: p = (count + 1) / (n + 1). The observed assignment is itself one of "
-                    "the possible shuffles, and without the +1 a finite run could claim p = 0."),
-        ((above + 1) / n, "The denominator is n + 1 (the trials plus the observed test set), not n."),
+                                "count it. Section 3 shows why it matters.", None),
+        (above / n, no_plus_one, formula),
+        (at_least / n, no_plus_one, formula),
+        ((above + 1) / n, "The denominator is n + 1 (the trials plus the observed test set), not n.", None),
         ((n - above + 1) / (n + 1), "You counted the trials with a SMALLER gap. The p-value counts how often "
-                                    "chance alone produced a gap larger than the observed one."),
-        (float(above), "That is a count; divide: p = (count + 1) / (n + 1)."),
-        (float(above + 1), "That is a count; divide: p = (count + 1) / (n + 1)."),
+                                    "chance alone produced a gap larger than the observed one.", None),
+        (float(above), a_count, formula),
+        (float(above + 1), a_count, formula),
     ]
-    for value, hint in candidates:
+    for value, hint, recipe in candidates:
         if math.isclose(got, value, rel_tol=1e-9, abs_tol=1e-12):
-            return hint
-    if math.isclose(got, at_least / n, rel_tol=1e-9, abs_tol=1e-12):
-        return candidates[0][1]
+            return hint, recipe
     return ("Count the trials whose gap is at least as large as the observed one, then turn the count into a "
-            "share of the trials plus the observed test set itself.")
+            "share of the trials plus the observed test set itself.", None)
 
 
 # ------------------------------------------------------------------------------------------ interpretation

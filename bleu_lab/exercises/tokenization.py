@@ -100,8 +100,12 @@ def check_token_counts(prediction: Mapping[str, int], *, reveal: bool = False) -
     return fb
 
 
-def check_nltk_word_bleu(func: Callable, *, cases: Sequence[tuple[str, str]] = NLTK_CASES) -> Feedback:
-    """Check ``func(reference, hypothesis)`` (two strings) returns nltk's word-level sentence BLEU (0–1)."""
+def check_nltk_word_bleu(func: Callable, *, cases: Sequence[tuple[str, str]] = NLTK_CASES,
+                         reveal: bool = False) -> Feedback:
+    """Check ``func(reference, hypothesis)`` (two strings) returns nltk's word-level sentence BLEU (0–1).
+
+    A recognised mistake is named on the first wrong try; the call that fixes it comes only on a later try (or
+    with ``reveal=True``), so the first run of the skeleton does not hand over the solution."""
     fb = Feedback("nltk_word_bleu")
     if not callable(func):
         return fb.fail(f"pass your function itself (nltk_word_bleu), not {type(func).__name__}")
@@ -114,37 +118,44 @@ def check_nltk_word_bleu(func: Callable, *, cases: Sequence[tuple[str, str]] = N
             break
         problem = _nltk_problem(ref, hyp, got)
         if problem:
-            fb.fail(f"reference {ref!r}, hypothesis {hyp!r}: {problem}")
+            message, fix = problem
+            if fix is None:
+                fb.fail(f"reference {ref!r}, hypothesis {hyp!r}: {message}")
+            else:
+                tiered_hint(fb, [f"reference {ref!r}, hypothesis {hyp!r}: {message}"], fix, reveal=reveal)
             break
     return fb
 
 
-def _nltk_problem(ref: str, hyp: str, got: object) -> str | None:
-    """What is wrong with one nltk_word_bleu result (None if it equals word-level BLEU)."""
+def _nltk_problem(ref: str, hyp: str, got: object) -> tuple[str, str | None] | None:
+    """What is wrong with one nltk_word_bleu result (None if it equals word-level BLEU): the diagnosis, and the
+    fix in code where the diagnosis has one (shown only on a later try)."""
     if as_number(got, strings=False) is None:
-        return f"your function returned {got!r}; return nltk's score, a number between 0 and 1"
+        return f"your function returned {got!r}; return nltk's score, a number between 0 and 1", None
     got = float(as_number(got, strings=False))
     want = without_warnings(sentence_bleu, [ref], hyp)
     if _same(got, want):
         return None
     message = f"you returned {float(got):.6g}, word-level BLEU is {want:.6g}"
+    call = "nltk_sentence_bleu([reference.split()], hypothesis.split())"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         mistakes = (
-            (nltk_sentence_bleu([ref], hyp), "you gave nltk the raw strings, so it scored CHARACTERS: split them, "
-             "nltk_sentence_bleu([reference.split()], hypothesis.split())"),
+            (nltk_sentence_bleu([ref], hyp), "you gave nltk the raw strings, so it scored CHARACTERS. What does "
+             "nltk expect instead of a string? Section 6 shows it", f"split both strings: {call}"),
             (nltk_sentence_bleu([ref], hyp.split()), "the reference is still a string (nltk sees its characters): "
-             "split it too"),
-            (nltk_sentence_bleu(ref.split(), hyp.split()), "references must be a LIST of token lists: "
-             "[reference.split()], not reference.split()"),
+             "split it too", None),
+            (nltk_sentence_bleu(ref.split(), hyp.split()), "references must be a LIST of token lists (one token "
+             "list per reference, even when there is only one); section 6 shows the shape",
+             f"wrap the split reference in a list: {call}"),
             (nltk_sentence_bleu([hyp.split()], ref.split()), "the arguments are swapped: nltk takes the references "
-             "first, then the hypothesis"),
-            (want * 100, "nltk's scores are on a 0–1 scale; don't multiply by 100"),
+             "first, then the hypothesis", None),
+            (want * 100, "nltk's scores are on a 0–1 scale; don't multiply by 100", None),
         )
-    for value, explanation in mistakes:
+    for value, explanation, fix in mistakes:
         if _same(got, value) and not _same(value, want):
-            return f"{message} — {explanation}"
-    return message
+            return f"{message} — {explanation}", fix
+    return message, None
 
 
 def expected_report_score() -> float:

@@ -101,8 +101,9 @@ def _old_nltk_hint(refs: list[list[str]], hyp: list[str], got: float) -> str:
     if math.isclose(got, without_warnings(sentence_bleu, refs, hyp, auto_reweigh=True), rel_tol=1e-9):
         return ("That is auto_reweigh, which spreads the weight as 1/c over the orders a short hypothesis has. "
                 "The old version kept w_n = 0.25 and simply dropped the failing orders.")
-    return ("Find the first order n whose clipped match count is 0, then score with weights (0.25,) * (n - 1): "
-            "the dropped orders contribute nothing to the sum (as if p_n were 1). Keep the brevity penalty.")
+    return ("What did old nltk do with the first order whose clipped match count is 0, and with the orders above "
+            "it? The exercise text and appendix A2 say; the weights of the orders it kept did not change. Keep the "
+            "brevity penalty.")
 
 # For ``bleu-lab grade``: hidden cases drawn at grading time (no hidden case ships): old nltk's scores of other
 # hypotheses against other references, so that a table of the seven printed values does not pass.
