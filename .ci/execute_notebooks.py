@@ -41,6 +41,22 @@ def normalize(nb: nbformat.NotebookNode) -> None:
     normalize_metadata(nb.metadata)  # language_info as JupyterLab writes it on open, without the Python version
     for cell in nb.cells:
         cell.metadata.pop("execution", None)
+        if cell.cell_type == "code":
+            cell.outputs = coalesce_streams(cell.outputs)
+
+
+def coalesce_streams(outputs: list) -> list:
+    """Join consecutive stdout (or stderr) outputs into one: how a print is cut into messages depends on timing,
+    and the saved file should not."""
+    joined: list = []
+    for output in outputs:
+        previous = joined[-1] if joined else None
+        if (output.get("output_type") == "stream" and previous is not None
+                and previous.get("output_type") == "stream" and previous.get("name") == output.get("name")):
+            previous["text"] = "".join(previous["text"]) + "".join(output["text"])
+        else:
+            joined.append(output)
+    return joined
 
 
 def clear_exercise_checks(nb: nbformat.NotebookNode) -> list[int]:
