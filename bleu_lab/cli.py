@@ -23,7 +23,7 @@ import sys
 import textwrap
 import unicodedata
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from .data import line_count_error, read_lines, references_per_segment
 from .explain import explain
@@ -121,10 +121,16 @@ def main(argv: Sequence[str] | None = None, prog: str = "bleu-lab") -> int:
         from .classroom import main as classroom_main
 
         return classroom_main(argv[1:], prog)
-    args = build_parser(prog).parse_args(argv)
+    return run_with_clear_errors(run, build_parser(prog).parse_args(argv), prog)
+
+
+def run_with_clear_errors(run: Callable[[argparse.Namespace], object], args: argparse.Namespace, prog: str) -> int:
+    """``run(args)``; return 0, or print one line ("PROG: error: ...") and return 2 for an error of the input.
+
+    A warning (e.g. a byte order mark) prints as one "note:" line."""
     with warnings.catch_warnings():
         warnings.simplefilter("always", UserWarning)
-        warnings.showwarning = _note  # a warning (e.g. a byte order mark) prints as one "note:" line
+        warnings.showwarning = _note
         try:
             run(args)
         except (OSError, ValueError, TypeError, MemoryError) as err:

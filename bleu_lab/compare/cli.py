@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-import warnings
 from collections.abc import Sequence
 
-from ..cli import EXIT_ERROR, _note
+from ..cli import run_with_clear_errors
 from ..tokenization import TOKENIZERS
 from .comparison import compare_systems
 from .files import comparison_inputs, default_names, read_text_file
@@ -57,15 +56,7 @@ def build_parser(prog: str = "bleu-lab compare") -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None, prog: str = "bleu-lab compare") -> int:
     """Run ``bleu-lab compare``; return the exit code (0, or 2 after printing a one-line error)."""
     args = build_parser(prog).parse_args(sys.argv[1:] if argv is None else list(argv))
-    with warnings.catch_warnings():
-        warnings.simplefilter("always", UserWarning)
-        warnings.showwarning = _note
-        try:
-            run(args)
-        except (OSError, ValueError, TypeError, MemoryError) as err:
-            print(f"{prog}: error: {err or type(err).__name__}", file=sys.stderr)
-            return EXIT_ERROR
-    return 0
+    return run_with_clear_errors(run, args, prog)
 
 
 def run(args: argparse.Namespace) -> None:
