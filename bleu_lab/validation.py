@@ -25,7 +25,7 @@ def as_tokens(value: object, name: str) -> Tokens:
     if not isinstance(value, Sequence):
         raise TypeError(f"{name} must be a string or a list of string tokens, not {type(value).__name__}")
     tokens = list(value)
-    if all(type(t) is str for t in tokens):
+    if set(map(type, tokens)) == {str}:  # every token a plain str (checked in C: this runs for every segment)
         return tokens
     for bad in tokens:
         if not isinstance(bad, str):
