@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from operator import add
 
 from .brevity import closest_length
 from .ngrams import ngram_iter, ngram_list, ngram_total
@@ -152,24 +153,24 @@ def _iterable(value: object) -> bool:
 def pooled_stats(
     list_of_references: Iterable[Sequence[Sequence[str]]], hypotheses: Iterable[Sequence[str]], max_order: int = 4
 ) -> BleuStats:
-    """``corpus_stats`` on input already checked and tokenized (the fast path the scorers use)."""
-    hyp_total = ref_total = segments = 0
+    """``corpus_stats`` on input already checked and tokenized (the fast path the scorers use).
+
+    The same sums as adding up ``segment_stats``, kept as plain ints (no ``BleuStats`` per segment): matches and
+    the closest reference lengths are summed segment by segment; totals[n] = sum of max(0, c - n + 1) and
+    short[n] = #segments with c < n come at the end from how many hypotheses have each length c.
+    """
+    ref_total = 0
     matches = [0] * max_order
-    totals = [0] * max_order
-    short = [0] * max_order
+    hyp_lens = []
     for references, hypothesis in zip(list_of_references, hypotheses):
         hyp_len, ref_len, seg_matches = segment_counts(references, hypothesis, max_order)
-        hyp_total += hyp_len
+        hyp_lens.append(hyp_len)
         ref_total += ref_len
-        segments += 1
-        for i in range(max_order):
-            matches[i] += seg_matches[i]
-            count = hyp_len - i
-            if count > 0:
-                totals[i] += count
-            else:
-                short[i] += 1
-    return BleuStats(hyp_total, ref_total, tuple(matches), tuple(totals), tuple(short), segments)
+        matches = list(map(add, matches, seg_matches))
+    lengths = Counter(hyp_lens).items()
+    totals = tuple(sum([k * (c - i) for c, k in lengths if c > i]) for i in range(max_order))
+    short = tuple(sum([k for c, k in lengths if c <= i]) for i in range(max_order))
+    return BleuStats(sum(hyp_lens), ref_total, tuple(matches), totals, short, len(hyp_lens))
 
 
 def empty_stats(max_order: int = 4) -> BleuStats:
