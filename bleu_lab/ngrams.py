@@ -50,4 +50,4 @@ def _ngram_iter(tokens: Sequence[str], n: int):
     # zip over n shifted views of the list builds each tuple in C: much faster than slicing in a loop.
     if n > len(tokens):  # no n-gram at all, and no need to build n views (n may be huge)
         return iter(())
-    return zip(*(tokens[i:] for i in range(n)))
+    return zip(*[tokens[i:] for i in range(n)])

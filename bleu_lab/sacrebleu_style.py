@@ -22,7 +22,7 @@ from .brevity import brevity_penalty
 from .geometric_mean import uniform_log_mean
 from .smoothing import SACREBLEU_DEFAULTS, SACREBLEU_METHODS, sacrebleu_precisions
 from .statistics import BleuStats, pooled_stats
-from .tokenization import TOKENIZERS, make_preprocessor, tokenizer_signature
+from .tokenization import TOKENIZERS, make_preprocessor, preprocess_corpus, tokenizer_signature
 from .validation import as_sequence, as_text, check_choice, check_order, plain_strings
 
 
@@ -136,9 +136,22 @@ def corpus_score(
     """
     options = ScoreOptions(tokenize, lowercase, smooth_method, smooth_value, effective_order, max_ngram_order)
     hyps, refs = check_corpus(hypotheses, references)
-    prep = make_preprocessor(tokenize, lowercase)
-    stats = pooled_stats(([prep(r) for r in seg] for seg in refs), map(prep, hyps), max_ngram_order)
+    hyp_tokens, ref_tokens = preprocess_segments(hyps, refs, tokenize, lowercase)
+    stats = pooled_stats(ref_tokens, hyp_tokens, max_ngram_order)
     return score_from_stats(stats, options, nrefs=count_refs(refs))
+
+
+def preprocess_segments(
+    hypotheses: Sequence[str], references: Sequence[Sequence[str]], tokenize: str = "13a", lowercase: bool = False
+) -> tuple[list[list[str]], list[list[list[str]]]]:
+    """The tokens of every hypothesis and of each segment's references, tokenized in one corpus pass."""
+    tokens = preprocess_corpus([*hypotheses, *(r for seg in references for r in seg)], tokenize, lowercase)
+    hyp_tokens, ref_tokens = tokens[: len(hypotheses)], []
+    start = len(hypotheses)
+    for seg in references:
+        ref_tokens.append(tokens[start : start + len(seg)])
+        start += len(seg)
+    return hyp_tokens, ref_tokens
 
 
 def score_from_stats(stats: BleuStats, options: ScoreOptions = ScoreOptions(), nrefs: int | str = 1) -> BleuScore:

@@ -14,7 +14,7 @@ sacrebleu's own.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib import import_module
 
@@ -87,6 +87,41 @@ def tokenize_13a(line: str) -> str:
     return " ".join(line.split())
 
 
+# Rules 2-4 once more, with lookarounds so that each replacement is a fixed string (no Python call per match). They
+# give RULES_13A's result on every line where no two of "." and "," are adjacent: only there can a match of rule 2 or 3
+# use up a character the next match needs. Other lines take RULES_13A (``tokenize_13a``).
+_LITERAL_RULES_13A = (
+    (re.compile(r"\.(?<=[^0-9]\.)"), " . "), (re.compile(r",(?<=[^0-9],)"), " , "),  # rule 2, for "." then ","
+    (re.compile(r"\.(?=[^0-9])"), " . "), (re.compile(r",(?=[^0-9])"), " , "),  # rule 3
+    (re.compile(r"-(?<=[0-9]-)"), " - "),  # rule 4
+)  # (each pattern starts with its character, which the regex engine finds fast; the lookbehind then checks before it)
+_ADJACENT_STOPS = re.compile(r"[.,][.,]")
+
+
+def tokenize_13a_corpus(lines: Sequence[str]) -> list[list[str]]:
+    """``[tokenize_13a(line).split() for line in lines]``, computed for a whole corpus at once (the fast path).
+
+    Each distinct line is tokenized once. The cleaned, padded lines are joined by newlines into one text, and each
+    rule runs once over it: no rule can match across a line break (a cleaned line has no newline, a match spans at
+    most two characters of one line, and each newline sits between two padding spaces). Rules 2-4 use the
+    fixed-string form above, so lines with "..", ".," ",," or ",." go through ``tokenize_13a`` instead. The tests
+    compare the result with sacrebleu's ``Tokenizer13a`` on generated text and on every line of WMT21.
+    """
+    tokens: dict[str, list[str]] = {}
+    batch: dict[str, str] = {}
+    for line in dict.fromkeys(lines):
+        cleaned = _clean_13a(line)
+        if _ADJACENT_STOPS.search(cleaned):
+            tokens[line] = tokenize_13a(line).split()
+        else:
+            batch[line] = f" {cleaned} "
+    text = RULES_13A[0].pattern.sub(RULES_13A[0].replacement, "\n".join(batch.values()))
+    for pattern, replacement in _LITERAL_RULES_13A:
+        text = pattern.sub(replacement, text)
+    tokens.update(zip(batch, map(str.split, text.split("\n"))))
+    return [tokens[line] for line in lines]
+
+
 def tokenize_13a_steps(line: str) -> list[tuple[str, str]]:
     """13a at work: (what the step does, the text after it) for each step of ``tokenize_13a``."""
     text = _clean_13a(as_text(line, "line"))
@@ -128,3 +163,19 @@ def make_preprocessor(tokenize: str = "13a", lowercase: bool = False) -> Callabl
     if lowercase:
         return lambda text: tokenizer(text.lower().rstrip()).split()
     return lambda text: tokenizer(text.rstrip()).split()
+
+
+def preprocess_corpus(lines: Sequence[str], tokenize: str = "13a", lowercase: bool = False) -> list[list[str]]:
+    """``[make_preprocessor(tokenize, lowercase)(line) for line in lines]``: one call for a whole corpus.
+
+    With 13a (the default) it tokenizes all lines in one pass (``tokenize_13a_corpus``); the other tokenizers run
+    line by line, each distinct line once.
+    """
+    check_flag(lowercase, "lowercase")
+    check_choice(tokenize, "tokenize", TOKENIZERS)
+    prepared = [line.lower().rstrip() for line in lines] if lowercase else [line.rstrip() for line in lines]
+    if tokenize == "13a":
+        return tokenize_13a_corpus(prepared)
+    tokenizer = get_tokenizer(tokenize)
+    tokens = {line: tokenizer(line).split() for line in prepared}
+    return [tokens[line] for line in prepared]

@@ -18,6 +18,8 @@ def as_tokens(value: object, name: str) -> Tokens:
     """Return ``value`` as a list of tokens: a string is split on whitespace, a sequence of strings is kept."""
     if isinstance(value, str):
         return value.split()
+    if type(value) is list and set(map(type, value)) == {str}:  # the usual case, checked in C (runs per segment)
+        return list(value)
     if value is None:
         raise TypeError(f"{name} must be a string or a list of string tokens, not None")
     if isinstance(value, (bytes, bytearray)):
@@ -40,7 +42,9 @@ def as_reference_list(value: object, name: str, *, tokenized_one: bool = False) 
     ``tokenized_one=True`` (nltk's front door, where references are token lists) rejects a list of one-word
     strings: it is one tokenized reference that lost its brackets.
     """
-    if isinstance(value, (str, bytes, bytearray, Mapping)) or value is None or not isinstance(value, Iterable):
+    if type(value) is not list and (
+        isinstance(value, (str, bytes, bytearray, Mapping)) or value is None or not isinstance(value, Iterable)
+    ):
         raise TypeError(
             f"{name} must be a list of references (each a string or a list of tokens), "
             f"not {type(value).__name__}; wrap a single reference in a list: [reference]"

@@ -15,7 +15,9 @@ from bleu_lab.tokenization import (
     RULES_13A,
     TOKENIZERS,
     get_tokenizer,
+    preprocess_corpus,
     tokenize_13a,
+    tokenize_13a_corpus,
     tokenize_13a_steps,
     tokenizer_signature,
 )
@@ -34,6 +36,21 @@ pieced_text = st.lists(st.sampled_from(PIECES), max_size=30).map("".join)
 @example("x.... y,,, 4.-5 .5 5. ,5 a.b")
 def test_13a_equals_sacrebleu_tokenizer(text):
     assert tokenize_13a(text) == Tokenizer13a()(text)
+
+
+@given(st.lists(st.one_of(pieced_text, st.text(max_size=60)), max_size=8))
+@example(["x.... y,,, 4.-5 .5 5. ,5 a.b", "Die BJP hat 72 und liegt bei 97.", "a.,5 1.-2", "a.,5 1.-2", ""])
+def test_13a_corpus_fast_path_equals_sacrebleu_line_by_line(lines):
+    theirs = Tokenizer13a()
+    assert tokenize_13a_corpus(lines) == [theirs(line).split() for line in lines]
+
+
+@pytest.mark.parametrize("name", TOKENIZERS)
+@pytest.mark.parametrize("lowercase", [False, True])
+def test_preprocess_corpus_equals_sacrebleus_preprocessing(name, lowercase):
+    lines = ["Mit einem 2:0-Sieg, 3.5 Punkte &amp; 1,000 Fans.  ", "Er sagte: \"Nein...\"", "Er sagte: \"Nein...\"", ""]
+    bleu = BLEU(tokenize=name, lowercase=lowercase)
+    assert preprocess_corpus(lines, name, lowercase) == [bleu._preprocess_segment(line).split() for line in lines]
 
 
 @pytest.mark.parametrize("text,tokens", [
@@ -68,6 +85,8 @@ def test_13a_equals_sacrebleu_on_every_line_of_wmt21(mtdata: Path):
     for path in files:
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
             assert tokenize_13a(line) == theirs(line), f"{path.name}:{number}"
+        lines = path.read_text(encoding="utf-8").splitlines()
+        assert tokenize_13a_corpus(lines) == [theirs(line).split() for line in lines], path.name
 
 
 def test_13a_steps_end_in_the_tokenized_line_and_show_each_rule():
