@@ -25,12 +25,19 @@ def text_file(name: str, lines: list[str]) -> dict:
     return {"name": name, "mimeType": "text/plain", "buffer": ("\n".join(lines) + "\n").encode("utf-8")}
 
 
+def choose_files(button: Locator, files: list[dict]) -> None:
+    """Click an upload button and give its file input the files (ipywidgets' FileUpload keeps its
+    ``<input type=file>`` out of the document, so Playwright sets the files through the file chooser it opens)."""
+    with button.page.expect_file_chooser() as chooser:
+        button.click()
+    chooser.value.set_files(files)
+    expect(button).to_contain_text(f"({len(files)})")
+
+
 def upload(app: Locator, systems: list[dict], references: list[dict], names: str = "") -> None:
     """Choose the files in the two file inputs, type the names, press Compare."""
-    app.locator(".bleu-upload-systems input[type=file]").set_input_files(systems)
-    expect(app.locator(".bleu-upload-systems")).to_contain_text(f"({len(systems)})")
-    app.locator(".bleu-upload-references input[type=file]").set_input_files(references)
-    expect(app.locator(".bleu-upload-references")).to_contain_text(f"({len(references)})")
+    choose_files(app.locator(".bleu-upload-systems"), systems)
+    choose_files(app.locator(".bleu-upload-references"), references)
     if names:
         type_into_widget(app.page, app.locator(".bleu-upload-names"), names)
     app.get_by_role("button", name="Compare").click()
