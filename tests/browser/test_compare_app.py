@@ -1,4 +1,4 @@
-"""The comparison app (notebooks/compare_app.ipynb) as a Voilà page in a real browser.
+"""The comparison app (notebooks/compare_app.ipynb) as a Voilà page in a real browser, and in JupyterLab.
 
 It opens with the data/news example (never an empty page); a student uploads two small system files and a reference
 through the page's file inputs, presses Compare and reads the scores table of their own systems; files whose line
@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from playwright.sync_api import Locator, Page, expect
 
-from .helpers import PageErrors, assert_no_traceback, open_in_voila, type_into_widget
+from .helpers import PageErrors, assert_no_traceback, open_in_voila, open_notebook_in_lab, type_into_widget
 
 APP = "notebooks/compare_app.ipynb"
 REFERENCE = ["the cat sat on the mat .", "a dog barks at the moon .", "we went home early today ."]
@@ -87,3 +87,15 @@ def test_compare_app_in_voila(page: Page, voila_server_factory: Callable[[str | 
     expect(scores_table(app)).to_have_count(0)
     assert_no_traceback(page)
     page_errors.assert_clean()
+
+
+def test_compare_app_in_jupyterlab(page: Page, jupyterlab_url: str):
+    panel = open_notebook_in_lab(page, jupyterlab_url, APP)
+    assert_no_traceback(page)
+    app = panel.locator(".bleu-compare-app")
+    expect(app).to_have_count(1)
+    expect(scores_table(app).locator("tbody tr")).to_have_count(2)
+    upload(app, [text_file("base.txt", SYSTEM_A), text_file("new.txt", SYSTEM_B)], [text_file("ref.txt", REFERENCE)])
+    expect(app.locator(".bleu-upload-message")).to_contain_text("Compared 2 systems on 3 segments")
+    expect(scores_table(app).locator("tbody tr").nth(0)).to_contain_text("base.txt (baseline)")
+    assert_no_traceback(page)
