@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import ipywidgets as w
 
-from ..compare import Comparison, compare_systems
+from ..compare import compare_systems
 from ..compare.files import ComparisonInputs, comparison_inputs, decode_text_file, default_names
-from ..compare.reporters import bucket_html, salient_html, word_accuracy_html
+from ..compare.reporters import analyses_html
 from ..data import load_corpus
 from .compare import CompareUpload, CompareWidget
 from .model import message_html
@@ -21,19 +21,6 @@ from .views import LABEL_STYLE, _wide
 EXAMPLE_SYSTEMS = ("strong", "fluent")  # data/news's systems shown before an upload
 EXAMPLE_MESSAGE = ("Showing the data/news example (systems strong and fluent, reference A). Upload two or more "
                    "system outputs and one or more references, then press Compare.")
-
-
-def analyses_html(c: Comparison) -> str:
-    """The tables below the interactive view: word accuracy by frequency, the three bucketings, salient n-grams."""
-    return (
-        "<div class='bleu-compare-analyses' style='max-width:100%;overflow-x:auto'>"
-        + word_accuracy_html(c)
-        + bucket_html(c.length_buckets, "BLEU by reference length (tokens of the first reference)")
-        + bucket_html(c.length_difference_buckets, "BLEU by length difference (output − first reference, tokens)")
-        + bucket_html(c.sentence_bleu_buckets, "BLEU by sentence-BLEU band")
-        + salient_html(c)
-        + "</div>"
-    )
 
 
 def parse_names(text: str) -> list[str]:
@@ -79,7 +66,9 @@ class CompareApp(CompareUpload):
 
     def show(self, widget: CompareWidget) -> None:
         """The comparison: scores and segments (interactive), then the analyses' tables."""
-        self.result.children = (widget, w.HTML(analyses_html(widget.comparison), layout=_wide()))
+        tables = ("<div class='bleu-compare-analyses' style='max-width:100%;overflow-x:auto'>"
+                  f"{analyses_html(widget.comparison)}</div>")
+        self.result.children = (widget, w.HTML(tables, layout=_wide()))
 
     def compare(self) -> CompareWidget | None:
         """Compare the uploaded files (``CompareUpload.compare``) and add the analyses below the widget."""
@@ -106,4 +95,4 @@ def compare_app(**options: object) -> CompareApp:
     return CompareApp(**options)
 
 
-__all__ = ["CompareApp", "analyses_html", "compare_app", "parse_names"]
+__all__ = ["CompareApp", "compare_app", "parse_names"]
