@@ -77,3 +77,12 @@ def test_names_are_split_on_commas_or_spaces():
     assert parse_names("base, new system") == ["base", "new system"]
     assert parse_names("base new") == ["base", "new"]
     assert parse_names("  ") == []
+
+
+def test_a_file_too_big_is_explained():
+    app = CompareApp(example=False, **FAST)
+    big = b"a\n" * (10 * 2**20 + 1)  # just over 20 MB
+    app.systems.value = (upload("a.txt", big), upload("b.txt", b"a\n"))
+    app.references.value = (upload("r.txt", b"a\n"),)
+    assert app.compare() is None and app.result.children == ()
+    assert "system file a.txt has 20,971,522 bytes" in app.message.value
