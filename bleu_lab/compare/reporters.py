@@ -330,6 +330,17 @@ def example_html(c: Comparison, e, chips: Callable[[Comparison, str, int], str] 
     )
 
 
+def analyses_html(c: Comparison) -> str:
+    """The tables between the scores and the examples: word accuracy, the three bucketings, the salient n-grams."""
+    return (
+        word_accuracy_html(c)
+        + bucket_html(c.length_buckets, "BLEU by reference length (tokens of the first reference)")
+        + bucket_html(c.length_difference_buckets, "BLEU by length difference (output − first reference, tokens)")
+        + bucket_html(c.sentence_bleu_buckets, "BLEU by sentence-BLEU band")
+        + salient_html(c)
+    )
+
+
 def report_html(c: Comparison, max_examples: int = 10) -> str:
     """The notebook view: every table and the first examples, one fragment with inline styles."""
     examples = "".join(example_html(c, e) for e in c.examples[:max_examples])
@@ -337,11 +348,7 @@ def report_html(c: Comparison, max_examples: int = 10) -> str:
     return (
         f"<div class='bleu-compare' style=\"{BOX}\">"
         f"<div><b>Comparing {len(c.names)} systems</b> on {len(c)} segments (baseline {_esc(c.baseline)})</div>"
-        + scores_html(c) + word_accuracy_html(c)
-        + bucket_html(c.length_buckets, "BLEU by reference length (tokens of the first reference)")
-        + bucket_html(c.length_difference_buckets, "BLEU by length difference (output − first reference, tokens)")
-        + bucket_html(c.sentence_bleu_buckets, "BLEU by sentence-BLEU band")
-        + salient_html(c)
+        + scores_html(c) + analyses_html(c)
         + "<div style='font-weight:bold;margin-top:8px'>Where the systems differ most (sentence BLEU)</div>"
         + examples
         + (f"<div><i>… {more} more examples in the full report</i></div>" if more > 0 else "")

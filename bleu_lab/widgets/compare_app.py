@@ -1,0 +1,98 @@
+"""The comparison app (notebooks/compare_app.ipynb, for Voilà or JupyterLab): upload your systems, read the analyses.
+
+``compare_upload``'s file inputs with optional system names, then the whole comparison: the scores table with the
+paired tests and the segments side by side (``CompareWidget``), and below it the word accuracy, the three bucket
+tables and the salient n-grams (the report's own HTML). Before anything is uploaded it shows data/news's strong and
+fluent systems against reference A, so the page is never empty. A problem is a friendly message, never a traceback.
+"""
+
+from __future__ import annotations
+
+import ipywidgets as w
+
+from ..compare import compare_systems
+from ..compare.files import ComparisonInputs, comparison_inputs, decode_text_file, default_names
+from ..compare.reporters import analyses_html
+from ..data import load_corpus
+from .compare import CompareUpload, CompareWidget
+from .model import message_html
+from .views import LABEL_STYLE, _wide
+
+EXAMPLE_SYSTEMS = ("strong", "fluent")  # data/news's systems shown before an upload
+EXAMPLE_MESSAGE = ("Showing the data/news example (systems strong and fluent, reference A). Upload two or more "
+                   "system outputs and one or more references, then press Compare.")
+
+
+def parse_names(text: str) -> list[str]:
+    """The names typed in the names box: separated by commas (or by spaces when there is no comma)."""
+    parts = text.split(",") if "," in text else text.split()
+    return [p.strip() for p in parts if p.strip()]
+
+
+class CompareApp(CompareUpload):
+    """The upload form (system outputs, references, optional names, tokenizer), then the full comparison."""
+
+    def __init__(self, example: bool = True, **options: object):
+        super().__init__(**options)
+        self.add_class("bleu-compare-app")
+        self.systems.add_class("bleu-upload-systems")
+        self.references.add_class("bleu-upload-references")
+        self.names = w.Text(description="names", placeholder="optional: one per system file, e.g. base, new",
+                            style=LABEL_STYLE, layout=w.Layout(width="30em"))
+        self.names.add_class("bleu-upload-names")
+        self.message.add_class("bleu-upload-message")
+        form, *rest = self.children
+        self.children = (form, self.names, *rest)
+        if example:
+            self.show_example()
+
+    def _repr_mimebundle_(self, **kwargs):
+        """ipywidgets' bundle with a readable ``text/plain`` (its default is the repr of every child)."""
+        bundle = super()._repr_mimebundle_(**kwargs)
+        if isinstance(bundle, dict) and "text/plain" in bundle:
+            bundle["text/plain"] = ("Compare your own systems: upload outputs and references.\n"
+                                    "(An interactive widget: run the cell to use it.)")
+        return bundle
+
+    def inputs(self) -> ComparisonInputs:
+        """The uploaded files, decoded and checked, named by the names box or else by their file names."""
+        files = list(self.systems.value)
+        systems = [decode_text_file(f["name"], bytes(f["content"]), "system") for f in files]
+        references = [decode_text_file(f["name"], bytes(f["content"]), "reference") for f in self.references.value]
+        names = parse_names(self.names.value) or default_names([f["name"] for f in files])
+        if len(set(names)) != len(names):
+            raise ValueError(f"the names {', '.join(names)} repeat one: give each system a name of its own")
+        return comparison_inputs(names, systems, references)
+
+    def show(self, widget: CompareWidget) -> None:
+        """The comparison: scores and segments (interactive), then the analyses' tables."""
+        tables = ("<div class='bleu-compare-analyses' style='max-width:100%;overflow-x:auto'>"
+                  f"{analyses_html(widget.comparison)}</div>")
+        self.result.children = (widget, w.HTML(tables, layout=_wide()))
+
+    def compare(self) -> CompareWidget | None:
+        """Compare the uploaded files (``CompareUpload.compare``) and add the analyses below the widget."""
+        widget = super().compare()
+        if widget is not None:
+            self.show(widget)
+        return widget
+
+    def show_example(self) -> None:
+        """data/news's strong and fluent systems against reference A, until the student uploads files."""
+        try:
+            corpus = load_corpus("news")
+            c = compare_systems({n: corpus.systems[n] for n in EXAMPLE_SYSTEMS}, corpus.references_for("A"),
+                                sources=corpus.sources, **self.options)
+            self.show(CompareWidget(c))
+            self.message.value = message_html(EXAMPLE_MESSAGE)
+        except Exception as err:  # never a traceback for a student
+            self.message.value = message_html(f"The example could not be loaded ({type(err).__name__}: {err}). "
+                                              "Upload your own files instead.")
+
+
+def compare_app(**options: object) -> CompareApp:
+    """The comparison app: the data/news example first, then your uploads (``options`` as ``compare_systems``)."""
+    return CompareApp(**options)
+
+
+__all__ = ["CompareApp", "compare_app", "parse_names"]

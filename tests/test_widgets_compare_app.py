@@ -1,0 +1,88 @@
+"""The comparison app (bleu_lab.widgets.compare_app, notebooks/compare_app.ipynb): the data/news example before any
+upload, every analysis after one, the names box, and a friendly message (never a traceback) for odd input."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from bleu_lab.widgets.compare import CompareWidget
+from bleu_lab.widgets.compare_app import CompareApp, compare_app, parse_names
+
+NEWS = Path(__file__).resolve().parent.parent / "data" / "news"
+FAST = {"n_samples": 100, "n_trials": 200}
+CAPTIONS = ("Word F-measure by frequency bucket", "BLEU by reference length", "BLEU by length difference",
+            "BLEU by sentence-BLEU band", "n-grams matched more by")
+
+
+def upload(name: str, data: bytes) -> dict:
+    return {"name": name, "type": "text/plain", "size": len(data), "content": memoryview(data),
+            "last_modified": datetime.now(UTC)}
+
+
+def shown(app: CompareApp) -> tuple[CompareWidget | None, str]:
+    """The comparison widget shown and the analyses' HTML below it (None, "" when nothing is shown)."""
+    if not app.result.children:
+        return None, ""
+    widget, analyses = app.result.children
+    return widget, analyses.value
+
+
+def test_the_example_is_shown_before_any_upload():
+    app = compare_app(**FAST)
+    widget, analyses = shown(app)
+    assert widget is not None and widget.comparison.names == ("strong", "fluent")
+    assert "data/news example" in app.message.value
+    assert all(caption in analyses for caption in CAPTIONS)
+    assert "Scores" in widget.summary.value and "compare-example" in widget.output.value
+
+
+def test_uploads_with_names_replace_the_example():
+    app = CompareApp(example=False, **FAST)
+    assert shown(app) == (None, "")
+    app.systems.value = (upload("a.de", (NEWS / "sys.strong.de").read_bytes()),
+                         upload("b.de", (NEWS / "sys.literal.de").read_bytes()))
+    app.references.value = (upload("ref.de", (NEWS / "ref.A.de").read_bytes()),)
+    app.names.value = "base, new"
+    widget = app.compare()
+    assert widget is not None and widget.comparison.names == ("base", "new")
+    assert shown(app)[0] is widget and all(caption in shown(app)[1] for caption in CAPTIONS)
+    app.names.value = ""
+    assert app.compare().comparison.names == ("a.de", "b.de")
+
+
+@pytest.mark.parametrize(("names", "expected"), [("one", "1 names for 2 system files"),
+                                                 ("same, same", "repeat one")])
+def test_bad_names_are_explained(names, expected):
+    app = CompareApp(example=False, **FAST)
+    app.systems.value = (upload("a.txt", b"x y\n"), upload("b.txt", b"x z\n"))
+    app.references.value = (upload("r.txt", b"x y\n"),)
+    app.names.value = names
+    assert app.compare() is None and expected in app.message.value and app.result.children == ()
+
+
+def test_mismatched_lines_and_bad_bytes_are_explained():
+    app = compare_app(**FAST)
+    app.systems.value = (upload("a.txt", b"one\ntwo\n"), upload("b.txt", b"one\ntwo\n"))
+    app.references.value = (upload("r.txt", b"one\n"),)
+    assert app.compare() is None and app.result.children == ()
+    assert "reference file r.txt has 1 line but system file a.txt has 2 lines" in app.message.value
+    app.references.value = (upload("r.txt", "één\ntwee\n".encode("latin-1")),)
+    assert app.compare() is None and "r.txt" in app.message.value and "UTF-8" in app.message.value
+
+
+def test_names_are_split_on_commas_or_spaces():
+    assert parse_names("base, new system") == ["base", "new system"]
+    assert parse_names("base new") == ["base", "new"]
+    assert parse_names("  ") == []
+
+
+def test_a_file_too_big_is_explained():
+    app = CompareApp(example=False, **FAST)
+    big = b"a\n" * (10 * 2**20 + 1)  # just over 20 MB
+    app.systems.value = (upload("a.txt", big), upload("b.txt", b"a\n"))
+    app.references.value = (upload("r.txt", b"a\n"),)
+    assert app.compare() is None and app.result.children == ()
+    assert "system file a.txt has 20,971,522 bytes" in app.message.value
