@@ -30,7 +30,7 @@ from .nltk_style import UNIFORM_4, nltk_breakdown
 from .sacrebleu_style import ScoreOptions, score_from_stats
 from .smoothing import NLTK_METHODS, SACREBLEU_METHODS, stats_order_needed
 from .statistics import segment_stats
-from .tokenization import TOKENIZERS, make_preprocessor
+from .tokenization import ALL_TOKENIZERS, make_preprocessor
 from .validation import as_reference_list, as_tokens, check_choice, check_flag, check_weights
 
 
@@ -203,7 +203,7 @@ def _tokens(references: Sequence, hypothesis: object, tokenize: str | None, lowe
         if lowercase:
             hyp, refs = [t.lower() for t in hyp], [[t.lower() for t in r] for r in refs]
         return hyp, refs
-    check_choice(tokenize, "tokenize", TOKENIZERS)
+    check_choice(tokenize, "tokenize", ALL_TOKENIZERS)
     if not isinstance(hypothesis, str):
         raise TypeError("with tokenize=..., hypothesis must be a raw string (tokenization happens here)")
     prep = make_preprocessor(tokenize, lowercase)
