@@ -150,7 +150,8 @@ def explain(
     """Explain the sentence BLEU of ``hypothesis`` against ``references`` step by step.
 
     ``tokenize=None`` splits strings on whitespace (token lists are used as given); a sacrebleu tokenizer
-    name ('13a', 'intl', 'char', 'zh', 'none') tokenizes raw strings as ``sentence_score`` does.
+    name ('13a', 'intl', 'char', 'zh', 'none'; 'ja-mecab', 'ko-mecab' with the mecab extra) tokenizes raw strings
+    as ``sentence_score`` does.
     ``smoothing`` None or 'method0'...'method7' uses nltk's formula (score = ``sentence_bleu``);
     'exp', 'floor', 'add-k' or 'none' uses sacrebleu's (score = ``sentence_score(...).score / 100``,
     with N = len(weights) uniform orders and ``smooth_value``/``effective_order`` (default True) as there).
