@@ -75,6 +75,8 @@ def test_sentence_score_equals_sacrebleu(name):
         assert math.isclose(ours.score, theirs.score, rel_tol=1e-9, abs_tol=1e-9), (hyp, ours.score, theirs.score)
         assert list(ours.counts) == list(theirs.counts) and list(ours.totals) == list(theirs.totals)
         assert ours.signature == metric.get_signature().format()
+        explained = bl.explain(refs, hyp, tokenize=name, smoothing="exp")  # the explain view reads the same tokens
+        assert math.isclose(explained.score * 100, theirs.score, rel_tol=1e-9, abs_tol=1e-9)
 
 
 @pytest.mark.parametrize("name", list(CORPORA))
