@@ -36,7 +36,7 @@ from .significance import (
     paired_randomization,
 )
 from .smoothing import SACREBLEU_METHODS
-from .tokenization import TOKENIZERS
+from .tokenization import ALL_TOKENIZERS, OPTIONAL_TOKENIZERS, TOKENIZERS
 
 EXIT_ERROR = 2
 DEFAULT_SAMPLES, DEFAULT_TRIALS = 1000, 10000  # sacrebleu's defaults for --paired-bs-n and --paired-ar-n
@@ -68,8 +68,9 @@ def build_parser(prog: str = "bleu-lab") -> argparse.ArgumentParser:
     )
     parser.add_argument("hypothesis", metavar="HYP", help="hypothesis file (system output)")
     parser.add_argument("references", metavar="REF", nargs="+", help="reference file(s)")
-    parser.add_argument("-t", "--tokenize", default="13a", choices=TOKENIZERS, metavar="TOK",
-                        help=f"tokenizer: {', '.join(TOKENIZERS)} (default 13a)")
+    parser.add_argument("-t", "--tokenize", default="13a", choices=ALL_TOKENIZERS, metavar="TOK",
+                        help=f"tokenizer: {', '.join(TOKENIZERS)}; {', '.join(OPTIONAL_TOKENIZERS)} "
+                        f"with the mecab extra (default 13a)")
     parser.add_argument("-lc", "--lowercase", action="store_true", help="lowercase before tokenizing")
     parser.add_argument("-s", "--smooth", default="exp", choices=SACREBLEU_METHODS, metavar="METHOD",
                         help=f"smoothing: {', '.join(SACREBLEU_METHODS)} (default exp)")

@@ -30,7 +30,7 @@ from .nltk_style import UNIFORM_4, nltk_breakdown
 from .sacrebleu_style import ScoreOptions, score_from_stats
 from .smoothing import NLTK_METHODS, SACREBLEU_METHODS, stats_order_needed
 from .statistics import segment_stats
-from .tokenization import TOKENIZERS, make_preprocessor
+from .tokenization import ALL_TOKENIZERS, make_preprocessor
 from .validation import as_reference_list, as_tokens, check_choice, check_flag, check_weights
 
 
@@ -150,7 +150,8 @@ def explain(
     """Explain the sentence BLEU of ``hypothesis`` against ``references`` step by step.
 
     ``tokenize=None`` splits strings on whitespace (token lists are used as given); a sacrebleu tokenizer
-    name ('13a', 'intl', 'char', 'zh', 'none') tokenizes raw strings as ``sentence_score`` does.
+    name ('13a', 'intl', 'char', 'zh', 'none'; 'ja-mecab', 'ko-mecab' with the mecab extra) tokenizes raw strings
+    as ``sentence_score`` does.
     ``smoothing`` None or 'method0'...'method7' uses nltk's formula (score = ``sentence_bleu``);
     'exp', 'floor', 'add-k' or 'none' uses sacrebleu's (score = ``sentence_score(...).score / 100``,
     with N = len(weights) uniform orders and ``smooth_value``/``effective_order`` (default True) as there).
@@ -203,7 +204,7 @@ def _tokens(references: Sequence, hypothesis: object, tokenize: str | None, lowe
         if lowercase:
             hyp, refs = [t.lower() for t in hyp], [[t.lower() for t in r] for r in refs]
         return hyp, refs
-    check_choice(tokenize, "tokenize", TOKENIZERS)
+    check_choice(tokenize, "tokenize", ALL_TOKENIZERS)
     if not isinstance(hypothesis, str):
         raise TypeError("with tokenize=..., hypothesis must be a raw string (tokenization happens here)")
     prep = make_preprocessor(tokenize, lowercase)

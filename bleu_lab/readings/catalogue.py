@@ -4,7 +4,8 @@ A ``Workspace`` holds one corpus and tokenizes and counts it once per view (a to
 then scores every reading from those counts, so a hundred readings cost little more than the dozen views.
 
 Sources (the versions read to write these definitions; links in ``SOURCES``):
-  sacrebleu 2.6.0   sacrebleu/metrics/bleu.py (BLEU), sacrebleu/metrics/base.py (references as streams; ``force``)
+  sacrebleu 2.6.0   sacrebleu/metrics/bleu.py (BLEU), sacrebleu/metrics/base.py (references as streams; ``force``);
+                    with the mecab extra, also its ja-mecab and ko-mecab tokenizers (sacrebleu/tokenizers/)
   nltk 3.10.4       nltk/translate/bleu_score.py (corpus_bleu, sentence_bleu, SmoothingFunction); before 3.4, see
                     lesson 5 appendix A2 and nltk pull request #1844
   Hugging Face evaluate, metrics/bleu/bleu.py @ 0be8642 (13a tokens + TensorFlow NMT's compute_bleu,
@@ -24,7 +25,7 @@ from ..nltk_style import UNIFORM_4
 from ..sacrebleu_style import ScoreOptions, score_from_stats
 from ..smoothing import NLTK_METHODS, SACREBLEU_METHODS
 from ..statistics import BleuStats
-from ..tokenization import TOKENIZERS, make_preprocessor
+from ..tokenization import available_tokenizers, make_preprocessor
 from .counts import MAX_ORDER, SegmentCounts, count_segments, pool
 from .formulas import d2l_sentence, multi_bleu, nltk_before_3_4, nltk_corpus, tf_nmt, torchmetrics_bleu
 
@@ -50,6 +51,8 @@ TOKENIZER_NOTES = {
     "char": "'char' scores characters, not words",
     "zh": "'zh' splits Chinese characters apart",
     "none": "'none' only splits on spaces, so punctuation stays glued to words",
+    "ja-mecab": "'ja-mecab' cuts Japanese into words with MeCab and the IPA dictionary",
+    "ko-mecab": "'ko-mecab' cuts Korean into morphemes with MeCab-ko and mecab-ko-dic",
 }
 SUBWORD_MARKERS = ("@@", "\u2581")  # BPE continuation marker, SentencePiece's word-start piece "▁"
 
@@ -236,7 +239,7 @@ def _view(tokenize: str, lowercase: bool) -> str:
 
 
 def _sacrebleu_specs() -> Iterator[Spec]:
-    for tok in TOKENIZERS:
+    for tok in available_tokenizers():  # 'ja-mecab' and 'ko-mecab' only where the mecab extra is installed
         for lc in (False, True):
             for smooth in SACREBLEU_METHODS:
                 for eff in (False, True):
