@@ -213,7 +213,7 @@ def preprocess_corpus(lines: Sequence[str], tokenize: str = "13a", lowercase: bo
     line by line, each distinct line once.
     """
     check_flag(lowercase, "lowercase")
-    check_choice(tokenize, "tokenize", TOKENIZERS)
+    check_choice(tokenize, "tokenize", ALL_TOKENIZERS)
     prepared = [line.lower().rstrip() for line in lines] if lowercase else [line.rstrip() for line in lines]
     if tokenize == "13a":
         return tokenize_13a_corpus(prepared)
