@@ -9,7 +9,7 @@ The modules follow the lessons, one concept each:
   statistics.py      5  sufficient statistics that add up over a corpus
   geometric_mean.py  6  weights and the geometric mean
   smoothing.py       7  smoothing zero precisions (nltk's methods 0-7, sacrebleu's exp/floor/add-k)
-  tokenization.py    8  tokenizers: mteval-v13a written out, sacrebleu's intl, char, zh, none
+  tokenization.py    8  tokenizers: mteval-v13a written out, sacrebleu's intl, char, zh, none (+ ja-mecab, ko-mecab)
   nltk_style.py         sentence_bleu / corpus_bleu: tokens in, 0-1 out, nltk's semantics
   sacrebleu_style.py    sentence_score / corpus_score: strings in, 0-100 out, sacrebleu's semantics
   explain.py            every step of one score, for lessons and widgets
