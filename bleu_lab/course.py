@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import signal
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -256,6 +257,8 @@ def main(argv: Sequence[str], prog: str = "bleu-lab") -> int:
         return 0
     open_file = FIRST_LESSON if new else None
     process = subprocess.Popen(lab_command(args.directory, open_file, extra), cwd=args.directory)
+    # a stop request to this wrapper (e.g. from a process manager) stops JupyterLab too, instead of orphaning it
+    signal.signal(signal.SIGTERM, lambda signum, frame: process.send_signal(signum))
     while True:
         try:
             return process.wait()
