@@ -165,6 +165,19 @@ def _ready(url: str) -> bool:
         return False
 
 
+def headless_lab_options(port: int) -> list[str]:
+    """The options of every JupyterLab a test starts: loopback on ``port``, no browser, no token, root allowed."""
+    return [
+        "--no-browser",
+        "--ServerApp.ip=127.0.0.1",
+        f"--ServerApp.port={port}",
+        "--ServerApp.port_retries=0",
+        "--ServerApp.allow_root=True",
+        "--IdentityProvider.token=",
+        "--PasswordIdentityProvider.hashed_password=",
+    ]
+
+
 def _start_server(
     name: str, command: Callable[[int], list[str]], ready_path: str, env: dict[str, str], log_dir: Path
 ) -> ServerProcess:

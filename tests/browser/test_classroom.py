@@ -25,7 +25,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 from playwright.sync_api import Error as PlaywrightError
 
-from .conftest import EXTERNAL_URL, REPO_ROOT, ServerProcess, _isolated_env, _start_server
+from .conftest import EXTERNAL_URL, REPO_ROOT, ServerProcess, _isolated_env, _start_server, headless_lab_options
 from .helpers import PageErrors, assert_no_traceback, open_in_voila, type_into_widget
 
 PROJECTOR = {"width": 1280, "height": 720}
@@ -235,20 +235,13 @@ def test_a_full_room_shows_a_page_saying_so(projector_page, classroom_voila: Ser
 
 @pytest.fixture(scope="module")
 def readme_lab_url(browser_tmp: Path) -> Iterator[str]:
-    """JupyterLab as the README starts it: no user settings, the venv's defaults (requirements.txt installs ours)."""
+    """JupyterLab as the README starts it (`bleu-lab lab`, a fresh working copy): no user settings, the venv's
+    defaults (requirements.txt installs ours)."""
     env = _isolated_env(browser_tmp / "readme-lab-home")
 
     def command(port: int) -> list[str]:
-        return [
-            sys.executable, "-m", "jupyter", "lab", "notebooks/00_start_here.ipynb",
-            "--no-browser",
-            "--ServerApp.ip=127.0.0.1",
-            f"--ServerApp.port={port}",
-            "--ServerApp.port_retries=0",
-            "--ServerApp.allow_root=True",
-            "--IdentityProvider.token=",
-            "--PasswordIdentityProvider.hashed_password=",
-        ]  # fmt: skip
+        course = browser_tmp / "readme-course"
+        return [sys.executable, "-m", "bleu_lab", "lab", str(course), *headless_lab_options(port)]
 
     server = _start_server("jupyterlab-readme", command, "/api/status", env, browser_tmp)
     yield server.url

@@ -22,7 +22,7 @@ from playwright.sync_api import Page, expect
 
 from bleu_lab import course
 
-from .conftest import _isolated_env, _start_server
+from .conftest import _isolated_env, _start_server, headless_lab_options
 from .helpers import lab_notebook_panel, open_in_voila, open_notebook_in_lab, wait_for_lab_kernel_idle
 
 LESSON = "notebooks/03_brevity_penalty.ipynb"
@@ -69,14 +69,7 @@ def working_copy_lab(request, tmp_path: Path):
 
     def command(port: int) -> list[str]:
         return [
-            sys.executable, "-m", "bleu_lab", "lab", str(directory),
-            "--no-browser",
-            "--ServerApp.ip=127.0.0.1",
-            f"--ServerApp.port={port}",
-            "--ServerApp.port_retries=0",
-            "--ServerApp.allow_root=True",
-            "--IdentityProvider.token=",
-            "--PasswordIdentityProvider.hashed_password=",
+            sys.executable, "-m", "bleu_lab", "lab", str(directory), *headless_lab_options(port),
             "--ServerApp.terminals_enabled=False",
             "--LabApp.news_url=None",
             "--LabApp.check_for_updates_class=jupyterlab.handlers.announcements.NeverCheckForUpdate",
