@@ -7,6 +7,7 @@ The modules follow the lessons, one concept each:
   precision.py       3  modified precision p_n
   brevity.py         4  closest reference length and the brevity penalty
   statistics.py      5  sufficient statistics that add up over a corpus
+  corpus_counting.py 5  the same counts for a whole corpus in a few array operations (the fast path)
   geometric_mean.py  6  weights and the geometric mean
   smoothing.py       7  smoothing zero precisions (nltk's methods 0-7, sacrebleu's exp/floor/add-k)
   tokenization.py    8  tokenizers: mteval-v13a written out, sacrebleu's intl, char, zh, none (+ ja-mecab, ko-mecab)

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from operator import add
 
 from .brevity import closest_length
+from .corpus_counting import corpus_matches
 from .ngrams import ngram_iter, ngram_list, ngram_total
 from .validation import as_reference_list, as_sequence, as_tokens, check_order, check_same_length
 
@@ -158,22 +159,28 @@ def pooled_stats(
 ) -> BleuStats:
     """``corpus_stats`` on input already checked and tokenized (the fast path the scorers use).
 
-    The same sums as adding up ``segment_stats``, kept as plain ints (no ``BleuStats`` per segment): matches and
-    the closest reference lengths are summed segment by segment; totals[n] = sum of max(0, c - n + 1) and
-    short[n] = #segments with c < n come at the end from how many hypotheses have each length c.
+    The same sums as adding up ``segment_stats``, kept as plain ints (no ``BleuStats`` per segment): the matches
+    come from ``corpus_counting.corpus_matches`` (for a few segments, ``segment_counts`` one by one, which has no
+    array set-up cost); totals[n] = sum of max(0, c - n + 1) and short[n] = #segments with c < n come from how
+    many hypotheses have each length c.
     """
-    ref_total = 0
-    matches = [0] * max_order
-    hyp_lens = []
-    for references, hypothesis in zip(list_of_references, hypotheses):
-        hyp_len, ref_len, seg_matches = segment_counts(references, hypothesis, max_order)
-        hyp_lens.append(hyp_len)
-        ref_total += ref_len
-        matches = list(map(add, matches, seg_matches))
+    refs, hyps = list(list_of_references), list(hypotheses)
+    hyp_lens = [len(h) for h in hyps]
+    ref_total = sum([lengths[0] if len(lengths) == 1 else closest_length(lengths, c)
+                     for lengths, c in zip([[len(r) for r in rs] for rs in refs], hyp_lens)])
+    if len(hyps) < FEW_SEGMENTS:
+        matches = [0] * max_order
+        for references, hypothesis in zip(refs, hyps):
+            matches = list(map(add, matches, segment_counts(references, hypothesis, max_order)[2]))
+    else:
+        matches = [int(m) for m in corpus_matches(refs, hyps, max_order).sum(axis=0)]
     lengths = Counter(hyp_lens).items()
     totals = tuple(sum([k * (c - i) for c, k in lengths if c > i]) for i in range(max_order))
     short = tuple(sum([k for c, k in lengths if c <= i]) for i in range(max_order))
     return BleuStats(sum(hyp_lens), ref_total, tuple(matches), totals, short, len(hyp_lens))
+
+
+FEW_SEGMENTS = 8  # below this, counting segment by segment beats setting up corpus_matches's arrays
 
 
 def empty_stats(max_order: int = 4) -> BleuStats:

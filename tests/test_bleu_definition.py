@@ -12,8 +12,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import bleu_lab
+from bleu_lab.corpus_counting import corpus_matches
 from bleu_lab.geometric_mean import bleu_from_precisions, geometric_mean
-from bleu_lab.statistics import corpus_stats, segment_stats
+from bleu_lab.statistics import FEW_SEGMENTS, corpus_stats, segment_counts, segment_stats
 
 CAT_REFS = ["the cat is on the mat", "there is a cat on the mat"]
 words = st.lists(st.sampled_from(["a", "b", "c", "d", "e"]), max_size=12)
@@ -104,6 +105,41 @@ def test_statistics_add_up_over_a_corpus(corpus):
     hyps = [h for _, h in corpus]
     total = sum((segment_stats(r, h) for r, h in zip(refs, hyps)), start=bleu_lab.statistics.empty_stats())
     assert total == corpus_stats(refs, hyps)
+
+
+# few words, so n-grams repeat within and across segments; any number of references, empty texts included
+corpus_segments = st.lists(st.tuples(st.lists(words, min_size=1, max_size=4), words), min_size=1, max_size=30)
+
+
+@given(corpus_segments, st.integers(1, 6))
+def test_corpus_matches_equal_counting_segment_by_segment(corpus, max_order):
+    refs = [r for r, _ in corpus]
+    hyps = [h for _, h in corpus]
+    rows = corpus_matches(refs, hyps, max_order)
+    assert rows.shape == (len(corpus), max_order)
+    assert rows.tolist() == [segment_counts(r, h, max_order)[2] for r, h in zip(refs, hyps)]
+
+
+def test_corpus_matches_keep_segments_apart():
+    # "a b" is in segment 0's reference only: it must not count for segment 1, whose reference lacks it
+    refs = [[["a", "b"]], [["b", "a"]]]
+    hyps = [["a", "b"], ["a", "b"]]
+    assert corpus_matches(refs, hyps, 2).tolist() == [[2, 1], [2, 0]]
+
+
+def test_corpus_matches_clip_by_the_best_single_reference():
+    refs = [[["the", "cat", "the"], ["the", "the", "the", "mat"]]]
+    hyps = [["the"] * 7]
+    assert corpus_matches(refs, hyps, 2).tolist() == [[3, 2]]  # 'the' thrice, 'the the' twice: both from ref 2
+
+
+def test_large_and_small_corpora_pool_the_same_statistics():
+    refs = [[["a", "b", "c"], ["a", "c"]], [["c", "b", "a"]]] * FEW_SEGMENTS
+    hyps = [["a", "b", "a"], ["c", "b"]] * FEW_SEGMENTS
+    few = corpus_stats(refs[:2], hyps[:2])
+    many = corpus_stats(refs, hyps)
+    assert many.matches == tuple(FEW_SEGMENTS * m for m in few.matches)
+    assert many.ref_len == FEW_SEGMENTS * few.ref_len and many.totals == tuple(FEW_SEGMENTS * t for t in few.totals)
 
 
 def test_corpus_bleu_is_not_the_mean_of_sentence_bleu():

@@ -48,7 +48,7 @@ def test_sentence_score_equals_sacrebleu(hyp, refs, tok, lc, smooth, value, eff)
     assert_same_score(bleu_lab.sentence_score(hyp, refs, **opts), theirs, metric, smooth == "add-k")
 
 
-@given(st.lists(st.tuples(segment, st.lists(segment, min_size=2, max_size=2)), min_size=1, max_size=8),
+@given(st.lists(st.tuples(segment, st.lists(segment, min_size=2, max_size=2)), min_size=1, max_size=20),
        st.sampled_from(TOKENIZERS), st.booleans(), st.sampled_from(SMOOTHERS), smooth_values, st.booleans())
 def test_corpus_score_equals_sacrebleu(corpus, tok, lc, smooth, value, eff):
     hyps = [h for h, _ in corpus]
