@@ -23,8 +23,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from operator import add
 
+import numpy as np
 import sacrebleu
 
+from .corpus_counting import lay_out, ngram_counts
 from .sacrebleu_style import check_corpus, count_refs
 from .validation import as_text, check_flag, check_length, check_order, plain_strings
 
@@ -84,9 +86,14 @@ class ChrfScore:
 # --- step 1: the n-grams -----------------------------------------------------------------------------------------
 
 
+def character_line(text: str, whitespace: bool = False) -> str:
+    """The characters chrF counts: ``text`` with every whitespace removed, or as it is with ``whitespace``."""
+    return text if whitespace else "".join(text.split())
+
+
 def char_ngrams(text: str, n: int, whitespace: bool = False) -> Counter[str]:
     """Character n-grams of ``text``, spaces removed first unless ``whitespace``."""
-    line = text if whitespace else "".join(text.split())
+    line = character_line(text, whitespace)
     return Counter(line[i:i + n] for i in range(len(line) - n + 1))
 
 
@@ -211,78 +218,56 @@ def segment_statistics(hypothesis: str, references: Sequence[str], options: Chrf
 
 # --- the fast path: the same statistics for a whole corpus --------------------------------------------------------
 
-CountedProfile = tuple[list[Counter[str]], list[int]]  # n-gram counts per order, number of n-grams per order
-
-
-def counted_profile(text: str, options: ChrfOptions) -> CountedProfile:
-    """``ngram_profile(text, options)`` and the number of n-grams of each order, built for speed.
-
-    Same counts as ``ngram_profile`` (the tests compare them with sacrebleu on real data): each character n-gram is
-    an (n-1)-gram with one more character added (``map(add, ...)`` concatenates in C instead of slicing in a Python
-    loop), and the number of n-grams of a line of L characters is max(0, L - n + 1), without summing counts.
-    """
-    text = text.lower() if options.lowercase else text
-    line = text if options.whitespace else "".join(text.split())
-    grams: Sequence[str] = line
-    profile = [Counter(line)]
-    for n in range(2, options.char_order + 1):
-        grams = list(map(add, grams, line[n - 1:]))
-        profile.append(Counter(grams))
-    sizes = [max(0, len(line) - n) for n in range(options.char_order)]
-    if options.word_order:
-        words = chrf_words(text)
-        for n in range(1, options.word_order + 1):
-            profile.append(word_ngrams(words, n))
-            sizes.append(max(0, len(words) - n + 1))
-    return profile, sizes
-
-
-def repeated_ngrams(profile: CountedProfile) -> list[list[tuple[str, int]]]:
-    """For each order of a ``counted_profile``, the n-grams that occur more than once, with their counts."""
-    return [[(g, count) for g, count in counts.items() if count > 1] for counts in profile[0]]
-
-
-def counted_statistics(
-    hyp: CountedProfile, ref: CountedProfile, hyp_repeated: list[list[tuple[str, int]]] | None = None
-) -> list[int]:
-    """``profile_statistics`` of two ``counted_profile`` results: the same [hyp, ref, match] per order, faster.
-
-    The clipped matches sum min(Count_hyp(g), Count_ref(g)) over the shared n-grams g. That is 1 for each shared
-    n-gram (the size of a set intersection, computed in C) plus min(...) - 1 for the few shared n-grams the
-    hypothesis repeats (``hyp_repeated``, from ``repeated_ngrams``: computed once per hypothesis, used for each
-    of its references).
-    """
-    if hyp_repeated is None:
-        hyp_repeated = repeated_ngrams(hyp)
-    stats = []
-    for hyp_counts, ref_counts, hyp_size, ref_size, repeated in zip(hyp[0], ref[0], hyp[1], ref[1], hyp_repeated):
-        matches = len(hyp_counts.keys() & ref_counts.keys())
-        if repeated and len(ref_counts) < ref_size:  # both sides repeat some n-gram: clipping may allow more than 1
-            for g, count in repeated:
-                ref_count = ref_counts.get(g, 1)
-                if ref_count > 1:
-                    matches += (count if count < ref_count else ref_count) - 1
-        stats += (hyp_size if ref_size else 0, ref_size, matches)
-    return stats
-
 
 def corpus_statistics(
     hypotheses: Sequence[str], references: Sequence[Sequence[str]], options: ChrfOptions
 ) -> list[int]:
     """The chrF statistics of a checked corpus, summed over segments: ``segment_statistics`` of each, added up.
 
-    The corpus scorer's fast path: each text's n-grams are counted once by ``counted_profile`` and compared by
-    ``counted_statistics``; each segment keeps the reference with the best F-score (the first on a tie), as
+    The corpus scorer's fast path: the character n-grams (then the word n-grams) of all texts are numbered at once
+    by ``corpus_counting.ngram_counts``, and matches_n = sum over g of min(Count_hyp(g), Count_ref(g)) for each
+    reference in turn. Each segment then keeps the reference with the best F-score (the first on a tie), as
     ``segment_statistics`` does.
     """
+    hyps = [h.lower() for h in hypotheses] if options.lowercase else list(hypotheses)
+    refs = [[r.lower() for r in seg] for seg in references] if options.lowercase else references
+    ws = options.whitespace
+    parts = [_order_statistics([character_line(h, ws) for h in hyps],
+                               [[character_line(r, ws) for r in seg] for seg in refs], options.char_order)]
+    if options.word_order:
+        words = [[chrf_words(r) for r in seg] for seg in refs]
+        parts.append(_order_statistics(list(map(chrf_words, hyps)), words, options.word_order))
+    stats = np.concatenate(parts, axis=2).tolist()  # [segment][reference] -> [hyp, ref, match] per order
     total = [0] * (3 * (options.char_order + options.word_order))
-    for hypothesis, refs in zip(hypotheses, references):
-        hyp = counted_profile(hypothesis, options)
-        repeated = repeated_ngrams(hyp)
-        candidates = [counted_statistics(hyp, counted_profile(ref, options), repeated) for ref in refs]
+    for candidates, seg in zip(stats, references):
+        candidates = candidates[:len(seg)]
         best = candidates[0] if len(candidates) == 1 else candidates[best_reference(candidates, options)]
         total = list(map(add, total, best))
     return total
+
+
+def _order_statistics(
+    hypotheses: Sequence[Sequence[str] | str], references: Sequence[Sequence[Sequence[str] | str]], max_order: int
+) -> np.ndarray:
+    """[hyp_n, ref_n, matches_n] for n = 1..max_order, of every segment against each of its references.
+
+    Shape (segments, most references, 3 * max_order); the rows past a segment's own references are zero.
+    """
+    layout = lay_out(references, hypotheses)
+    segments, refs = layout.segments, layout.slots - 1
+    stats = np.zeros((segments, refs, max_order, 3), dtype=np.int64)
+    ref_lengths = np.zeros((segments, refs), dtype=np.int64)
+    for i, seg in enumerate(references):
+        ref_lengths[i, :len(seg)] = [len(r) for r in seg]
+    hyp_lengths = np.fromiter(map(len, hypotheses), np.int64, segments)
+    for n in range(1, max_order + 1):
+        ref_size = np.maximum(ref_lengths - (n - 1), 0)
+        stats[:, :, n - 1, 1] = ref_size  # as sacrebleu: no hypothesis n-grams count where the reference has none
+        stats[:, :, n - 1, 0] = np.where(ref_size > 0, np.maximum(hyp_lengths - (n - 1), 0)[:, None], 0)
+    for n, order in enumerate(ngram_counts(layout, max_order)):
+        for k in range(refs):
+            stats[:, k, n, 2] = order.per_segment(np.minimum(order.counts[0], order.counts[k + 1]), segments)
+    return stats.reshape(segments, refs, 3 * max_order)
 
 
 # --- the front doors -----------------------------------------------------------------------------------------------

@@ -4,7 +4,7 @@
 segments most of that time goes into building n-gram tuples. Here all texts of the corpus are laid end to end
 in one integer array, and every n-gram becomes a number that names it *within its segment*:
 
-    token number      the same string gets the same number
+    token number      the same string gets the same number (a character: its code point)
     1-gram number     (segment, token number)                          renumbered densely
     n-gram number     (number of the (n-1)-gram at p, token at p+n-1)  renumbered densely
 
@@ -17,12 +17,13 @@ for every n-gram g of a segment
 
 An (n+1)-gram can only match if the n-gram it starts with occurs in the hypothesis and in some reference, so
 the other positions are dropped before the next order. The numbers equal ``clipped_matches`` segment by
-segment (tests check it on generated corpora and on WMT21).
+segment (tests check it on generated corpora and on WMT21). chrF (``chrf.py``) counts its character and word
+n-grams with the same numbers, comparing the hypothesis with each reference in turn.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import chain, count
 
@@ -31,9 +32,12 @@ import numpy as np
 
 @dataclass(frozen=True)
 class CorpusLayout:
-    """All tokens of a corpus end to end: hypotheses first, then every segment's references."""
+    """All symbols of a corpus end to end: hypotheses first, then every segment's references.
 
-    token: np.ndarray  # the token number at each position (equal strings, equal numbers)
+    A text is a list of tokens or a string (then its symbols are its characters).
+    """
+
+    symbol: np.ndarray  # the symbol number at each position (equal strings, equal numbers)
     segment: np.ndarray  # the segment each position belongs to
     slot: np.ndarray  # 0 for a hypothesis position, k for the k-th reference of its segment
     text_end: np.ndarray  # one past the last position of the text each position belongs to
@@ -41,20 +45,32 @@ class CorpusLayout:
     segments: int
 
 
-def lay_out(list_of_references: Sequence[Sequence[Sequence[str]]], hypotheses: Sequence[Sequence[str]]) -> CorpusLayout:
-    """Number the tokens of already-tokenized hypotheses and their references (one reference list per hypothesis)."""
+@dataclass(frozen=True)
+class OrderCounts:
+    """The n-grams of one order: ``counts[k, g]`` = how often n-gram number g occurs in slot k (0: hypothesis)."""
+
+    counts: np.ndarray  # shape (slots, n-gram numbers)
+    segment: np.ndarray  # the segment of each n-gram number
+
+    def per_segment(self, values: np.ndarray, segments: int) -> np.ndarray:
+        """Sum a value per n-gram number over each segment (int64; sums of counts are exact in float64)."""
+        return np.bincount(self.segment, weights=values, minlength=segments).astype(np.int64)
+
+
+def lay_out(
+    list_of_references: Sequence[Sequence[Sequence[str] | str]], hypotheses: Sequence[Sequence[str] | str]
+) -> CorpusLayout:
+    """Number the symbols of hypotheses and their references (one reference list per hypothesis)."""
     segments = len(hypotheses)
     texts = [*hypotheses, *chain.from_iterable(list_of_references)]
     lengths = np.fromiter(map(len, texts), np.int64, len(texts))
-    numbers: dict[str, int] = {}  # setdefault keeps the first number a string was given
-    token = np.fromiter(map(numbers.setdefault, chain.from_iterable(texts), count()), np.int64, int(lengths.sum()))
     refs_per_segment = np.fromiter(map(len, list_of_references), np.int64, segments)
     each = np.arange(segments)
     text_segment = np.concatenate([each, np.repeat(each, refs_per_segment)])
     first_ref = np.repeat(np.cumsum(refs_per_segment) - refs_per_segment, refs_per_segment)
     text_slot = np.concatenate([np.zeros(segments, np.int64), np.arange(len(first_ref)) - first_ref + 1])
     return CorpusLayout(
-        token=token,
+        symbol=symbol_numbers(texts, int(lengths.sum())),
         segment=np.repeat(text_segment, lengths),
         slot=np.repeat(text_slot, lengths),
         text_end=np.repeat(np.cumsum(lengths), lengths),
@@ -63,35 +79,49 @@ def lay_out(list_of_references: Sequence[Sequence[Sequence[str]]], hypotheses: S
     )
 
 
+def symbol_numbers(texts: Sequence[Sequence[str] | str], size: int) -> np.ndarray:
+    """One number per symbol, texts end to end: code points for strings, else the order a token was first seen."""
+    if all(type(text) is str for text in texts):
+        encoded = "".join(texts).encode("utf-32-le", "surrogatepass")  # lone surrogates are characters too
+        return np.frombuffer(encoded, dtype="<u4").astype(np.int64)
+    numbers: dict[str, int] = {}  # setdefault keeps the first number a token was given
+    return np.fromiter(map(numbers.setdefault, chain.from_iterable(texts), count()), np.int64, size)
+
+
+def ngram_counts(layout: CorpusLayout, max_order: int) -> Iterator[OrderCounts]:
+    """The counts of each order 1, 2, ... max_order in turn (stopping early when no n-gram is left to match).
+
+    Before the next order, only positions whose n-gram occurs in the hypothesis and in some reference are kept.
+    """
+    base = int(layout.symbol.max(initial=0)) + 1  # symbol numbers are < base
+    start = np.arange(len(layout.symbol))  # the positions where an n-gram of the current order starts
+    code = layout.segment * base + layout.symbol
+    for n in range(1, max_order + 1):
+        if n > 1:
+            fits = start + (n - 1) < layout.text_end[start]
+            start = start[fits]
+            code = code[fits] * base + layout.symbol[start + (n - 1)]  # n-gram numbers < positions: fits int64
+        if start.size == 0:
+            return
+        kinds, number = np.unique(code, return_inverse=True)
+        number = number.ravel()
+        counts = np.bincount(layout.slot[start] * len(kinds) + number, minlength=layout.slots * len(kinds))
+        counts = counts.reshape(layout.slots, len(kinds))
+        segment = np.empty(len(kinds), dtype=np.int64)
+        segment[number] = layout.segment[start]
+        yield OrderCounts(counts, segment)
+        shared = (counts[0] > 0) & (counts[1:].max(axis=0, initial=0) > 0)
+        keep = shared[number]  # only n-grams found on both sides can grow into matching (n+1)-grams
+        start, code = start[keep], number[keep]
+
+
 def corpus_matches(
     list_of_references: Sequence[Sequence[Sequence[str]]], hypotheses: Sequence[Sequence[str]], max_order: int
 ) -> np.ndarray:
     """Clipped matches of every segment: an int64 array, row i = [matches_1 .. matches_max_order] of segment i."""
     layout = lay_out(list_of_references, hypotheses)
     matches = np.zeros((max_order, layout.segments), dtype=np.int64)
-    size = len(layout.token)  # token numbers are < size, so (number, token) pairs fit in size * size
-    start = np.arange(size)  # the positions where an n-gram of the current order starts
-    code = layout.segment * size + layout.token
-    for n in range(1, max_order + 1):
-        if n > 1:
-            fits = start + (n - 1) < layout.text_end[start]
-            start, code = start[fits], code[fits] * size + layout.token[start[fits] + (n - 1)]
-        if start.size == 0:
-            break
-        kinds, number = np.unique(code, return_inverse=True)
-        clipped = _clipped_counts(number.ravel(), layout.slot[start], len(kinds), layout.slots)
-        number_segment = np.empty(len(kinds), dtype=np.int64)
-        number_segment[number] = layout.segment[start]
-        matches[n - 1] = np.bincount(np.repeat(number_segment, clipped), minlength=layout.segments)
-        shared = (clipped > 0)[number]  # only n-grams found on both sides can grow into matching (n+1)-grams
-        start, code = start[shared], number[shared]
+    for n, order in enumerate(ngram_counts(layout, max_order)):
+        clipped = np.minimum(order.counts[0], order.counts[1:].max(axis=0, initial=0))
+        matches[n] = order.per_segment(clipped, layout.segments)
     return matches.T
-
-
-def _clipped_counts(number: np.ndarray, slot: np.ndarray, kinds: int, slots: int) -> np.ndarray:
-    """min(Count_hyp(g), max_r Count_r(g)) for every n-gram number g."""
-    hypothesis = np.bincount(number[slot == 0], minlength=kinds)
-    best_reference = np.zeros(kinds, dtype=np.int64)
-    for k in range(1, slots):
-        np.maximum(best_reference, np.bincount(number[slot == k], minlength=kinds), out=best_reference)
-    return np.minimum(hypothesis, best_reference)

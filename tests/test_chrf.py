@@ -11,7 +11,7 @@ from sacrebleu.metrics import CHRF
 from test_real_data import REFS, SAMPLE, load, official_scores
 
 import bleu_lab as bl
-from bleu_lab.chrf import ChrfOptions, chrf_words, f_score
+from bleu_lab.chrf import ChrfOptions, chrf_words, corpus_statistics, f_score, segment_statistics
 
 WORDS = st.sampled_from(["the", "cat", "sat", "on", "mat", "Mat", "a", "dog", "Hitzewelle", "warnung", "x",
                          "cat.", "(mat", "!", ",", "—", "naïve", "日本", "é"])
@@ -33,7 +33,22 @@ def test_sentence_chrf_is_sacrebleus(hyp, refs, options):
     assert close(ours.score, theirs.score), (ours.score, theirs.score)
 
 
-@given(segments=st.lists(st.tuples(SENTENCE, SENTENCE, SENTENCE), min_size=1, max_size=5), options=OPTIONS)
+@given(segments=st.lists(st.tuples(SENTENCE, st.lists(SENTENCE, min_size=1, max_size=4)), min_size=1, max_size=12),
+       options=OPTIONS)
+def test_corpus_statistics_add_up_segment_statistics(segments, options):
+    # the fast corpus path against the readable one, segment by segment, any number of references per segment
+    opts = ChrfOptions(**options)
+    expected = [sum(col) for col in zip(*(segment_statistics(h, refs, opts) for h, refs in segments))]
+    assert corpus_statistics([h for h, _ in segments], [refs for _, refs in segments], opts) == expected
+
+
+def test_lone_surrogates_are_characters_like_any_other():
+    # text read with errors="surrogateescape" keeps undecodable bytes as lone surrogates
+    hyp, ref = "caf\udce9 au lait", "caf\udce9 noir"
+    assert bl.corpus_chrf([hyp], [[ref]]).score == bl.corpus_chrf(["café au lait"], [["café noir"]]).score
+
+
+@given(segments=st.lists(st.tuples(SENTENCE, SENTENCE, SENTENCE), min_size=1, max_size=12), options=OPTIONS)
 def test_corpus_chrf_is_sacrebleus(segments, options):
     hyps = [h for h, _, _ in segments]
     streams = [[a for _, a, _ in segments], [b for _, _, b in segments]]
