@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..chrf import ChrfOptions, ChrfScore, best_reference, f_score, ngram_profile, profile_statistics
+from ..chrf import ChrfOptions, ChrfScore, corpus_statistics, f_score
 from ..ngrams import ngram_iter
 from ..sacrebleu_style import BleuScore, ScoreOptions, score_from_stats
 from ..significance import percentile_interval, resampled_sums, row_to_stats, scores_from_rows
@@ -89,20 +89,10 @@ def bucket_indices(values: Sequence[float], bucketer: Bucketer) -> np.ndarray:
 def corpus_chrf_many(
     systems: Mapping[str, Sequence[str]], references: Sequence[Sequence[str]], options: ChrfOptions, nrefs: int | str
 ) -> dict[str, ChrfScore]:
-    """``chrf.corpus_chrf`` of every system, with each reference's n-gram profile built once for all of them.
-
-    Same steps as ``corpus_chrf`` (chrf.py's functions): per segment the statistics against each reference, the
-    reference with the best F-score kept, the kept statistics summed, one F-score.
-    """
-    ref_profiles = [[ngram_profile(r, options) for r in seg] for seg in references]
+    """``chrf.corpus_chrf`` of every system (checked input): its fast corpus statistics, then one F-score."""
     result = {}
     for name, hyps in systems.items():
-        total = [0] * (3 * (options.char_order + options.word_order))
-        for hyp, profiles in zip(hyps, ref_profiles):
-            hyp_profile = ngram_profile(hyp, options)
-            candidates = [profile_statistics(hyp_profile, rp) for rp in profiles]
-            for i, x in enumerate(candidates[best_reference(candidates, options)]):
-                total[i] += x
+        total = corpus_statistics(hyps, references, options)
         result[name] = ChrfScore(f_score(total, options), tuple(total), options, options.signature(nrefs))
     return result
 
