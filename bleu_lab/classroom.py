@@ -227,7 +227,7 @@ FULL_PAGE = """<!DOCTYPE html>
 <title>Classroom full</title></head>
 <body style="font: 24px/1.4 sans-serif; max-width: 40em; margin: 3em auto">
 <h1>The classroom is full</h1>
-<p>All {students} places of this BLEU playground are taken. Ask your instructor: a place frees up when a student
+<p>All {students} places of this BLEU page are taken. Ask your instructor: a place frees up when a student
 closes their tab (within about two minutes), and the instructor can start the classroom for more students
 (<code>bleu-lab classroom --students N</code>). This page tries again every {retry} seconds.</p>
 </body></html>
@@ -240,19 +240,27 @@ SUPERSEDED_PAGE = """<!DOCTYPE html>
 
 @dataclass(frozen=True)
 class ClassroomFiles:
-    """Where classroom mode's files are: ``root`` holds voila.json, ``notebook`` is the playground."""
+    """Where classroom mode's files are: ``root`` holds voila.json, ``notebook`` is the page served."""
 
     root: Path
     notebook: Path
 
 
-def classroom_files() -> ClassroomFiles:
-    """The playground and voila.json: the course's root, a clone's top folder or an installed wheel's course files
-    (``bleu_lab.course.course_root``; the one place that says so)."""
+PAGES = {  # what `bleu-lab classroom --page` can serve
+    "playground": "notebooks/playground.ipynb",  # type a hypothesis, see every step of its score
+    "compare": "notebooks/compare_app.ipynb",  # upload systems' outputs and references, read lesson 11's analyses
+}
+
+
+def classroom_files(page: str = "playground") -> ClassroomFiles:
+    """A page of ``PAGES`` and voila.json: in the course's root, a clone's top folder or an installed wheel's course
+    files (``bleu_lab.course.course_root``; the one place that says so)."""
     from .course import course_root
 
+    if page not in PAGES:
+        raise ValueError(f"page must be one of {', '.join(PAGES)}, not {page!r}")
     root = course_root()
-    return ClassroomFiles(root, root / "notebooks" / "playground.ipynb")
+    return ClassroomFiles(root, root / PAGES[page])
 
 
 def _classroom_handlers():
@@ -306,7 +314,7 @@ def _classroom_handlers():
             return kernel_id
 
     class ClassroomPageHandler(TornadoVoilaHandler):
-        """The playground page: one kernel per client, a reload replaces it, a full room gets a page saying so."""
+        """The page: one kernel per client, a reload replaces it, a full room gets a page saying so."""
 
         claiming: Claiming | None = None
 
@@ -420,12 +428,15 @@ def classroom_app_class():
 def build_parser(prog: str = "bleu-lab classroom") -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=prog,
-        description="Serve the BLEU playground to a room as a Voilà app: one kernel per student, at most --students "
+        description="Serve the BLEU playground (or the comparison page) to a room as a Voilà app: one kernel per "
+        "student, at most --students "
         "at once (later arrivals see 'classroom full'), a reload replaces the student's kernel.",
         epilog="Students open the printed address. With --ip 0.0.0.0 everyone on the network can reach it: give a "
         "--token and hand out the address with ?token=... (or tell the token; the login page asks for it). Voilà "
         "options for the room go after --, e.g. -- --MappingKernelManager.cull_idle_timeout=120.",
     )
+    parser.add_argument("--page", default="playground", metavar="PAGE",
+                        help="playground (default), or compare: students upload their systems' outputs")
     parser.add_argument("--students", type=int, default=2, metavar="N",
                         help="how many students at once: the cap on kernels and the number preheated (default 2)")
     parser.add_argument("--token", default="", metavar="T", help="students need this token to open the app "
@@ -437,7 +448,7 @@ def build_parser(prog: str = "bleu-lab classroom") -> argparse.ArgumentParser:
 
 
 def voila_arguments(args: argparse.Namespace, files: ClassroomFiles) -> list[str]:
-    """Voilà's command line for ``bleu-lab classroom``: the playground, a pool and a cap sized to the class."""
+    """Voilà's command line for ``bleu-lab classroom``: the page, a pool and a cap sized to the class."""
     notebook = files.notebook.relative_to(files.root).as_posix()
     pools = {"default": {"pool_size": 0}, notebook: {"pool_size": args.students}}
     return [
@@ -458,10 +469,13 @@ def main(argv: Sequence[str] | None = None, prog: str = "bleu-lab") -> int:
     argv = list(sys.argv[2:] if argv is None else argv)
     split = argv.index("--") if "--" in argv else len(argv)
     args = build_parser(f"{prog} classroom").parse_args(argv[:split])
-    files = classroom_files()
+    if args.page not in PAGES:
+        print(f"{prog} classroom: error: --page must be one of {', '.join(PAGES)}, got {args.page!r}", file=sys.stderr)
+        return 2
+    files = classroom_files(args.page)
     problems = [f"--students must be between 1 and 500, got {args.students}" if not 1 <= args.students <= 500 else "",
                 f"--port must be between 1 and 65535, got {args.port}" if not 0 < args.port < 65536 else "",
-                f"the playground is missing: {files.notebook}" if not files.notebook.is_file() else "",
+                f"the {args.page} page is missing: {files.notebook}" if not files.notebook.is_file() else "",
                 f"voila.json is missing: {files.root / 'voila.json'}" if not (files.root / "voila.json").is_file()
                 else ""]
     problem = next((p for p in problems if p), "")
@@ -469,7 +483,7 @@ def main(argv: Sequence[str] | None = None, prog: str = "bleu-lab") -> int:
         print(f"{prog} classroom: error: {problem}", file=sys.stderr)
         return 2
     if args.ip not in ("localhost", "127.0.0.1", "::1") and not args.token:
-        print(f"note: anyone who can reach {args.ip}:{args.port} can open the playground; "
+        print(f"note: anyone who can reach {args.ip}:{args.port} can open the {args.page} page; "
               "--token T asks them for a token", file=sys.stderr)
     import warnings
 

@@ -7,7 +7,8 @@
     bleu-lab base.de ref.A.de --compare new.de --paired-bs    ...the paired bootstrap instead (both: add --paired-ar)
     bleu-lab release OUTDIR | grade NOTEBOOK ...   assignments for instructors (bleu_lab.assignments.cli)
     bleu-lab lessons [DIR] | lab [DIR]             the lessons in a working copy of your own (bleu_lab.course)
-    bleu-lab classroom [--students N] [--token T]  the playground as a Voilà app for a room (bleu_lab.classroom)
+    bleu-lab classroom [--page compare] [--students N] [--token T]
+                                                   the playground (or the comparison page) as a Voilà app for a room
 
 Files are UTF-8, one segment per line; line i of every file belongs to segment i. An empty reference line is an
 empty reference, as sacrebleu's command line reads it (--drop-empty-refs: "no reference for this segment").
@@ -64,7 +65,8 @@ def build_parser(prog: str = "bleu-lab") -> argparse.ArgumentParser:
         "setting reproduce a reported BLEU; 'bleu-lab compare --refs REF --systems SYS SYS' shows where systems "
         "differ (lesson 11). For instructors: 'bleu-lab release OUTDIR' writes the lessons as an assignment "
         "(OUTDIR/student without solutions, OUTDIR/solved with them), 'bleu-lab grade NOTEBOOK [NOTEBOOK ...]' marks "
-        "submitted lessons, and 'bleu-lab classroom --students N' serves the playground to a room.",
+        "submitted lessons, and 'bleu-lab classroom --students N' serves the playground to a room "
+        "('--page compare': the comparison page).",
     )
     parser.add_argument("hypothesis", metavar="HYP", help="hypothesis file (system output)")
     parser.add_argument("references", metavar="REF", nargs="+", help="reference file(s)")

@@ -210,8 +210,11 @@ def save_without_python_version(model: dict, **kwargs: object) -> None:
 
 def lab_command(directory: Path, open_file: str | None, extra: Sequence[str]) -> list[str]:
     """The JupyterLab command for a working copy (run with ``directory`` as the working directory = server root)."""
+    from .compare.files import UPLOAD_MESSAGE_BYTES
+
     command = [sys.executable, "-m", "jupyterlab", f"--ServerApp.root_dir={directory.resolve()}",
-               f"--ContentsManager.pre_save_hook={__name__}.save_without_python_version", *extra]
+               f"--ContentsManager.pre_save_hook={__name__}.save_without_python_version",
+               f"--ServerApp.tornado_settings={{'websocket_max_message_size': {UPLOAD_MESSAGE_BYTES}}}", *extra]
     return command + ([open_file] if open_file else [])
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import re
 import socket
@@ -165,10 +166,29 @@ def test_the_playground_and_voila_json_are_found_in_one_place():
     assert classroom.build_parser().parse_args([]).students == 2  # one student at home: a small pool
 
 
+def test_voila_takes_uploads_as_big_as_the_comparison_page_accepts():
+    from bleu_lab.compare.files import MAX_UPLOAD_BYTES, UPLOAD_MESSAGE_BYTES
+
+    settings = json.loads((classroom.classroom_files().root / "voila.json").read_text(encoding="utf-8"))
+    assert settings["Voila"]["tornado_settings"]["websocket_max_message_size"] == UPLOAD_MESSAGE_BYTES
+    assert UPLOAD_MESSAGE_BYTES >= 4 * MAX_UPLOAD_BYTES  # a few files at the limit, chosen at once
+
+
+def test_the_comparison_page_is_served_with_its_own_pool():
+    args = classroom.build_parser().parse_args(["--page", "compare", "--students", "3"])
+    files = classroom.classroom_files(args.page)
+    argv = classroom.voila_arguments(args, files)
+    assert files.notebook.name == "compare_app.ipynb" and files.notebook.is_file() and argv[0] == str(files.notebook)
+    assert '"notebooks/compare_app.ipynb": {"pool_size": 3}' in argv[-1]
+    with pytest.raises(ValueError, match="page must be one of playground, compare"):
+        classroom.classroom_files("lesson")
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [(["--students", "0"], "--students must be between 1 and 500, got 0"),
-     (["--port", "70000"], "--port must be between 1 and 65535, got 70000")],
+     (["--port", "70000"], "--port must be between 1 and 65535, got 70000"),
+     (["--page", "lesson"], "--page must be one of playground, compare, got 'lesson'")],
 )
 def test_bad_classroom_arguments_are_one_line_errors(capsys, args, message):
     from bleu_lab.cli import main
@@ -242,10 +262,10 @@ class Student:
         self.token = token
 
 
-@pytest.fixture(scope="module")
-def classroom_server(tmp_path_factory) -> Iterator[tuple[str, subprocess.Popen, Path]]:
-    """`bleu-lab classroom --students 2 --token ...` started from an unrelated folder (it must find voila.json)."""
-    home = tmp_path_factory.mktemp("classroom-server")
+@contextlib.contextmanager
+def running_classroom(home: Path, *options: str) -> Iterator[tuple[str, subprocess.Popen, Path]]:
+    """`bleu-lab classroom --students 2 --token ... OPTIONS` started from an unrelated folder (it must find
+    voila.json), until its pool of 2 kernels is filled."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("JUPYTER", "JPY_"))}
     for name in ("config", "data", "runtime"):
         (home / name).mkdir()
@@ -258,7 +278,8 @@ def classroom_server(tmp_path_factory) -> Iterator[tuple[str, subprocess.Popen, 
     with log_path.open("wb") as log:
         server = subprocess.Popen(
             [sys.executable, "-m", "bleu_lab", "classroom", "--students", "2", "--token", TOKEN, "--port", str(port),
-             "--ip", "127.0.0.1"], cwd=home, env=env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+             "--ip", "127.0.0.1", *options], cwd=home, env=env, stdout=log, stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL)
     deadline = time.monotonic() + 240
     try:
         while "is filled with 2 kernel(s)" not in log_path.read_text(errors="replace"):
@@ -271,6 +292,13 @@ def classroom_server(tmp_path_factory) -> Iterator[tuple[str, subprocess.Popen, 
             server.wait(timeout=30)
         except subprocess.TimeoutExpired:
             server.kill()
+
+
+@pytest.fixture(scope="module")
+def classroom_server(tmp_path_factory) -> Iterator[tuple[str, subprocess.Popen, Path]]:
+    """The playground's classroom server, shared by this module's tests."""
+    with running_classroom(tmp_path_factory.mktemp("classroom-server")) as server:
+        yield server
 
 
 @pytest.fixture
@@ -357,3 +385,15 @@ def test_a_client_without_cookies_is_one_client_per_address(classroom_server, ro
     assert first and second and first != second
     assert script.request("GET", f"/api/kernels/{second}")[0] == 200
     wait_for_kernels(server, lambda ids: first not in ids and len(ids) <= 2, "the script holds more than one kernel")
+
+
+def test_the_comparison_page_serves_a_room_too(tmp_path):
+    with running_classroom(tmp_path, "--page", "compare") as (base, server, _):
+        student = Student(base)
+        status, kernel, page = student.open_app()
+        assert status == 200 and kernel and "compare_app" in page  # the comparison notebook, with a kernel of its own
+        classmate = Student(base)
+        assert classmate.open_app()[0] == 200  # logged in, with a kernel of their own
+        assert student.websocket_status(kernel) == 101 and classmate.websocket_status(kernel) == 404
+        student.leave()
+        classmate.leave()

@@ -3,6 +3,7 @@ student's change) and `bleu-lab lab`'s command; the packaging itself is checked 
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 import sys
@@ -175,6 +176,11 @@ def test_lab_command_serves_the_working_copy_and_saves_without_the_python_versio
     assert f"--ServerApp.root_dir={tmp_path.resolve()}" in command
     assert "--ContentsManager.pre_save_hook=bleu_lab.course.save_without_python_version" in command
     assert command[-2:] == ["--no-browser", course.FIRST_LESSON]
+    # uploads in lesson 11's widget reach the kernel as one message: past Jupyter's 10 MiB it would be dropped
+    from bleu_lab.compare.files import UPLOAD_MESSAGE_BYTES
+
+    settings = next(c for c in command if c.startswith("--ServerApp.tornado_settings="))
+    assert ast.literal_eval(settings.split("=", 1)[1]) == {"websocket_max_message_size": UPLOAD_MESSAGE_BYTES}
     for version in ("3.11.7", "3.12.1", "3.13.0"):
         model = {"type": "notebook", "content": {"metadata": {"language_info": {"name": "python", "version": version,
                                                                                  "pygments_lexer": "ipython3"}}}}

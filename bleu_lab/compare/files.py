@@ -36,7 +36,13 @@ def read_text_file(path: str | Path, what: str) -> TextFile:
     return TextFile(f"{what} file {path}", read_lines(path, what))
 
 
-def decode_text_file(name: str, data: bytes, what: str, max_bytes: int = 20 * 2**20) -> TextFile:
+MAX_UPLOAD_BYTES = 20 * 2**20  # one uploaded file
+# An upload reaches the kernel as one websocket message holding every file chosen at once; Jupyter's servers take at
+# most 10 MiB by default, and a bigger message is dropped without a word. voila.json and ``bleu-lab lab`` raise it to:
+UPLOAD_MESSAGE_BYTES = 128 * 2**20
+
+
+def decode_text_file(name: str, data: bytes, what: str, max_bytes: int = MAX_UPLOAD_BYTES) -> TextFile:
     """Uploaded bytes, decoded as ``read_lines`` does; at most ``max_bytes`` (a test set is well under 1 MB)."""
     if len(data) > max_bytes:
         raise ValueError(f"{what} file {name} has {len(data):,} bytes; at most {max_bytes:,} are accepted here "

@@ -225,28 +225,23 @@ def browser_tmp(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def jupyterlab_url(browser_tmp: Path) -> Iterator[str]:
-    """Base URL of a JupyterLab serving the repo root (so `notebooks/...` resolve), without auth, offline."""
+    """Base URL of a JupyterLab serving the repo root (so `notebooks/...` resolve), without auth, offline, with the
+    settings `bleu-lab lab` gives it (``course.lab_command``)."""
     home = browser_tmp / "lab-home"
     env = _isolated_env(home)
     _write_lab_settings(Path(env["JUPYTERLAB_SETTINGS_DIR"]))
 
-    def command(port: int) -> list[str]:
-        return [
-            sys.executable, "-m", "jupyter", "lab",
-            "--no-browser",
-            "--ServerApp.ip=127.0.0.1",
-            f"--ServerApp.port={port}",
-            "--ServerApp.port_retries=0",
-            f"--ServerApp.root_dir={REPO_ROOT}",
-            "--ServerApp.allow_root=True",
-            "--IdentityProvider.token=",
-            "--PasswordIdentityProvider.hashed_password=",
+    def command(port: int) -> list[str]:  # JupyterLab as `bleu-lab lab` starts it, serving the repository
+        from bleu_lab.course import lab_command
+
+        return lab_command(REPO_ROOT, None, [
+            *headless_lab_options(port),
             "--ServerApp.disable_check_xsrf=True",  # lets the fixtures DELETE sessions over the REST API
             "--ServerApp.terminals_enabled=False",
             "--LabApp.news_url=None",
             "--LabApp.check_for_updates_class=jupyterlab.handlers.announcements.NeverCheckForUpdate",
             "--LabApp.extension_manager=readonly",
-        ]  # fmt: skip
+        ])  # fmt: skip
 
     server = _start_server("jupyterlab", command, "/api/status", env, browser_tmp)
     _LAB_SERVERS.append(server)
@@ -271,6 +266,11 @@ def voila_command(target: str, port: int, env: dict[str, str], pool: str, *extra
     ]  # fmt: skip
 
 
+def voila_tornado_settings(**extra: object) -> dict:
+    """voila.json's ``Voila.tornado_settings`` (websocket ping and message size), with ``extra`` added."""
+    return {**json.loads((REPO_ROOT / "voila.json").read_text(encoding="utf-8"))["Voila"]["tornado_settings"], **extra}
+
+
 @pytest.fixture(scope="session")
 def voila_server_factory(browser_tmp: Path) -> Iterator[Callable[[str | None], str]]:
     """Start Voilà on demand: `factory(None)` serves the repo root, `factory("notebooks/x.ipynb")` one notebook.
@@ -292,7 +292,8 @@ def voila_server_factory(browser_tmp: Path) -> Iterator[Callable[[str | None], s
                     "--show_tracebacks=True",
                     # Voilà sets no _xsrf cookie, so without this its unload beacon that shuts the page's
                     # kernel down gets a 403 and the kernel stays until culled (test_classroom.py tests that).
-                    "--Voila.tornado_settings=disable_check_xsrf=True",
+                    # A dict given here replaces voila.json's, so its settings (ping, message size) come along.
+                    f"--Voila.tornado_settings={voila_tornado_settings(disable_check_xsrf=True)!r}",
                     # Lab-only front-end extensions fail to load in Voilà's older Lab core (console error).
                     "--VoilaConfiguration.extension_denylist=@jupyter-notebook/lab-extension",
                     "--VoilaConfiguration.extension_denylist=@voila-dashboards/jupyterlab-preview",

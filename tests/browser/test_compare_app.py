@@ -99,3 +99,26 @@ def test_compare_app_in_jupyterlab(page: Page, jupyterlab_url: str):
     expect(app.locator(".bleu-upload-message")).to_contain_text("Compared 2 systems on 3 segments")
     expect(scores_table(app).locator("tbody tr").nth(0)).to_contain_text("base.txt (baseline)")
     assert_no_traceback(page)
+
+
+def big_upload_gets_a_message(app: Locator) -> None:
+    """21 MB of lines: more than the page accepts (20 MB), and more than a websocket message may carry by default
+    (10 MiB in tornado): the server's websocket_max_message_size lets the upload reach the page's own check."""
+    expect(app.locator(".bleu-upload-message")).to_contain_text("data/news example")
+    big = text_file("huge.txt", ["the cat sat on the mat ."] * 900_000)
+    upload(app, [big, text_file("new.txt", SYSTEM_B)], [text_file("ref.txt", REFERENCE)])
+    message = app.locator(".bleu-upload-message")
+    expect(message).to_contain_text("huge.txt", timeout=60_000)
+    expect(message).to_contain_text("at most 20,971,520 are accepted")
+    assert_no_traceback(app.page)
+
+
+def test_a_file_over_the_size_limit_gets_a_message_in_voila(
+    page: Page, voila_server_factory: Callable[[str | None], str], page_errors: PageErrors
+):
+    big_upload_gets_a_message(open_in_voila(page, voila_server_factory(APP)).locator(".bleu-compare-app"))
+    page_errors.assert_clean()
+
+
+def test_a_file_over_the_size_limit_gets_a_message_in_jupyterlab(page: Page, jupyterlab_url: str):
+    big_upload_gets_a_message(open_notebook_in_lab(page, jupyterlab_url, APP).locator(".bleu-compare-app"))
