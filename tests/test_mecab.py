@@ -150,3 +150,25 @@ def test_without_the_packages_the_cli_prints_one_error_line(without_mecab, tmp_p
 def test_unknown_tokenizers_are_still_refused():
     with pytest.raises(ValueError, match="unknown tokenize 'mecab'; choose one of .*'ja-mecab', 'ko-mecab'"):
         bl.corpus_score(["a"], [["a"]], tokenize="mecab")
+
+
+def test_the_widgets_offer_the_installed_mecab_tokenizers():
+    from bleu_lab import widgets as bw
+    from bleu_lab.widgets.compare import compare_upload
+
+    require("ja-mecab")
+    hyps, streams = JAPANESE
+    pg = bw.playground(hyps[0], [streams[0][0]], smoothing="exp")
+    assert "ja-mecab" in [value for _, value in pg.tokenize.options]
+    pg.tokenize.value = "ja-mecab"
+    theirs = BLEU(tokenize="ja-mecab", effective_order=True).sentence_score(hyps[0], [streams[0][0]]).score
+    assert f"{theirs / 100:.4f}" in pg.score.value
+    assert "ja-mecab" in compare_upload().tokenize.options
+
+
+def test_without_the_packages_the_widgets_do_not_offer_them(without_mecab):
+    from bleu_lab.widgets.compare import compare_upload
+    from bleu_lab.widgets.model import tokenizer_options
+
+    assert not {"ja-mecab", "ko-mecab"} & {value for _, value in tokenizer_options()}
+    assert not {"ja-mecab", "ko-mecab"} & set(compare_upload().tokenize.options)

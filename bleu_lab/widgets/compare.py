@@ -19,7 +19,7 @@ from ..compare.comparison import Example
 from ..compare.files import ComparisonInputs, comparison_inputs, decode_text_file, default_names, read_text_file
 from ..compare.reporters import example_html, output_chips
 from ..data import load_corpus
-from ..tokenization import TOKENIZERS
+from ..tokenization import available_tokenizers
 from .model import message_html
 from .views import LABEL_STYLE, _View, _wide
 
@@ -202,7 +202,8 @@ class CompareUpload(w.VBox):
                                     description="system outputs")
         self.references = w.FileUpload(accept=".txt,.de,.en,.zh,.ja,.hyp,.ref,text/plain", multiple=True,
                                        description="references")
-        self.tokenize = w.Dropdown(options=list(TOKENIZERS), value="13a", description="tokenizer", style=LABEL_STYLE)
+        self.tokenize = w.Dropdown(options=list(available_tokenizers()), value="13a", description="tokenizer",
+                                   style=LABEL_STYLE)
         self.button = w.Button(description="Compare", button_style="primary")
         self.message = w.HTML(message_html("Upload two or more system outputs and one or more references, "
                                            "then press Compare."))

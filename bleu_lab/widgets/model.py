@@ -18,6 +18,7 @@ from ..brevity import brevity_penalty
 from ..explain import Explanation, explain
 from ..explain_html import SYMBOLS, badge, explanation_html, order_table_html, token_marks
 from ..smoothing import NLTK_METHODS, SACREBLEU_METHODS
+from ..tokenization import available_tokenizers
 from .inputs import EMPTY_HYPOTHESIS, NO_REFERENCES, clip_references, clip_text, parse_references
 
 WHITESPACE = "whitespace"  # the widgets' name for "str.split, no sacrebleu tokenizer"
@@ -48,6 +49,13 @@ TOKENIZER_OPTIONS = (
     ("zh (Chinese)", "zh"),
     ("none (sacrebleu, whitespace only)", "none"),
 )
+OPTIONAL_TOKENIZER_LABELS = {"ja-mecab": "ja-mecab (Japanese, MeCab)", "ko-mecab": "ko-mecab (Korean, MeCab)"}
+
+
+def tokenizer_options() -> tuple[tuple[str, str], ...]:
+    """The tokenizer menu: ``TOKENIZER_OPTIONS``, then the optional tokenizers whose packages are installed."""
+    extra = [name for name in available_tokenizers() if name in OPTIONAL_TOKENIZER_LABELS]
+    return (*TOKENIZER_OPTIONS, *((OPTIONAL_TOKENIZER_LABELS[name], name) for name in extra))
 
 # Starting sentences, from the lessons' sources (Papineni et al. 2002, the nltk docs, the BLEU blog posts).
 EXAMPLES: dict[str, tuple[str, tuple[str, ...]]] = {

@@ -22,7 +22,6 @@ from .model import (
     PLAYGROUND_SMOOTHING,
     SMOOTHING_OPTIONS,
     SMOOTHINGS,
-    TOKENIZER_OPTIONS,
     WHITESPACE,
     Challenge,
     PlaygroundState,
@@ -37,6 +36,7 @@ from .model import (
     sentence_explorer_view_model,
     smoothing_comparison,
     text_rows,
+    tokenizer_options,
     whole_number,
 )
 
@@ -323,7 +323,7 @@ class Playground(_View):
                               "(sacrebleu's smoothing methods weigh every order equally)")
         self.smoothing = w.Dropdown(options=SMOOTHING_OPTIONS, value=state.smoothing, description="smoothing",
                                     style=LABEL_STYLE, layout=w.Layout(width="auto", max_width="100%"))
-        self.tokenize = w.Dropdown(options=TOKENIZER_OPTIONS, value=state.tokenize, description="tokenizer",
+        self.tokenize = w.Dropdown(options=tokenizer_options(), value=state.tokenize, description="tokenizer",
                                    style=LABEL_STYLE, layout=w.Layout(width="auto", max_width="100%"))
         self.lowercase = w.Checkbox(state.lowercase, description="lowercase", indent=False)
         self.score = w.HTML(layout=_wide())
