@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import islice
 from operator import add
 
 from .brevity import closest_length
@@ -159,28 +160,33 @@ def pooled_stats(
 ) -> BleuStats:
     """``corpus_stats`` on input already checked and tokenized (the fast path the scorers use).
 
-    The same sums as adding up ``segment_stats``, kept as plain ints (no ``BleuStats`` per segment): the matches
-    come from ``corpus_counting.corpus_matches`` (for a few segments, ``segment_counts`` one by one, which has no
-    array set-up cost); totals[n] = sum of max(0, c - n + 1) and short[n] = #segments with c < n come from how
-    many hypotheses have each length c.
+    The same sums as adding up ``segment_stats``, kept as plain ints (no ``BleuStats`` per segment). Segments are
+    read ``CHUNK`` at a time, so streamed input (the command line's) is never all in memory; each chunk's matches
+    come from ``corpus_counting.corpus_matches`` (for a chunk of a few segments, ``segment_counts`` one by one,
+    which has no array set-up cost). totals[n] = sum of max(0, c - n + 1) and short[n] = #segments with c < n come
+    from how many hypotheses have each length c.
     """
-    refs, hyps = list(list_of_references), list(hypotheses)
-    hyp_lens = [len(h) for h in hyps]
-    ref_total = sum([lengths[0] if len(lengths) == 1 else closest_length(lengths, c)
-                     for lengths, c in zip([[len(r) for r in rs] for rs in refs], hyp_lens)])
-    if len(hyps) < FEW_SEGMENTS:
-        matches = [0] * max_order
-        for references, hypothesis in zip(refs, hyps):
-            matches = list(map(add, matches, segment_counts(references, hypothesis, max_order)[2]))
-    else:
-        matches = [int(m) for m in corpus_matches(refs, hyps, max_order).sum(axis=0)]
-    lengths = Counter(hyp_lens).items()
-    totals = tuple(sum([k * (c - i) for c, k in lengths if c > i]) for i in range(max_order))
-    short = tuple(sum([k for c, k in lengths if c <= i]) for i in range(max_order))
-    return BleuStats(sum(hyp_lens), ref_total, tuple(matches), totals, short, len(hyp_lens))
+    ref_total, matches, lengths = 0, [0] * max_order, Counter()
+    pairs = zip(list_of_references, hypotheses)
+    while chunk := list(islice(pairs, CHUNK)):
+        refs, hyps = [r for r, _ in chunk], [h for _, h in chunk]
+        hyp_lens = [len(h) for h in hyps]
+        lengths.update(hyp_lens)
+        ref_total += sum([ref_lens[0] if len(ref_lens) == 1 else closest_length(ref_lens, c)
+                          for ref_lens, c in zip([[len(r) for r in rs] for rs in refs], hyp_lens)])
+        if len(chunk) < FEW_SEGMENTS:
+            for references, hypothesis in chunk:
+                matches = list(map(add, matches, segment_counts(references, hypothesis, max_order)[2]))
+        else:
+            matches = list(map(add, matches, corpus_matches(refs, hyps, max_order).sum(axis=0).tolist()))
+    totals = tuple(sum([k * (c - i) for c, k in lengths.items() if c > i]) for i in range(max_order))
+    short = tuple(sum([k for c, k in lengths.items() if c <= i]) for i in range(max_order))
+    return BleuStats(sum(c * k for c, k in lengths.items()), ref_total, tuple(matches), totals, short,
+                     lengths.total())
 
 
 FEW_SEGMENTS = 8  # below this, counting segment by segment beats setting up corpus_matches's arrays
+CHUNK = 4096  # segments counted together: fast, and a bounded amount of streamed input in memory at once
 
 
 def empty_stats(max_order: int = 4) -> BleuStats:

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 import bleu_lab
 from bleu_lab.corpus_counting import corpus_matches
 from bleu_lab.geometric_mean import bleu_from_precisions, geometric_mean
-from bleu_lab.statistics import FEW_SEGMENTS, corpus_stats, segment_counts, segment_stats
+from bleu_lab.statistics import FEW_SEGMENTS, corpus_stats, pooled_stats, segment_counts, segment_stats
 
 CAT_REFS = ["the cat is on the mat", "there is a cat on the mat"]
 words = st.lists(st.sampled_from(["a", "b", "c", "d", "e"]), max_size=12)
@@ -131,6 +131,19 @@ def test_corpus_matches_clip_by_the_best_single_reference():
     refs = [[["the", "cat", "the"], ["the", "the", "the", "mat"]]]
     hyps = [["the"] * 7]
     assert corpus_matches(refs, hyps, 2).tolist() == [[3, 2]]  # 'the' thrice, 'the the' twice: both from ref 2
+
+
+@given(corpus_segments)
+def test_statistics_pooled_chunk_by_chunk_add_up(corpus):
+    refs = [r for r, _ in corpus]
+    hyps = [h for _, h in corpus]
+    total = sum((segment_stats(r, h) for r, h in zip(refs, hyps)), start=bleu_lab.statistics.empty_stats())
+    chunk = bleu_lab.statistics.CHUNK
+    try:  # chunks of 9: big ones counted by corpus_matches, a last one of fewer than 8 segment by segment
+        bleu_lab.statistics.CHUNK = 9
+        assert pooled_stats(iter(refs), iter(hyps)) == total
+    finally:
+        bleu_lab.statistics.CHUNK = chunk
 
 
 def test_large_and_small_corpora_pool_the_same_statistics():
