@@ -26,7 +26,7 @@ from operator import add
 import numpy as np
 import sacrebleu
 
-from .corpus_counting import lay_out, ngram_counts
+from .corpus_counting import CHUNK, lay_out, ngram_counts
 from .sacrebleu_style import check_corpus, count_refs
 from .validation import as_text, check_flag, check_length, check_order, plain_strings
 
@@ -224,26 +224,34 @@ def corpus_statistics(
 ) -> list[int]:
     """The chrF statistics of a checked corpus, summed over segments: ``segment_statistics`` of each, added up.
 
-    The corpus scorer's fast path: the character n-grams (then the word n-grams) of all texts are numbered at once
-    by ``corpus_counting.ngram_counts``, and matches_n = sum over g of min(Count_hyp(g), Count_ref(g)) for each
-    reference in turn. Each segment then keeps the reference with the best F-score (the first on a tie), as
-    ``segment_statistics`` does.
+    The corpus scorer's fast path: ``CHUNK`` segments at a time (so memory stays bounded), the character n-grams
+    (then the word n-grams) of all their texts are numbered at once by ``corpus_counting.ngram_counts``, and
+    matches_n = sum over g of min(Count_hyp(g), Count_ref(g)) for each reference in turn. Each segment then keeps
+    the reference with the best F-score (the first on a tie), as ``segment_statistics`` does.
     """
-    hyps = [h.lower() for h in hypotheses] if options.lowercase else list(hypotheses)
+    total = [0] * (3 * (options.char_order + options.word_order))
+    for start in range(0, len(hypotheses), CHUNK):
+        hyps, refs = hypotheses[start:start + CHUNK], references[start:start + CHUNK]
+        for candidates, seg in zip(_reference_statistics(hyps, refs, options), refs):
+            candidates = candidates[:len(seg)]
+            best = candidates[0] if len(candidates) == 1 else candidates[best_reference(candidates, options)]
+            total = list(map(add, total, best))
+    return total
+
+
+def _reference_statistics(
+    hypotheses: Sequence[str], references: Sequence[Sequence[str]], options: ChrfOptions
+) -> list[list[list[int]]]:
+    """``reference_statistics`` of every segment: [segment][reference] -> [hyp, ref, match] per order."""
+    hyps = [h.lower() for h in hypotheses] if options.lowercase else hypotheses
     refs = [[r.lower() for r in seg] for seg in references] if options.lowercase else references
     ws = options.whitespace
     parts = [_order_statistics([character_line(h, ws) for h in hyps],
                                [[character_line(r, ws) for r in seg] for seg in refs], options.char_order)]
     if options.word_order:
         words = [[chrf_words(r) for r in seg] for seg in refs]
-        parts.append(_order_statistics(list(map(chrf_words, hyps)), words, options.word_order))
-    stats = np.concatenate(parts, axis=2).tolist()  # [segment][reference] -> [hyp, ref, match] per order
-    total = [0] * (3 * (options.char_order + options.word_order))
-    for candidates, seg in zip(stats, references):
-        candidates = candidates[:len(seg)]
-        best = candidates[0] if len(candidates) == 1 else candidates[best_reference(candidates, options)]
-        total = list(map(add, total, best))
-    return total
+        parts.append(_order_statistics([chrf_words(h) for h in hyps], words, options.word_order))
+    return np.concatenate(parts, axis=2).tolist()
 
 
 def _order_statistics(

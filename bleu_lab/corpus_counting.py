@@ -29,6 +29,8 @@ from itertools import chain, count
 
 import numpy as np
 
+CHUNK = 4096  # segments the corpus scorers lay out at once: fast, and a bounded amount of input in memory at a time
+
 
 @dataclass(frozen=True)
 class CorpusLayout:

@@ -17,7 +17,7 @@ from itertools import islice
 from operator import add
 
 from .brevity import closest_length
-from .corpus_counting import corpus_matches
+from .corpus_counting import CHUNK, corpus_matches
 from .ngrams import ngram_iter, ngram_list, ngram_total
 from .validation import as_reference_list, as_sequence, as_tokens, check_order, check_same_length
 
@@ -186,7 +186,6 @@ def pooled_stats(
 
 
 FEW_SEGMENTS = 8  # below this, counting segment by segment beats setting up corpus_matches's arrays
-CHUNK = 4096  # segments counted together: fast, and a bounded amount of streamed input in memory at once
 
 
 def empty_stats(max_order: int = 4) -> BleuStats:

@@ -39,7 +39,14 @@ def test_corpus_statistics_add_up_segment_statistics(segments, options):
     # the fast corpus path against the readable one, segment by segment, any number of references per segment
     opts = ChrfOptions(**options)
     expected = [sum(col) for col in zip(*(segment_statistics(h, refs, opts) for h, refs in segments))]
-    assert corpus_statistics([h for h, _ in segments], [refs for _, refs in segments], opts) == expected
+    hyps, refs = [h for h, _ in segments], [refs for _, refs in segments]
+    assert corpus_statistics(hyps, refs, opts) == expected
+    chunk = bl.chrf.CHUNK
+    try:  # several chunks of 5 segments add up the same
+        bl.chrf.CHUNK = 5
+        assert corpus_statistics(hyps, refs, opts) == expected
+    finally:
+        bl.chrf.CHUNK = chunk
 
 
 def test_lone_surrogates_are_characters_like_any_other():
