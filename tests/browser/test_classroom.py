@@ -62,8 +62,13 @@ def _server_kernels(server: ServerProcess) -> int:
     """How many kernels the server runs (spares included)."""
     import psutil
 
-    children = psutil.Process(server.process.pid).children(recursive=True)
-    return sum("ipykernel" in " ".join(child.cmdline()) for child in children)
+    def is_kernel(process: psutil.Process) -> bool:
+        try:
+            return "ipykernel" in " ".join(process.cmdline())
+        except psutil.Error:  # a kernel that just exited (a zombie until reaped, or gone): not running
+            return False
+
+    return sum(is_kernel(child) for child in psutil.Process(server.process.pid).children(recursive=True))
 
 
 def _wait_until(condition: Callable[[], bool], server: ServerProcess, failure: str) -> None:
