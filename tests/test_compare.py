@@ -293,3 +293,20 @@ def test_bad_input_gets_a_clear_error(kwargs, error, message):
     args = {"references": ["x"], **FAST, **kwargs}
     with pytest.raises(error, match=message):
         compare_systems(**args)
+
+
+def test_csv_cells_a_spreadsheet_would_run_are_written_as_text(tmp_path):
+    """OWASP's CSV-injection rule: a system output starting with = + - @ is prefixed with ' in examples.csv."""
+    import csv
+
+    attack = '=HYPERLINK("http://example.invalid","click")'
+    c = compare_systems({"base": ["the cat sat", "a b"], "new": [attack, "@SUM(1+1) b"]},
+                        [["the cat sat"], ["a b"]], **FAST)
+    c.to_csv(tmp_path / "csv")
+    with (tmp_path / "csv" / "examples.csv").open(encoding="utf-8", newline="") as f:
+        cells = [cell for row in csv.reader(f) for cell in row]
+    assert "'" + attack in cells and attack not in cells
+    assert not any(cell.startswith(("=", "+", "@")) for cell in cells)
+    with (tmp_path / "csv" / "scores.csv").open(encoding="utf-8", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert all(float(r["bleu"]) >= 0 for r in rows)  # numbers stay numbers

@@ -7,7 +7,6 @@ that loads nothing from anywhere. The side-by-side examples mark each output's t
 
 from __future__ import annotations
 
-import csv
 import html
 import json
 import math
@@ -17,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from ..explain import explain
 from ..explain_html import BOX, CELL, LEGEND_TEXT, MONO, TABLE, token_chips_html
+from ..spreadsheet import write_csv
 
 if TYPE_CHECKING:
     from .comparison import BucketTable, Comparison
@@ -145,13 +145,7 @@ def to_csv(c: Comparison, directory: str | Path) -> list[Path]:
         ]
     written = []
     for name, rows in tables.items():
-        path = folder / f"{name}.csv"
-        with path.open("w", encoding="utf-8", newline="") as f:
-            if rows:
-                writer = csv.DictWriter(f, fieldnames=list(rows[0]))
-                writer.writeheader()
-                writer.writerows(rows)
-        written.append(path)
+        written.append(write_csv(folder / f"{name}.csv", rows))
     return written
 
 

@@ -1,0 +1,38 @@
+"""CSV that a spreadsheet opens as data: every CSV file bleu_lab writes goes through ``write_csv``.
+
+A spreadsheet runs a cell whose text starts with ``=``, ``+``, ``-`` or ``@`` (and a tab or carriage return before
+one) as a formula: a system output such as ``=HYPERLINK(...)`` would become a live link in an instructor's sheet.
+OWASP's rule (https://owasp.org/www-community/attacks/CSV_Injection): prefix such a text cell with a single quote, so
+that it is shown as text. Numbers are written as they are (a negative number is data, not a formula).
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def safe_cell(value: object) -> object:
+    """``value``, or ``"'" + value`` for a text cell a spreadsheet would run as a formula."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
+def write_csv(path: str | Path, rows: Iterable[Mapping[str, object]], fieldnames: list[str] | None = None) -> Path:
+    """Write ``rows`` (dicts) as a UTF-8 CSV with a header; every text cell through ``safe_cell``.
+
+    ``fieldnames`` defaults to the first row's keys; with no rows and no ``fieldnames`` the file is empty.
+    """
+    path = Path(path)
+    rows = list(rows)
+    names = list(fieldnames) if fieldnames is not None else (list(rows[0]) if rows else [])
+    with path.open("w", encoding="utf-8", newline="") as f:
+        if names:
+            writer = csv.DictWriter(f, fieldnames=[safe_cell(n) for n in names])
+            writer.writeheader()
+            writer.writerows({safe_cell(k): safe_cell(v) for k, v in row.items()} for row in rows)
+    return path
