@@ -247,7 +247,8 @@ def check_test_set_size(n_segments: object, corpus=None) -> Feedback:
 
 METRIC_CHOICE_KEY_POINTS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("test whether the gain is more than noise", ("significan", "p-value", "p value", "bootstrap", "randomi",
-                                                 "interval", "confidence", "noise", "luck", "chance")),
+                                                 "paired test", "statistical test", "permutation", "interval",
+                                                 "confidence", "noise", "luck", "chance")),
     ("look beyond BLEU: people, or a metric that agrees better with them",
      ("human", "people", "mqm", "annotat", "evaluator", "translator", "comet", "bleurt", "learned", "chrf",
       "several metrics", "other metric", "more than one metric")),
@@ -262,6 +263,16 @@ METRIC_CHOICE_CLAIMS = (
     ReversedClaim(r"\b(?:enough|large enough|big enough)\b[^.;]*\bsegments?\b|\bsegments?\b[^.;]*\b(?:is|are) "
                   r"(?:enough|plenty)\b",
                   "the test-set size alone does not tell whether a gap is real: the paired test does"),
+    ReversedClaim(r"\b(?:system|model|one|it)\s+is\s+(?:clearly\s+|definitely\s+|really\s+|so\s+)?better\b",
+                  "+0.8 BLEU does not show that a system is better: the gap may be test-set luck, and gains that small "
+                  "often go the other way for people"),
+    ReversedClaim(r"\b(?:test|tests|testing|evaluation|people|humans?|raters?|significance)\b[^.;,]*?\b(?:is|are)\s+"
+                  r"(?:unnecessary|needless|pointless|superfluous|overkill|not\s+(?:needed|necessary|required))\b"
+                  r"|\b(?:no need|(?:do not|don't|doesn't|does not|needn't)\s+need|"
+                  r"(?:ship|deploy|release|launch|decide)\w*\s+(?:it\s+)?without)\b[^.;,]*?"
+                  r"\b(?:test|evaluation|people|humans?|raters?|significance)\b",
+                  "a +0.8 BLEU gain is exactly the case that needs both: a paired test (is it more than luck?) and "
+                  "people or a learned metric (would they see it?)", negative=True),
 )
 METRIC_CHOICE_HINTS = (
     "Section 4's table and lesson 9: what would you need to know about a +0.8 gap before believing it at all?",
