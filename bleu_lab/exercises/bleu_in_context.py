@@ -20,7 +20,7 @@ import math
 import random
 from collections.abc import Callable, Mapping, Sequence
 
-from ..agreement import pairwise_accuracy, ranking
+from ..agreement import TIE_RULES, pairwise_accuracy, ranking
 from ..published_scores import REFERENCES, load_system_scores
 from . import (
     Feedback,
@@ -32,8 +32,11 @@ from . import (
     check_written_answer,
     choice_mistakes,
     choices_text,
+    close,
     enough_failures,
     run_student_code,
+    same_number,
+    shown,
 )
 
 # ------------------------------------------------------------------------------------------ pairwise accuracy
@@ -44,6 +47,7 @@ ACCURACY_CASES: tuple[tuple[str, tuple[float, ...], tuple[float, ...]], ...] = (
     ("four systems in the same order", (20.0, 25.0, 30.0, 35.0), (-0.2, 0.0, 0.1, 0.5)),
     ("four systems in reverse order", (35.0, 30.0, 25.0, 20.0), (-0.2, 0.0, 0.1, 0.5)),
     ("five systems", (31.3, 31.2, 29.9, 29.7, 29.3), (-1.04, -1.05, -1.51, -1.46, -1.74)),
+    ("two systems tied by the metric", (30.0, 30.0, 28.0, 29.0), (0.2, 0.1, -0.3, 0.4)),
 )
 
 
@@ -60,25 +64,48 @@ def hidden_accuracy_cases(rng: random.Random) -> dict:
     return {"cases": cases}
 
 
+def accepted_accuracies(metric: Sequence[float], human: Sequence[float]) -> dict[str, float]:
+    """The pairwise accuracy of a case under each tie rule of ``agreement.TIE_RULES`` that leaves a pair to count:
+    without ties they are all the same number; with ties, each is a defensible answer."""
+    accepted = {}
+    for rule in TIE_RULES:
+        try:
+            accepted[rule] = pairwise_accuracy(metric, human, ties=rule)
+        except ValueError:  # every pair tied and left out: no accuracy under this rule
+            continue
+    return accepted
+
+
 def check_pairwise_accuracy(func: Callable[[Sequence[float], Sequence[float]], float], cases=ACCURACY_CASES
                             ) -> Feedback:
-    """Check ``func(metric, human)`` = #{pairs ordered alike} / #pairs on ``cases`` (name, metric, human)."""
+    """Check ``func(metric, human)`` = #{pairs ordered alike} / #pairs on ``cases`` (name, metric, human). A pair
+    tied in one list or both may be counted by any rule of ``agreement.TIE_RULES`` (left out, or counted as agreeing
+    only when both tie, ...): each is right."""
     fb = Feedback("my_pairwise_accuracy(metric, human)")
     if not callable(func):
         return fb.fail(f"pass your function itself (my_pairwise_accuracy), not {type(func).__name__}")
+    tie_rules_met = set()
     for case, metric, human in cases:
         got = run_student_code(fb, func, list(metric), list(human))
         if got is None:
             continue
-        if as_number(got, strings=False) is None:
-            fb.fail(f"case {case}: return the accuracy as a number between 0 and 1, not {type(got).__name__}")
-        elif not math.isclose(float(got), pairwise_accuracy(metric, human), abs_tol=1e-9):
-            fb.fail(f"case {case}: metric {list(metric)}, people {list(human)}: your accuracy {float(got):.4f} "
-                    "is not right. " + _accuracy_hint(metric, human, float(got)))
+        accepted = accepted_accuracies(metric, human)
+        number = as_number(got, strings=False)
+        matched = [rule for rule, value in accepted.items() if same_number(got, value, strings=False)]
+        if number is None or not math.isfinite(float(number)):
+            fb.fail(f"case {case}: return the accuracy as a number between 0 and 1, not {shown(got)}")
+        elif not matched:
+            fb.fail(f"case {case}: metric {list(metric)}, people {list(human)}: your accuracy {float(number):.4f} "
+                    "is not right. " + _accuracy_hint(metric, human, float(number)))
+        elif len(set(accepted.values())) > 1:
+            tie_rules_met.add(matched[0])
         if enough_failures(fb):
             break
     if fb.passed:
         fb.note("all cases right. Without ties, Kendall's tau is 2 × accuracy - 1: try bl.agreement.kendall_tau.")
+        for rule in sorted(tie_rules_met):
+            fb.note(f"a case had tied scores: your function counts them as bl.agreement.pairwise_accuracy(..., "
+                    f"ties={rule!r}) does ({TIE_RULES[rule]}); the other rules are right too")
     return fb
 
 
@@ -95,7 +122,7 @@ def _accuracy_hint(metric: Sequence[float], human: Sequence[float], got: float) 
                     "every two systems, does the metric prefer the one people prefer?"),
     ]
     for value, hint in candidates:
-        if value != 0 and math.isclose(got, value, abs_tol=1e-9):  # 0 is also what an unfinished stub returns
+        if value != 0 and close(got, value):  # 0 is also what an unfinished stub returns
             return hint
     return ("For every pair of systems (each pair once), compare the sign of the metric's difference with the sign "
             "of the people's difference; the accuracy is the share of pairs where the signs are equal.")
