@@ -125,13 +125,20 @@ def test_reference_ranks_counted_from_the_worst_is_named():
     assert not fb.passed and text(fb).count("counted from the worst") == 4
 
 
+def test_reference_ranks_as_strings_pass():
+    """Issue 31: {"A": "6", ...} is a right answer in another form."""
+    ranks = {key: str(value) for key, value in ex10.expected_reference_ranks().items()}
+    assert ranks["A"] == "6" and ex10.check_reference_ranks(ranks).passed
+    assert ex10.check_reference_ranks({key: f" {value}.0 " for key, value in ranks.items()}).passed
+
+
 def test_reference_ranks_wrong_value_gets_a_hint_without_the_answer():
     fb = ex10.check_reference_ranks({"A": 1, "C": 3, "D": 2, "all": 2})
     assert not fb.passed and "ranks['A'] is not right" in text(fb) and "6" not in text(fb)
 
 
-@pytest.mark.parametrize("answer", [None, {"A": 1}, [6, 3, 2, 2], {"A": 6, "C": 3, "D": 2, "all": "2"},
-                                    {"A": 6, "C": 3, "D": 2, "all": 0}])
+@pytest.mark.parametrize("answer", [None, {"A": 1}, [6, 3, 2, 2], {"A": 6, "C": 3, "D": 2, "all": "two"},
+                                    {"A": 6, "C": 3, "D": 2, "all": 0}, {"A": 6, "C": 3, "D": 2, "all": "1e999999999"}])
 def test_reference_ranks_bad_shapes(answer):
     fb = ex10.check_reference_ranks(answer)
     assert not fb.passed and ("dict with one rank per reference" in text(fb) or "whole number" in text(fb))

@@ -181,7 +181,9 @@ MAX_EXPONENT = 400  # |exponent| of a number written as a string: floats end at 
 # rounding error of at most 6e-8), so an answer computed or returned in float32 passes, while a wrong answer (another
 # smoothing, a count off by one, a swapped argument) is off by far more than one part in a million.
 REL_TOL = 1e-6
-ABS_TOL = 1e-12
+# Only for a value of 0 (or one that underflows): nltk's scores without smoothing are as small as 1e-231 and a
+# check must tell them from 0 and from each other.
+ABS_TOL = 1e-300
 
 _DECIMAL_TEXT = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE]([+-]?\d+))?")
 

@@ -34,6 +34,7 @@ from . import (
     choices_text,
     close,
     enough_failures,
+    number_text_problem,
     run_student_code,
     same_number,
     shown,
@@ -156,9 +157,9 @@ def check_reference_ranks(ranks: object) -> Feedback:
     expected = expected_reference_ranks()
     machines = sum(not row.is_human for row in load_system_scores())
     for ref in REFERENCES:
-        got = ranks[ref] if isinstance(ranks[ref], str) or as_whole(ranks[ref]) is None else as_whole(ranks[ref])
-        if not isinstance(got, int) or isinstance(got, bool) or not 1 <= got <= machines:
-            fb.fail(f"ranks[{ref!r}] must be a whole number from 1 (best) to {machines}, not {got!r}")
+        got = as_whole(ranks[ref])
+        if got is None or not 1 <= got <= machines:
+            fb.fail(f"ranks[{ref!r}] must be a whole number from 1 (best) to {machines}, not {shown(ranks[ref])}")
         elif got == machines + 1 - expected[ref]:
             fb.fail(f"ranks[{ref!r}]: you counted from the worst system; rank 1 is the HIGHEST BLEU")
         elif got != expected[ref]:
@@ -252,7 +253,9 @@ def check_test_set_size(n_segments: object, corpus=None) -> Feedback:
     fb = Feedback("segments needed to see a 1-BLEU gap")
     number = as_number(n_segments)
     if number is None or not math.isfinite(number) or number <= 0:
-        return fb.fail(f"n_segments must be a positive number, not {n_segments!r}")
+        problem = number_text_problem(n_segments)
+        return fb.fail(f"n_segments must be a positive number, not {shown(n_segments)}"
+                       + (f" ({problem})" if problem else ""))
     n_segments = float(number)
     half, n, needed = expected_test_set_size(corpus)
     if abs(n_segments - needed) <= SIZE_TOLERANCE * needed:

@@ -27,6 +27,7 @@ from . import (
     as_number,
     call_student,
     choices_text,
+    close,
     run_student_code,
     tiered_hint,
 )
@@ -60,7 +61,7 @@ def check_ar_p_value(
             fb.fail(f"case {case}: return the p-value as a number, not {type(got).__name__} ({got!r:.60})")
             continue
         got = as_number(got, strings=False)
-        if math.isclose(got, p_value_with_ties(np.asarray(gaps), observed), rel_tol=1e-9, abs_tol=1e-12):
+        if close(got, p_value_with_ties(np.asarray(gaps), observed)):
             continue
         hint, recipe = _ar_hint(gaps, observed, float(got))
         message = f"case {case}: gaps {list(gaps)}, observed {observed}: your p = {float(got):.4f} is not right. {hint}"
@@ -99,7 +100,7 @@ def _ar_hint(gaps: Sequence[float], observed: float, got: float) -> tuple[str, s
         (float(above + 1), a_count, formula),
     ]
     for value, hint, recipe in candidates:
-        if math.isclose(got, value, rel_tol=1e-9, abs_tol=1e-12):
+        if close(got, value):
             return hint, recipe
     return ("Count the trials whose gap is at least as large as the observed one, then turn the count into a "
             "share of the trials plus the observed test set itself.", None)

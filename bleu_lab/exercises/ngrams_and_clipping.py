@@ -20,6 +20,7 @@ from . import (
     call_student,
     enough_failures,
     random_sentence,
+    shown,
     tiered_hint,
 )
 
@@ -89,7 +90,7 @@ def _count_problem(tokens: tuple[str, ...], n: int, result: object) -> str | Non
         return f"the key {wrong_len} has {len(wrong_len)} tokens, but an n-gram for n={n} has exactly {n}"
     bad_value = next((v for v in given.values() if as_whole(v) is None or isinstance(v, str)), None)
     if bad_value is not None:
-        return f"the count {bad_value!r} is not a whole number; each value must be how often its n-gram occurs"
+        return f"the count {shown(bad_value)} is not a whole number; each value must be how often its n-gram occurs"
     given = {k: as_whole(v) for k, v in given.items()}
     if given == dict(expected):
         return None
@@ -172,8 +173,8 @@ def diagnose_clipped_count(ngram: Ngram, given: object, count: int, ref_counts: 
     want = min(count, most)
     if given is None or given is Ellipsis:
         return f"fill in the clipped count of {ngram} (replace the ...)"
-    if as_whole(given) is None or isinstance(given, str):
-        return f"your clipped count for {ngram} is {given!r}; give a whole number (int)"
+    if as_whole(given) is None:
+        return f"your clipped count for {ngram} is {shown(given)}; give a whole number (int)"
     given = as_whole(given)
     if given == want:
         return None
@@ -232,7 +233,7 @@ def check_clip_by_hand(answer: object, *, reveal: bool = False) -> Feedback:
             fb.fail(f"{gram[0]!r} is missing: it is a word of the hypothesis, so it needs a row")
             continue
         message = diagnose_clipped_count(gram, given[gram], hyp_counts[gram], [c[gram] for c in refs_counts])
-        if message and as_whole(given[gram]) is not None and not isinstance(given[gram], str):
+        if message and as_whole(given[gram]) is not None:
             wrong.append(message)
         elif message:
             fb.fail(message)

@@ -17,9 +17,16 @@ from ..precision import ModifiedPrecision
 from ..sacrebleu_style import sentence_score
 from ..smoothing import EPSILON, NLTK_METHODS, method1, sacrebleu_precisions
 from ..statistics import BleuStats
-from . import Feedback, GradedExercise, LessonGrading, as_list, as_number, call_student, enough_failures
-
-TOLERANCE = 1e-9
+from . import (
+    Feedback,
+    GradedExercise,
+    LessonGrading,
+    as_list,
+    as_number,
+    call_student,
+    close,
+    enough_failures,
+)
 
 # (matches, totals) per order 1-4 for my_exp_smoothing: one zero, zeros in a row, a gap between zeros, none.
 EXP_CASES: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...] = (
@@ -208,7 +215,7 @@ def _list_problem(result: object, length: int) -> list[str]:
 
 
 def _close(got: float, want: float) -> bool:
-    return math.isclose(got, want, rel_tol=TOLERANCE, abs_tol=1e-12)
+    return close(got, want)
 
 
 def _ordinal(k: int) -> str:

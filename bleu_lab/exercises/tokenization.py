@@ -19,14 +19,17 @@ from ..nltk_style import sentence_bleu, without_warnings
 from ..sacrebleu_style import corpus_score
 from ..tokenization import tokenize
 from . import (
+    MAX_ANSWER_CHARS,
     Feedback,
     GradedExercise,
     LessonGrading,
     as_number,
     as_whole,
+    close,
     random_sentence,
     random_variant,
     run_student_code,
+    shown,
     tiered_hint,
 )
 
@@ -81,11 +84,11 @@ def check_token_counts(prediction: Mapping[str, int], *, reveal: bool = False) -
         return fb.fail(f"prediction must be {expected}, not {type(prediction).__name__}")
     rules, offs, answers = [], [], []
     for name in TOKEN_TOKENIZERS:
-        guess = prediction.get(name)
+        given = prediction.get(name)
         tokens = tokenize(TOKEN_SENTENCE, name)
-        guess = as_whole(guess) if as_whole(guess) is not None and not isinstance(guess, str) else guess
-        if isinstance(guess, bool) or not isinstance(guess, int):
-            fb.fail(f"prediction[{name!r}] is {guess!r}; write a whole number of tokens")
+        guess = as_whole(given)
+        if guess is None:
+            fb.fail(f"prediction[{name!r}] is {shown(given)}; write a whole number of tokens")
         elif guess != len(tokens):
             rules.append(f"{name}: {guess} is not right. {TOKENIZER_HINTS[name]}")
             offs.append(f"{name}: you predicted {guess}, which is {'too many' if guess > len(tokens) else 'too few'}")
@@ -131,8 +134,10 @@ def _nltk_problem(ref: str, hyp: str, got: object) -> tuple[str, str | None] | N
     """What is wrong with one nltk_word_bleu result (None if it equals word-level BLEU): the diagnosis, and the
     fix in code where the diagnosis has one (shown only on a later try)."""
     if as_number(got, strings=False) is None:
-        return f"your function returned {got!r}; return nltk's score, a number between 0 and 1", None
+        return f"your function returned {shown(got)}; return nltk's score, a number between 0 and 1", None
     got = float(as_number(got, strings=False))
+    if not math.isfinite(got):
+        return f"your function returned {got}; return nltk's score, a number between 0 and 1", None
     want = without_warnings(sentence_bleu, [ref], hyp)
     if _same(got, want):
         return None
@@ -168,6 +173,7 @@ def check_report_line(report: str) -> Feedback:
     fb = Feedback("report_line")
     if not isinstance(report, str):
         return fb.fail(f"report must be a string (an f-string is easiest), not {type(report).__name__}")
+    report = report[:MAX_ANSWER_CHARS]  # a report line is one line: the rest is not read
     result = _report_score(**REPORT_OPTIONS)
     _check_reported_score(fb, report, result.score)
     _check_reported_signature(fb, report, result.signature)
@@ -229,7 +235,7 @@ def _fields(signature: str) -> dict[str, str]:
 
 
 def _same(a: float, b: float) -> bool:
-    return math.isclose(float(a), float(b), rel_tol=1e-9, abs_tol=1e-300)
+    return close(a, b)
 
 # For ``bleu-lab grade``: hidden sentence pairs drawn at grading time (no hidden case ships).
 def hidden_nltk_cases(rng: random.Random) -> dict:
