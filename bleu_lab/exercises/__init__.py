@@ -184,6 +184,7 @@ REL_TOL = 1e-6
 # Only for a value of 0 (or one that underflows): nltk's scores without smoothing are as small as 1e-231 and a
 # check must tell them from 0 and from each other.
 ABS_TOL = 1e-300
+FLOAT32_TINY = 1.1754943508222875e-38  # the smallest normal float32: smaller right answers round to 0 in float32
 
 _DECIMAL_TEXT = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE]([+-]?\d+))?")
 
@@ -334,6 +335,9 @@ def same_number(got: object, want: float, *, rel_tol: float = REL_TOL, abs_tol: 
         return False
     if isinstance(number, (int, Fraction)) and isinstance(want, (int, Fraction)):
         return number == want
+    dtype = getattr(got, "dtype", None)
+    if getattr(dtype, "kind", None) == "f" and getattr(dtype, "itemsize", None) == 4:
+        abs_tol = max(abs_tol, FLOAT32_TINY)  # a right answer below it underflows to 0 in float32
     return close(number, want, rel_tol=rel_tol, abs_tol=abs_tol)
 
 

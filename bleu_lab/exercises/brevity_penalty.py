@@ -26,6 +26,7 @@ from . import (
     check_written_answer,
     close,
     run_student_code,
+    shown,
 )
 
 # (case name, r, c): every branch of the definition, and the ones students miss.
@@ -65,7 +66,7 @@ def check_brevity_penalty(
                 fb.messages[-1] += " — handle c == 0 before dividing by c (what should an empty hypothesis get?)"
             continue
         if as_number(got, strings=False) is None:
-            fb.fail(f"case {case}: return a number, not {type(got).__name__} ({got!r})")
+            fb.fail(f"case {case}: return a number, not {type(got).__name__} ({shown(got)})")
             continue
         got = float(as_number(got, strings=False))
         if close(got, expected):
@@ -117,7 +118,7 @@ def check_closest_ref_length(
             continue
         got = as_whole(got) if as_whole(got) is not None else got
         fb.fail(f"case {case}: reference lengths {list(ref_lens)}, c = {c}: expected r = {expected}, "
-                f"you returned {got!r}. " + _closest_hint(ref_lens, c, got, expected))
+                f"you returned {shown(got)}. " + _closest_hint(ref_lens, c, got, expected))
     if fb.passed:
         fb.note("all cases right, including ties (they go to the shorter reference, as in nltk and sacrebleu)")
     return fb

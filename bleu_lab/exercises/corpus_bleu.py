@@ -30,6 +30,7 @@ from . import (
     random_sentence,
     random_variant,
     run_student_code,
+    shown,
 )
 
 # The lesson's worked example: a short, good segment and a long, weaker one (lowercase words, no punctuation,
@@ -109,7 +110,7 @@ def check_corpus_bleu(
         if isinstance(got, BleuScore):
             got = got.score
         if as_number(got, strings=False) is None:
-            fb.fail(f"case {case}: return the score as a number (0–100), not {type(got).__name__} ({got!r})")
+            fb.fail(f"case {case}: return the score as a number (0–100), not {type(got).__name__} ({shown(got)})")
             continue
         got = float(as_number(got, strings=False))
         if close(got, expected.score, abs_tol=TOLERANCE):

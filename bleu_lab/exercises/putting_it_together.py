@@ -25,6 +25,7 @@ from . import (
     random_sentence,
     random_variant,
     run_student_code,
+    shown,
 )
 
 UNIFORM = (0.25, 0.25, 0.25, 0.25)
@@ -69,7 +70,7 @@ def check_geometric_mean(
                                     "the geometric mean is 0; return 0.0 before taking logs")
             continue
         if as_number(got, strings=False) is None:
-            fb.fail(f"case {case}: return a number, not {type(got).__name__} ({got!r})")
+            fb.fail(f"case {case}: return a number, not {type(got).__name__} ({shown(got)})")
             continue
         got = float(as_number(got, strings=False))
         if close(got, expected):
@@ -118,7 +119,7 @@ def check_sentence_bleu(
         if got is None:
             continue
         if as_number(got, strings=False) is None:
-            fb.fail(f"case {case}: return a number, not {type(got).__name__} ({got!r})")
+            fb.fail(f"case {case}: return a number, not {type(got).__name__} ({shown(got)})")
             continue
         got = float(as_number(got, strings=False))
         if close(got, expected):

@@ -177,7 +177,7 @@ def _salient_hint(c1: int, c2: int, alpha: float, got: float | None) -> str:
 MT_READING = {
     "A": ("p = 0.0000 means the probability that the two systems are equally good is zero.", False,
           "a p-value is never the probability that a hypothesis is true, and compare-mt's number is not even a "
-          "p-value of a test centred on 'no difference': read how it is computed in section 7."),
+          "p-value of a test centred on 'no difference': read how it is computed in section 6."),
     "B": ("In every one of its resamples (each of half the test set), system 1 scored higher than system 2.", True,
           "compare-mt prints 1 minus the larger win share: p=0.0000 says system 1 won every half-size resample. "
           "That is Koehn's (2004) win rate, a statement about these resamples, not a two-sided test."),

@@ -26,6 +26,7 @@ from . import (
     call_student,
     close,
     enough_failures,
+    shown,
 )
 
 # (matches, totals) per order 1-4 for my_exp_smoothing: one zero, zeros in a row, a gap between zeros, none.
@@ -202,14 +203,14 @@ def _first_mismatch(sacre: str, choice: str) -> str | None:
 def _list_problem(result: object, length: int) -> list[str]:
     """A message if ``result`` is not a list of ``length`` numbers (empty list if it is)."""
     if result is None or result is Ellipsis:
-        return [f"your function returned {result!r}; return a list of {length} numbers, one p_n per order"]
+        return [f"your function returned {shown(result)}; return a list of {length} numbers, one p_n per order"]
     if isinstance(result, (str, bytes)) or not isinstance(result, Sequence):
         return [f"your function returned a {type(result).__name__}; return a list of {length} numbers"]
     if len(result) != length:
         return [f"your function returned {len(result)} values; return {length}, one per order n = 1..{length}"]
     bad = [v for v in result if as_number(v, strings=False) is None or math.isnan(float(as_number(v, strings=False)))]
     if bad:
-        return [f"every value must be a number; found {bad[0]!r}"]
+        return [f"every value must be a number; found {shown(bad[0])}"]
     result[:] = [float(as_number(v, strings=False)) for v in result]
     return []
 

@@ -29,6 +29,7 @@ from . import (
     random_sentence,
     random_variant,
     run_student_code,
+    same_number,
     shown,
     tiered_hint,
 )
@@ -135,12 +136,12 @@ def _nltk_problem(ref: str, hyp: str, got: object) -> tuple[str, str | None] | N
     fix in code where the diagnosis has one (shown only on a later try)."""
     if as_number(got, strings=False) is None:
         return f"your function returned {shown(got)}; return nltk's score, a number between 0 and 1", None
+    want = without_warnings(sentence_bleu, [ref], hyp)
+    if same_number(got, want, strings=False):
+        return None
     got = float(as_number(got, strings=False))
     if not math.isfinite(got):
         return f"your function returned {got}; return nltk's score, a number between 0 and 1", None
-    want = without_warnings(sentence_bleu, [ref], hyp)
-    if _same(got, want):
-        return None
     message = f"you returned {float(got):.6g}, word-level BLEU is {want:.6g}"
     call = "nltk_sentence_bleu([reference.split()], hypothesis.split())"
     with warnings.catch_warnings():

@@ -26,6 +26,7 @@ from . import (
     random_sentence,
     random_variant,
     run_student_code,
+    shown,
 )
 
 NASA_REFERENCE = "The NASA Opportunity rover is battling a massive dust storm on planet Mars."
@@ -89,12 +90,12 @@ def check_old_nltk_bleu(
         if got is None:
             continue
         if as_number(got, strings=False) is None:
-            fb.fail(f"{hypothesis!r}: return a number, not {type(got).__name__} ({got!r})")
+            fb.fail(f"{hypothesis!r}: return a number, not {type(got).__name__} ({shown(got)})")
             continue
         got = float(as_number(got, strings=False))
         if close(got, printed):
             continue
-        fb.fail(f"{hypothesis!r}: the post printed {printed!r}, you returned {got!r}. "
+        fb.fail(f"{hypothesis!r}: the post printed {printed!r}, you returned {shown(got)}. "
                 + _old_nltk_hint(refs, hypothesis.split(), float(got)))
     if fb.passed:
         fb.note("all seven printed values reproduced: old nltk dropped the first order without a match and every "
