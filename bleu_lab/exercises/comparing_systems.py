@@ -29,6 +29,7 @@ from . import (
     choices_text,
     close,
     run_student_code,
+    shown,
     tiered_hint,
 )
 
@@ -189,7 +190,7 @@ def _check_run(fb: Feedback, result: BootstrapResult, expected: BootstrapResult)
                 "corpus.references_for('A'), with the default options")
         return
     if result.method != expected.method:
-        fb.fail(f"your run reports {result.method!r} p-values: pass method='shift' for the two-sided p-value of "
+        fb.fail(f"your run reports {shown(result.method)} p-values: pass method='shift' for the two-sided p-value of "
                 "section 2 (the default, 'sacrebleu', is what sacrebleu prints: roughly a one-sided p)")
         return
     if result.n_samples != expected.n_samples or result.seed != expected.seed:

@@ -233,9 +233,10 @@ def check_word_salad(hypothesis: object) -> Feedback:
     refs = [WORD_SALAD_REFERENCE]
     for row in clip_table(refs, tokens, 1):
         if row.max_ref_count == 0:
-            fb.fail(f"{row.text!r} is not in the reference, so p_1 < 1: use only the reference's words")
+            fb.fail(f"{shown(row.text)} is not in the reference, so p_1 < 1: use only the reference's words")
         elif row.count > row.max_ref_count:
-            fb.fail(f"{row.text!r} is used {row.count} times but the reference has it only {row.max_ref_count} time(s)")
+            fb.fail(f"{shown(row.text)} is used {row.count} times but the reference has it only "
+                    f"{row.max_ref_count} time(s)")
     matched = [row.text for row in clip_table(refs, tokens, 2) if row.clipped > 0]
     p1, p2 = modified_precision(refs, tokens, 1), modified_precision(refs, tokens, 2)
     if matched:

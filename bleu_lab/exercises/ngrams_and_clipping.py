@@ -82,7 +82,7 @@ def _count_problem(tokens: tuple[str, ...], n: int, result: object) -> str | Non
     if bad_key is not None:
         remark = ": even a 1-gram is a tuple" if n == 1 else ""
         return (
-            f"the key {bad_key!r} is a {type(bad_key).__name__}; every n-gram must be a tuple of tokens, "
+            f"the key {shown(bad_key)} is a {type(bad_key).__name__}; every n-gram must be a tuple of tokens, "
             f"e.g. {_example_ngram(expected, n)}{remark}"
         )
     wrong_len = next((k for k in given if len(k) != n), None)
@@ -151,7 +151,8 @@ def _clip_problem(
     expected = clip_counts(hyp_counts, max_reference_counts(list(refs), n))
     bad_key = next((g for g in result if not isinstance(g, tuple)), None)
     if bad_key is not None:
-        return f"the key {bad_key!r} is not an n-gram tuple; use the keys of hyp_counts, e.g. {next(iter(hyp_counts))}"
+        return (f"the key {shown(bad_key)} is not an n-gram tuple; use the keys of hyp_counts, e.g. "
+                f"{next(iter(hyp_counts))}")
     extra = [g for g in result if g not in hyp_counts and result[g] != 0]
     if extra:
         return f"{extra[0]} is not in the hypothesis: only the hypothesis n-grams get a clipped count"

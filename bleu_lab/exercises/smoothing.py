@@ -174,14 +174,14 @@ def check_library_match(answer: Mapping[str, str]) -> Feedback:
     for sacre in MATCHED_SACREBLEU_METHODS:
         choice = answer.get(sacre)
         if choice not in NLTK_METHODS:
-            fb.fail(f"answer[{sacre!r}] is {choice!r}; it must be one of 'method0' ... 'method7'")
+            fb.fail(f"answer[{sacre!r}] is {shown(choice)}; it must be one of 'method0' ... 'method7'")
             continue
         mismatch = _first_mismatch(sacre, choice)
         if mismatch:
             fb.fail(mismatch)
-    extra = sorted(set(answer) - set(MATCHED_SACREBLEU_METHODS))
+    extra = sorted(map(str, set(answer) - set(MATCHED_SACREBLEU_METHODS)))
     if extra:
-        fb.note(f"ignored keys {extra}: only 'exp', 'floor' and 'add-k' have an nltk twin to find")
+        fb.note(f"ignored keys {shown(extra)}: only 'exp', 'floor' and 'add-k' have an nltk twin to find")
     return fb
 
 

@@ -292,13 +292,14 @@ def check_find_setting(func: Callable, *, cases: Sequence[tuple[str, tuple[str, 
         try:
             value = corpus_score(hyps, refs, **options).score
         except (TypeError, ValueError) as err:
-            fb.fail(f"bl.corpus_score does not accept your settings {options!r}: {err}")
+            fb.fail(f"bl.corpus_score does not accept your settings {shown(options)}: {shown(str(err))}")
             break
         if round(value, 1) != reported:
             truth = next(f"tokenize={t!r}, lowercase={lc}" for t in TOKENIZERS for lc in (False, True)
                          if round(corpus_score(hyps, refs, tokenize=t, lowercase=lc).score, 1) == reported)
             tiered_hint(fb, [
-                f"system {system!r}: your settings {options!r} give BLEU = {value:.1f}, the paper reports {reported}. "
+                f"system {system!r}: your settings {shown(options)} give BLEU = {value:.1f}, the paper reports "
+                f"{reported}. "
                 "Which options of corpus_score change a corpus score by this much? (At corpus level smoothing almost "
                 "never matters: every order has matches.)",
                 "let your function try the options that change a corpus score, each combination in turn, and return "
@@ -317,7 +318,7 @@ def _setting_options(fb: Feedback, got: object) -> dict | None:
         return None
     unknown = [k for k in got if k not in SETTING_KEYS]
     if unknown:
-        fb.fail(f"{unknown[0]!r} is not an option of bl.corpus_score; its options are {', '.join(SETTING_KEYS)}")
+        fb.fail(f"{shown(unknown[0])} is not an option of bl.corpus_score; its options are {', '.join(SETTING_KEYS)}")
         return None
     options = dict(got)
     for key in ("lowercase", "effective_order"):
