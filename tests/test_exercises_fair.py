@@ -349,3 +349,10 @@ def test_dismissals_in_any_form_are_not_points(answer):
 def test_a_condition_or_a_later_clause_is_not_a_negation(answer):
     found, missing = key_points_found(answer, ex10.METRIC_CHOICE_KEY_POINTS)
     assert missing == [], answer
+
+
+def test_a_claim_after_a_clause_opening_without_is_still_a_claim():
+    fb = ex3.check_without_bp("Without BP short outputs would get a lower score because precision punishes them.")
+    assert not fb.passed and "this looks reversed" in str(fb)
+    fb = ex3.check_without_bp("Without BP, short outputs would not be punished: their precision stays high.")
+    assert "this looks reversed" not in str(fb)

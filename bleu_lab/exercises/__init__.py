@@ -485,11 +485,26 @@ def reversed_claims(answer: str, claims: Sequence[ReversedClaim]) -> list[str]:
     for claim in claims:
         for match in re.finditer(claim.pattern, text):
             before = _clause_before(text, match.start(), clauses)
-            parts = (before,) if claim.negative else (before, match.group(0))
-            if not any(NEGATION.search(part) for part in parts) and not CONDITION.search(before):
+            opens_clause = match.start() - _LOOK_BEHIND <= clauses.start(match.start())
+            denied = _denies(before, opens_clause) or not claim.negative and _denies(match.group(0), False,
+                                                                                     in_claim=True)
+            if not denied and not CONDITION.search(before):
                 reasons.append(f"“{answer[match.start():match.end()]}”: {claim.why}")
                 break
     return reasons
+
+
+def _denies(words: str, opens_clause: bool, *, in_claim: bool = False) -> bool:
+    """Whether ``words`` hold a negation. A "without" that opens its clause sets a condition ("without BP, ...") and
+    does not count; nor does one inside a claim's own words ("short outputs without BP score lower")."""
+    for index, word in enumerate(words.split()):
+        word = word.strip("\"'“”‘’").lower()
+        if not NEGATION.fullmatch(word):
+            continue
+        if word == "without" and (in_claim or index == 0 and opens_clause):
+            continue
+        return True
+    return False
 
 
 def missing_key_points(answer: str, key_points: Sequence[tuple[str, Sequence[str]]]) -> list[str]:
