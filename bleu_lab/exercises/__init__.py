@@ -264,8 +264,10 @@ def as_number(value: object, *, strings: bool = True) -> int | Fraction | float 
             value = value.item()
         except Exception:  # noqa: BLE001 - an object that only looks like numpy is not a number
             return None
-        if isinstance(value, (bool, str)):
+        if isinstance(value, bool):
             return None
+        if isinstance(value, str):
+            return number_from_text(value) if strings else None
     if isinstance(value, Integral):
         return int(value)
     if isinstance(value, Rational):
