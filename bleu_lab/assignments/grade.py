@@ -38,7 +38,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..exercises import Feedback, GradedExercise, LessonGrading, reset_tries
+from ..exercises import MAX_ANSWER_CHARS, Feedback, GradedExercise, LessonGrading, reset_tries, shown
 from . import METADATA_KEY, lesson_gradings, wire
 
 DEFAULT_TIMEOUT = 600  # seconds of wall clock to run one notebook (and as much again, at most, to mark it)
@@ -107,7 +107,8 @@ def grade_exercise(exercise: GradedExercise, namespace: Mapping[str, object], se
         return result
     visible = _run_check(exercise.check, args, {})
     if exercise.manual:
-        result.answer = "; ".join(f"{name} = {value!r}" for name, value in zip(exercise.answers, args))
+        result.answer = "; ".join(f"{name} = {shown(value, MAX_ANSWER_CHARS)}"  # as much as the check reads
+                                  for name, value in zip(exercise.answers, args))
         result.key_points = exercise.manual
         result.messages += [m for m in visible.messages if not m.startswith(("recorded:", "a model answer"))]
         return result
