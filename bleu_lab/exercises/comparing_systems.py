@@ -245,7 +245,7 @@ def check_bonferroni(
             continue
         if set(got) == expected:
             continue
-        fb.fail(f"case {case}: expected {sorted(expected)}, you returned {sorted(got)}. "
+        fb.fail(f"case {case}: expected {sorted(expected)}, you returned {shown(sorted(got))}. "
                 + _bonferroni_hint(p_values, alpha, set(got)))
     if fb.passed:
         fb.note("all cases right: with m comparisons, each one must reach p < alpha / m")

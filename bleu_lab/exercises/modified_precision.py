@@ -90,7 +90,7 @@ def _as_exact(fb: Feedback, answer: object, example: str) -> Fraction | None:
         fb.fail(f"give a number such as {example}, not {answer}")
         return None
     if isinstance(answer, tuple):
-        fb.fail(f"give one number, Fraction(matches, total), not the tuple {answer}")
+        fb.fail(f"give one number, Fraction(matches, total), not the tuple {shown(answer)}")
         return None
     number = as_number(answer)
     if number is None:
@@ -142,7 +142,7 @@ def _result_problem(refs: Sequence[str], hyp: str, n: int, expected: Fraction, r
     if result is None:
         return "your function returned None; return a Fraction(matches, total)"
     if isinstance(result, tuple):
-        return f"you returned the tuple {result}; return one number, Fraction(matches, total)"
+        return f"you returned the tuple {shown(result)}; return one number, Fraction(matches, total)"
     number = as_number(result, strings=False)
     if number is None or isinstance(number, float) and not math.isfinite(number):
         return f"you returned a {type(result).__name__}; return a number, ideally Fraction(matches, total)"
