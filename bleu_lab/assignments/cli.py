@@ -22,7 +22,7 @@ from pathlib import Path
 
 from . import default_notebooks_dir, lesson_gradings
 from .grade import DEFAULT_TIMEOUT, NotebookGrade, grade_batch
-from .gradebook import gradescope_results, same_student_clashes, write_gradescope, write_marks_csv
+from .gradebook import gradescope_results, same_student_clashes, student_id, write_gradescope, write_marks_csv
 from .gradescope import DEFAULT_TIMEOUT as GRADESCOPE_TIMEOUT
 from .gradescope import build_autograder
 from .release import release
@@ -93,6 +93,14 @@ def _exports_ok(args: argparse.Namespace) -> None:
             raise FileNotFoundError(f"{flag} {path}: the folder {path.parent} does not exist")
         if path.is_dir():
             raise IsADirectoryError(f"{flag} {path} is a folder: give a file name")
+    if args.gradescope is not None:
+        students = sorted({student_id(path, lesson_gradings()) for path in args.notebooks})
+        clashes = same_student_clashes(args.notebooks, lesson_gradings())
+        if len(students) > 1 or clashes:
+            why = f"notebooks of {len(students)} students ({', '.join(students[:3])})" if len(students) > 1 else (
+                f"two notebooks of one name: {clashes[0]}")
+            raise ValueError(f"--gradescope writes one submission's results, and these are {why}: grade one "
+                             "student's notebooks at a time, or use --csv")
     if args.csv is not None:
         clashes = same_student_clashes(args.notebooks, lesson_gradings())
         if clashes:

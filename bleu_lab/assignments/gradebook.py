@@ -212,11 +212,14 @@ def gradescope_results(grades: Sequence[NotebookGrade], lessons: Sequence[str] |
             raise ValueError(f"two notebooks of lesson {grade.lesson}: {by_lesson[grade.lesson].path} and "
                              f"{grade.path}; one submission holds one notebook of each lesson")
         by_lesson[grade.lesson] = grade
+    unplaced = len(lines) > len(notes)  # notebooks of the submission that are of no lesson of it
     tests: list[dict] = []
     score = 0
     for lesson in lessons:
         grade = by_lesson.get(lesson)
-        if grade is None:
+        if grade is None and unplaced:
+            why = f"no notebook of lesson {lesson} could be graded (see the files above)"
+        elif grade is None:
             why = f"no notebook of lesson {lesson} in the submission (upload {lesson}.ipynb)"
         elif not grade.graded:
             why = f"{Path(grade.path).name} could not be graded: {grade.note.removeprefix('not graded: ')}"

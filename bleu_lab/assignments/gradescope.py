@@ -244,6 +244,9 @@ def run_autograder(root: str | Path = "/autograder") -> int:
         # One lesson: grade whatever the notebook is called. Several: each notebook says which it is.
         code = grade_batch(notebooks, timeout=timeout, seed=seed, lesson=lessons[0] if len(lessons) == 1 else None,
                            out=sys.stdout, grades=grades)
+    if len(lessons) == 1:  # a notebook that could not be read is still the submission of the one lesson
+        for grade in grades:
+            grade.lesson = lessons[0]
     extra = {"seed": seed, "lessons": lessons}
     if code != 0:
         results = {"score": 0, "output": "Your submission could not be graded: the grader's own files changed while "
