@@ -7,8 +7,9 @@ the student's files in ``/autograder/submission``; that must write ``/autograder
 
 The zip holds:
 
-- the bleu_lab wheel (``--wheel``, or built now from this clone with ``pip wheel``), and ``constraints.txt``: the
-  versions ``requirements.txt`` pins (CI tests those), when bleu_lab runs from a clone;
+- the bleu_lab wheel (``--wheel``, or built now from this clone with ``pip wheel``), and ``constraints.txt``: each
+  of bleu_lab's dependencies at the version installed where the command runs (so Gradescope grades with the
+  versions the instructor tested; a clone set up from the README has requirements.txt's pins);
 - ``setup.sh``: finds a Python >= 3.11 (Gradescope's default image, Ubuntu 22.04, has 3.10 as ``python3``; then it
   installs Ubuntu's ``python3.11``), makes a venv ``/autograder/bleu-lab-venv`` and installs the wheel there with
   pip, which takes the wheel's dependencies from PyPI, pinned by ``constraints.txt``. Nothing else is downloaded,
@@ -23,6 +24,7 @@ The zip holds:
 from __future__ import annotations
 
 import json
+import re
 import secrets
 import shutil
 import subprocess
@@ -167,13 +169,22 @@ def check_wheel(wheel: Path) -> Path:
 
 
 def constraints() -> str:
-    """The pins of this clone's requirements.txt (without its local folders), or '' for an installed wheel."""
-    root = clone_root()
-    path = root / "requirements.txt" if root else None
-    if path is None or not path.is_file():
-        return ""
-    lines = [line for line in path.read_text(encoding="utf-8").splitlines() if not line.strip().startswith("./")]
-    return "\n".join(lines) + "\n"
+    """pip constraints: each dependency of bleu_lab (extras left out) at the version installed here, the one this
+    bleu_lab grades with (for a clone, requirements.txt's pins, which CI tests)."""
+    from importlib import metadata
+
+    lines = []
+    for requirement in metadata.requires("bleu_lab") or []:
+        if "extra" in requirement.partition(";")[2]:  # an optional extra (grading, mecab, test)
+            continue
+        name = re.match(r"[A-Za-z0-9][A-Za-z0-9._-]*", requirement)
+        try:
+            version = metadata.version(name.group(0)) if name else None
+        except metadata.PackageNotFoundError:
+            version = None
+        if version:
+            lines.append(f"{name.group(0)}=={version}")
+    return "".join(f"{line}\n" for line in sorted(lines, key=str.lower))
 
 
 def build_autograder(lessons: list[str], output: Path, *, wheel: Path | None = None,
