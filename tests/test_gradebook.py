@@ -308,6 +308,11 @@ def test_run_autograder_before_setup_says_so(autograder_zip, tmp_path):
     (root / "bleu-lab-venv" / "bin" / "python").unlink()
     done, results = _run_autograder(root)
     assert done.returncode == 1 and results["score"] == 0 and "not set up" in results["output"]
+    broken = _gradescope_root(autograder_zip, tmp_path / "broken", {})
+    (broken / "source" / CONFIG_NAME).write_text('{"lessons": ["99_nothing"], "timeout": 120}', encoding="utf-8")
+    done, results = _run_autograder(broken)
+    assert done.returncode == 1 and results["score"] == 0 and "autograder failed" in results["output"]
+    assert "LESSON '99_nothing': there is no such lesson" in done.stderr
 
 
 STUB = """#!/bin/bash

@@ -240,14 +240,29 @@ def submitted_notebooks(submission: Path) -> tuple[list[Path], list[str]]:
 
 def run_autograder(root: str | Path = "/autograder") -> int:
     """Grade ``root/submission`` as the lessons of ``root/source``'s configuration and write
-    ``root/results/results.json``; the grader's report goes to stdout (Gradescope shows it to instructors only)."""
+    ``root/results/results.json``; the grader's report goes to stdout (Gradescope shows it to instructors only).
+    Returns 0; 1 (with a results.json that says so) if the autograder itself failed."""
     root = Path(root)
+    results_path = root / "results" / "results.json"
+    results_path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        results = _grade_submission(root)
+    except Exception as exc:  # noqa: BLE001 - Gradescope needs a results.json, whatever went wrong
+        print(f"run_autograder: the autograder failed: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
+        write_gradescope(results_path, {"score": 0, "stdout_visibility": "hidden", "output": (
+            "The autograder failed before it could grade your submission; your instructor can see why.")})
+        return 1
+    write_gradescope(results_path, results)
+    print(f"results: {results_path}: {results.get('score')} points", flush=True)
+    return 0
+
+
+def _grade_submission(root: Path) -> dict:
+    """The results of ``root/submission`` (see ``run_autograder``)."""
     config = check_config(root / "source")
     lessons, timeout = list(config["lessons"]), config["timeout"]
     seed = config.get("seed")
     seed = secrets.randbelow(2 ** 32) if seed is None else seed
-    results_path = root / "results" / "results.json"
-    results_path.parent.mkdir(parents=True, exist_ok=True)
     notebooks, notes = submitted_notebooks(root / "submission")
     grades: list = []
     code = 0
@@ -260,15 +275,10 @@ def run_autograder(root: str | Path = "/autograder") -> int:
             grade.lesson = lessons[0]
     extra = {"seed": seed, "lessons": lessons}
     if code != 0:
-        results = {"score": 0, "output": "Your submission could not be graded: the grader's own files changed while "
-                   "it ran. No marks are given; your instructor can see why.", "stdout_visibility": "hidden",
-                   "extra_data": extra}
-    else:
-        try:
-            results = gradescope_results(grades, lessons, notes, extra)
-        except ValueError as err:  # two notebooks of one lesson
-            results = gradescope_results([], lessons, [*notes, f"Not graded: {err}. Submit one notebook per lesson."],
-                                         extra)
-    write_gradescope(results_path, results)
-    print(f"results: {results_path}: {results.get('score')} points", flush=True)
-    return 0
+        return {"score": 0, "output": "Your submission could not be graded: the grader's own files changed while it "
+                "ran. No marks are given; your instructor can see why.", "stdout_visibility": "hidden",
+                "extra_data": extra}
+    try:
+        return gradescope_results(grades, lessons, notes, extra)
+    except ValueError as err:  # two notebooks of one lesson
+        return gradescope_results([], lessons, [*notes, f"Not graded: {err}. Submit one notebook per lesson."], extra)
