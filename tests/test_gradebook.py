@@ -364,7 +364,7 @@ def test_setup_sh_installs_the_carried_wheel_and_nothing_else(autograder_zip, tm
                 f"venv-pip install --no-cache-dir -c {root}/source/constraints.txt {root}/source/{wheel}"]
     if image != "python 3.12":
         expected = ["python3 -c import sys; sys.exit(sys.version_info < (3, 11))",
-                    "apt-get install -y python3.11 python3.11-venv", *expected[1:]]
+                    "apt-get update", "apt-get install -y python3.11 python3.11-venv", *expected[1:]]
     assert calls[:len(expected)] == expected
     assert len(calls) == len(expected) + 1 and calls[-1].startswith("venv-python -I -c ")
     assert check_config(root / "source")["lessons"] == [L3]  # what that last call checks, with the real bleu_lab

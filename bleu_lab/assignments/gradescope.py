@@ -60,10 +60,12 @@ for candidate in python3.13 python3.12 python3.11 python3; do
     fi
 done
 if [ -z "$python" ]; then  # Ubuntu 22.04 (Gradescope's default image) has Python 3.10 as python3
+    apt-get update
     apt-get install -y python3.11 python3.11-venv
     python=python3.11
 fi
 if ! "$python" -m venv "$root/bleu-lab-venv"; then  # Ubuntu ships venv's pip apart, as PYTHON-venv
+    apt-get update
     apt-get install -y "$(basename "$python")-venv"
     "$python" -m venv "$root/bleu-lab-venv"
 fi
