@@ -303,6 +303,19 @@ def test_run_autograder_a_broken_notebook_scores_zero_with_a_readable_message(au
     assert results["score"] == 0 and "no notebook of lesson 03_brevity_penalty in the submission" in results["output"]
 
 
+def test_run_autograder_an_assignment_of_two_lessons_places_each_notebook_by_its_metadata(autograder_zip, released,
+                                                                                          tmp_path):
+    root = _gradescope_root(autograder_zip, tmp_path / "autograder",
+                            {"week1.ipynb": released / "solved" / f"{L0}.ipynb"})
+    (root / "source" / CONFIG_NAME).write_text(json.dumps({"lessons": [L0, L3], "timeout": 120, "seed": 5}))
+    done, results = _run_autograder(root)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert results["score"] == 2 and sum(t["max_score"] for t in results["tests"]) == 7
+    assert results["extra_data"] == {"seed": 5, "lessons": [L0, L3]}
+    assert f"{L0} (week1.ipynb): 2 / 2" in results["output"]
+    assert f"{L3}: 0 / 5: no notebook of lesson {L3} in the submission" in results["output"]
+
+
 def test_run_autograder_before_setup_says_so(autograder_zip, tmp_path):
     root = _gradescope_root(autograder_zip, tmp_path / "autograder", {})
     (root / "bleu-lab-venv" / "bin" / "python").unlink()
