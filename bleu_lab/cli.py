@@ -5,7 +5,8 @@
     bleu-lab hyp.de ref.A.de --explain 7           ...and every step of segment 7's sentence BLEU
     bleu-lab base.de ref.A.de --compare new.de     a paired test of new against base: approximate randomization
     bleu-lab base.de ref.A.de --compare new.de --paired-bs    ...the paired bootstrap instead (both: add --paired-ar)
-    bleu-lab release OUTDIR | grade NOTEBOOK ...   assignments for instructors (bleu_lab.assignments.cli)
+    bleu-lab release OUTDIR | grade NOTEBOOK ... | gradescope LESSON ... -o ZIP
+                                                   assignments for instructors (bleu_lab.assignments.cli)
     bleu-lab lessons [DIR] | lab [DIR]             the lessons in a working copy of your own (bleu_lab.course)
     bleu-lab classroom [--page compare] [--students N] [--token T]
                                                    the playground (or the comparison page) as a Voilà app for a room
@@ -41,7 +42,7 @@ from .tokenization import ALL_TOKENIZERS, OPTIONAL_TOKENIZERS, TOKENIZERS
 
 EXIT_ERROR = 2
 DEFAULT_SAMPLES, DEFAULT_TRIALS = 1000, 10000  # sacrebleu's defaults for --paired-bs-n and --paired-ar-n
-CLASSROOM_COMMANDS = ("release", "grade")
+CLASSROOM_COMMANDS = ("release", "grade", "gradescope")
 COURSE_COMMANDS = ("lessons", "lab")
 
 
@@ -65,7 +66,8 @@ def build_parser(prog: str = "bleu-lab") -> argparse.ArgumentParser:
         "setting reproduce a reported BLEU; 'bleu-lab compare --refs REF --systems SYS SYS' shows where systems "
         "differ (lesson 11). For instructors: 'bleu-lab release OUTDIR' writes the lessons as an assignment "
         "(OUTDIR/student without solutions, OUTDIR/solved with them), 'bleu-lab grade NOTEBOOK [NOTEBOOK ...]' marks "
-        "submitted lessons, and 'bleu-lab classroom --students N' serves the playground to a room "
+        "submitted lessons (--csv, --gradescope: the marks for a gradebook), 'bleu-lab gradescope LESSON -o ZIP' "
+        "writes a Gradescope autograder, and 'bleu-lab classroom --students N' serves the playground to a room "
         "('--page compare': the comparison page).",
     )
     parser.add_argument("hypothesis", metavar="HYP", help="hypothesis file (system output)")

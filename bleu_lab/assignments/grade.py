@@ -62,6 +62,7 @@ class ExerciseResult:
     messages: list[str] = field(default_factory=list)
     answer: str = ""  # a written answer, for the person who grades it
     key_points: str = ""
+    hidden_points: int = 0  # of ``points``, those the hidden cases earned (the rest: the visible check)
 
 
 @dataclass
@@ -119,6 +120,7 @@ def grade_exercise(exercise: GradedExercise, namespace: Mapping[str, object], se
         cases = exercise.hidden(hidden_rng(seed, lesson, exercise.name))
         hidden = _run_check(exercise.check, args, cases)
         result.points += hidden.passed
+        result.hidden_points = int(hidden.passed)
         if not hidden.passed and visible.passed:
             result.messages.append("hidden cases: " + str(hidden))
         elif not hidden.passed:
@@ -559,9 +561,10 @@ def _walk_protected():
 
 
 def grade_batch(paths: list[Path], *, timeout: int = DEFAULT_TIMEOUT, seed: int | None = None,
-                lesson: str | None = None, out=None) -> int:
+                lesson: str | None = None, out=None, grades: list[NotebookGrade] | None = None) -> int:
     """Grade each notebook of ``paths`` and print its report (one ``score:`` line each) to ``out``; return the exit
-    code: 0, or 3 if the grader's files changed during a run (that notebook's marks and the rest are withheld)."""
+    code: 0, or 3 if the grader's files changed during a run (that notebook's marks and the rest are withheld).
+    Each reported ``NotebookGrade`` is also appended to ``grades`` (for ``gradebook``'s exports)."""
     out = out or sys.stdout
     check_timeout(timeout)
     sys.dont_write_bytecode = True
@@ -597,6 +600,8 @@ def grade_batch(paths: list[Path], *, timeout: int = DEFAULT_TIMEOUT, seed: int 
                   file=sys.stderr, flush=True)
             return 3
         print(format_grade(grade), file=out, flush=True)
+        if grades is not None:
+            grades.append(grade)
     return 0
 
 
