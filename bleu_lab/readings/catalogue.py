@@ -47,7 +47,7 @@ SOURCES: dict[str, str] = {
 NLTK_WEIGHTS = {1: (1.0,), 2: (0.5, 0.5), 3: (1 / 3, 1 / 3, 1 / 3), 4: UNIFORM_4}
 TOKENIZER_NOTES = {
     "13a": "13a splits punctuation off words (WMT's standard)",
-    "intl": "'intl' splits off every Unicode punctuation mark and symbol",
+    "intl": "'intl' splits off Unicode punctuation (but not between two digits) and symbols",
     "char": "'char' scores characters, not words",
     "zh": "'zh' splits Chinese characters apart",
     "none": "'none' only splits on spaces, so punctuation stays glued to words",
