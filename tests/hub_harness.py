@@ -16,6 +16,7 @@ single-user settings, the server root, the default URL, the idle culler service 
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import os
@@ -28,6 +29,7 @@ import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 
 import psutil
@@ -265,7 +267,73 @@ class Student:
         response.raise_for_status()
         return response.json()
 
+    def run_lesson(self, lesson: str, marker: str) -> tuple[str, str, str, str]:
+        """Open ``lesson`` in a kernel (a session, as JupyterLab does) and run its code cells up to the one whose
+        saved output shows ``marker``; return the kernel's id, the reply status, what the cells printed and the
+        saved output of that cell."""
+        sources, saved = lesson_cells_up_to(self.contents(lesson)["content"], marker)
+        session = self.server_api("POST", "api/sessions", data=json.dumps(
+            {"path": lesson, "type": "notebook", "name": "", "kernel": {"name": "python3"}}))
+        if session.status_code != 201:
+            raise RuntimeError(f"{self.name}: no kernel for {lesson}: HTTP {session.status_code} {session.text}")
+        kernel_id = session.json()["kernel"]["id"]
+        url = self.hub.url.replace("http", "ws", 1) + f"/user/{self.name}/api/kernels/{kernel_id}/channels"
+        status, printed = asyncio.run(execute(url, self.token, "\n".join(sources)))
+        return kernel_id, status, printed, saved
+
     def put_notebook(self, path: str, notebook: dict) -> None:
         response = self.server_api("PUT", f"api/contents/{path}",
                                    data=json.dumps({"type": "notebook", "format": "json", "content": notebook}))
         response.raise_for_status()
+
+
+def lesson_cells_up_to(notebook: dict, marker: str) -> tuple[list[str], str]:
+    """The code of lesson 0's cells up to the first one whose saved output contains ``marker``, and that output."""
+    sources = []
+    for cell in notebook["cells"]:
+        if cell["cell_type"] != "code":
+            continue
+        source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+        if source.lstrip().startswith("%"):
+            continue  # magics (%load of a worked solution): not needed for the cell we run
+        sources.append(source)
+        for output in cell.get("outputs", []):
+            text = output.get("text") or output.get("data", {}).get("text/plain", "")
+            text = "".join(text) if isinstance(text, list) else text
+            if marker in text:
+                return sources, text
+    raise AssertionError(f"no cell of the lesson prints {marker!r}")
+
+
+async def execute(url: str, token: str, code: str, timeout: float = 120) -> tuple[str, str]:
+    """Run ``code`` in a kernel through the server's kernel websocket (Jupyter messaging protocol); return the
+    execute_reply status and the text the cell printed."""
+    from tornado.httpclient import HTTPRequest
+    from tornado.websocket import websocket_connect
+
+    socket = await websocket_connect(HTTPRequest(url, headers={"Authorization": f"token {token}"}))
+    msg_id = uuid.uuid4().hex
+    socket.write_message(json.dumps({
+        "header": {"msg_id": msg_id, "msg_type": "execute_request", "username": "test", "session": uuid.uuid4().hex,
+                   "date": datetime.now(UTC).isoformat(), "version": "5.3"},
+        "parent_header": {}, "metadata": {}, "channel": "shell", "buffers": [],
+        "content": {"code": code, "silent": False, "store_history": True, "user_expressions": {},
+                    "allow_stdin": False, "stop_on_error": True}}))
+    printed, status = [], None
+    deadline = time.monotonic() + timeout
+    while status is None:
+        message = await asyncio.wait_for(socket.read_message(), max(1.0, deadline - time.monotonic()))
+        if message is None:
+            raise ConnectionError("the kernel's websocket closed")
+        message = json.loads(message)
+        if message.get("parent_header", {}).get("msg_id") != msg_id:
+            continue
+        kind, content = message["msg_type"], message["content"]
+        if kind == "stream":
+            printed.append(content["text"])
+        elif kind == "error":
+            printed.append("\n".join(content["traceback"]))
+        elif kind == "execute_reply":
+            status = content["status"]
+    socket.close()
+    return status, "".join(printed)

@@ -10,12 +10,9 @@ BLEU_LAB_REQUIRE_HUB=1 (CI sets it).
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import time
-import uuid
 from concurrent.futures import ThreadPoolExecutor
-from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -32,58 +29,6 @@ def require_hub() -> None:
         if os.environ.get("BLEU_LAB_REQUIRE_HUB") == "1":
             pytest.fail(f"BLEU_LAB_REQUIRE_HUB=1 but {reason}", pytrace=False)
         pytest.skip(reason)
-
-
-def lesson_cells_up_to(notebook: dict, marker: str) -> tuple[list[str], str]:
-    """The code of lesson 0's cells up to the first one whose saved output contains ``marker``, and that output."""
-    sources = []
-    for cell in notebook["cells"]:
-        if cell["cell_type"] != "code":
-            continue
-        source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
-        if source.lstrip().startswith("%"):
-            continue  # magics (%load of a worked solution): not needed for the cell we run
-        sources.append(source)
-        for output in cell.get("outputs", []):
-            text = output.get("text") or output.get("data", {}).get("text/plain", "")
-            text = "".join(text) if isinstance(text, list) else text
-            if marker in text:
-                return sources, text
-    raise AssertionError(f"no cell of the lesson prints {marker!r}")
-
-
-async def execute(url: str, token: str, code: str, timeout: float = 120) -> tuple[str, str]:
-    """Run ``code`` in a kernel through the server's kernel websocket (Jupyter messaging protocol); return the
-    execute_reply status and the text the cell printed."""
-    from tornado.httpclient import HTTPRequest
-    from tornado.websocket import websocket_connect
-
-    socket = await websocket_connect(HTTPRequest(url, headers={"Authorization": f"token {token}"}))
-    msg_id = uuid.uuid4().hex
-    socket.write_message(json.dumps({
-        "header": {"msg_id": msg_id, "msg_type": "execute_request", "username": "test", "session": uuid.uuid4().hex,
-                   "date": datetime.now(UTC).isoformat(), "version": "5.3"},
-        "parent_header": {}, "metadata": {}, "channel": "shell", "buffers": [],
-        "content": {"code": code, "silent": False, "store_history": True, "user_expressions": {},
-                    "allow_stdin": False, "stop_on_error": True}}))
-    printed, status = [], None
-    deadline = time.monotonic() + timeout
-    while status is None:
-        message = await asyncio.wait_for(socket.read_message(), max(1.0, deadline - time.monotonic()))
-        if message is None:
-            raise ConnectionError("the kernel's websocket closed")
-        message = json.loads(message)
-        if message.get("parent_header", {}).get("msg_id") != msg_id:
-            continue
-        kind, content = message["msg_type"], message["content"]
-        if kind == "stream":
-            printed.append(content["text"])
-        elif kind == "error":
-            printed.append("\n".join(content["traceback"]))
-        elif kind == "execute_reply":
-            status = content["status"]
-    socket.close()
-    return status, "".join(printed)
 
 
 def test_a_course_hub_for_three_students(tmp_path: Path) -> None:
@@ -111,15 +56,7 @@ def test_a_course_hub_for_three_students(tmp_path: Path) -> None:
                 assert default.headers["Location"].split("?")[0].endswith("/lab/tree/notebooks/00_start_here.ipynb")
 
             # Ada runs lesson 0's "first taste" cell (and the cells before it) through the kernel API.
-            lesson = ada.contents("notebooks/00_start_here.ipynb")["content"]
-            sources, saved = lesson_cells_up_to(lesson, "all three agree")
-            session = ada.server_api("POST", "api/sessions", data=json.dumps(
-                {"path": "notebooks/00_start_here.ipynb", "type": "notebook", "name": "",
-                 "kernel": {"name": "python3"}}))
-            assert session.status_code == 201, session.text
-            kernel_id = session.json()["kernel"]["id"]
-            ws_url = hub.url.replace("http", "ws", 1) + f"/user/ada/api/kernels/{kernel_id}/channels"
-            status, printed = asyncio.run(execute(ws_url, ada.token, "\n".join(sources)))
+            kernel_id, status, printed, saved = ada.run_lesson("notebooks/00_start_here.ipynb", "all three agree")
             assert status == "ok", printed
             assert "all three agree: True" in printed
             assert printed.strip().endswith(saved.strip())  # the same lines the committed lesson shows
@@ -145,7 +82,7 @@ def test_a_course_hub_for_three_students(tmp_path: Path) -> None:
             assert all(student.user_model()["servers"][""]["ready"] for student in students.values())
             kernel_ws = hub.url.replace("http", "ws", 1) + f"/user/ada/api/kernels/{kernel_id}/channels"
             with pytest.raises(Exception, match="403"):
-                asyncio.run(execute(kernel_ws, ben.token, "print('not yours')", timeout=30))
+                asyncio.run(hub_harness.execute(kernel_ws, ben.token, "print('not yours')", timeout=30))
 
             # A second start keeps the lesson Ada changed (and brings back the one she deleted).
             changed = ada.contents("notebooks/01_ngrams_and_clipping.ipynb")["content"]
