@@ -58,8 +58,8 @@ c.Spawner.default_url = f"/lab/tree/{FIRST_LESSON}"
 c.Spawner.http_timeout = 120  # 20 students arriving together on 2 cores: a server can take a minute to answer
 c.Spawner.start_timeout = 180
 
-# Memory and CPU per student, sized from benchmarks/bench_hub.py (docs/instructor.md): about 130-170 MB with a
-# lesson and the playground open; the limit leaves room for lesson 10's corpus-level work and a second kernel.
+# Memory and CPU per student, from benchmarks/bench_hub.py (docs/instructor.md): about 210 MB (PSS) for the server
+# and a lesson's kernel, 290 MB with the playground open too; the limit leaves room for the corpus-level lessons.
 c.Spawner.mem_limit = "1G"
 c.Spawner.cpu_limit = 1.0
 if os.path.isdir("/run/systemd/system"):  # systemd is this machine's init (sd_booted)
