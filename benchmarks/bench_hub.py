@@ -23,6 +23,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -78,29 +79,25 @@ def server_tree(hub: hub_harness.Hub, name: str) -> list[psutil.Process]:
     return []
 
 
-def pss(processes: list[psutil.Process]) -> float:
-    total = 0.0
+def total(processes: list[psutil.Process], measure: Callable[[psutil.Process], float]) -> float:
+    """The sum of ``measure`` over the processes still running."""
+    result = 0.0
     for proc in processes:
         with contextlib.suppress(psutil.Error):
-            total += proc.memory_full_info().pss
-    return total
+            result += measure(proc)
+    return result
+
+
+def pss(processes: list[psutil.Process]) -> float:
+    return total(processes, lambda proc: proc.memory_full_info().pss)
 
 
 def rss(processes: list[psutil.Process]) -> float:
-    total = 0.0
-    for proc in processes:
-        with contextlib.suppress(psutil.Error):
-            total += proc.memory_info().rss
-    return total
+    return total(processes, lambda proc: proc.memory_info().rss)
 
 
 def cpu(processes: list[psutil.Process]) -> float:
-    total = 0.0
-    for proc in processes:
-        with contextlib.suppress(psutil.Error):
-            times = proc.cpu_times()
-            total += times.user + times.system
-    return total
+    return total(processes, lambda proc: sum(proc.cpu_times()[:2]))
 
 
 def main() -> int:
