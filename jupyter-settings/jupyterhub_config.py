@@ -3,9 +3,9 @@
 Install (as root, in one environment for the hub and the students; docs/instructor.md, "On a JupyterHub"):
 
     python3 -m venv /opt/bleu-lab-hub
-    /opt/bleu-lab-hub/bin/pip install bleu_lab-0.1.0-py3-none-any.whl "bleu_lab-0.1.0-py3-none-any.whl[hub]"
+    /opt/bleu-lab-hub/bin/pip install "bleu_lab-0.1.0-py3-none-any.whl[hub]"
     npm install -g configurable-http-proxy@5.3.0
-    cd /srv/bleu-lab-hub && /opt/bleu-lab-hub/bin/jupyterhub -f "$(/opt/bleu-lab-hub/bin/python -c \
+    mkdir -p /srv/bleu-lab-hub && cd /srv/bleu-lab-hub && /opt/bleu-lab-hub/bin/jupyterhub -f "$(/opt/bleu-lab-hub/bin/python -c \
         'from bleu_lab.course import course_root; print(course_root() / "jupyter-settings/jupyterhub_config.py")')"
 
 What a student gets: a login with their account on this machine (PAM; members of the Unix group STUDENTS_GROUP),
