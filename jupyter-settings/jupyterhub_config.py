@@ -1,11 +1,12 @@
 """JupyterHub for a bleu_lab course on one server (The Littlest JupyterHub's shape: one machine, local users).
 
-Install (as root, in one environment for the hub and the students; docs/instructor.md, "On a JupyterHub"):
+Install (as root, one environment for the hub and the students; docs/instructor.md, "On one server"):
 
     python3 -m venv /opt/bleu-lab-hub
     /opt/bleu-lab-hub/bin/pip install "bleu_lab-0.1.0-py3-none-any.whl[hub]"
     npm install -g configurable-http-proxy@5.3.0
-    mkdir -p /srv/bleu-lab-hub && cd /srv/bleu-lab-hub && /opt/bleu-lab-hub/bin/jupyterhub -f "$(/opt/bleu-lab-hub/bin/python -c \
+    mkdir -p /srv/bleu-lab-hub && cd /srv/bleu-lab-hub
+    /opt/bleu-lab-hub/bin/jupyterhub -f "$(/opt/bleu-lab-hub/bin/python -c \
         'from bleu_lab.course import course_root; print(course_root() / "jupyter-settings/jupyterhub_config.py")')"
 
 What a student gets: a login with their account on this machine (PAM; members of the Unix group STUDENTS_GROUP),
@@ -50,7 +51,7 @@ COURSE = DEFAULT_DIR.as_posix()  # ~/bleu-lab-course, as on a laptop
 SINGLEUSER_CONFIG = course_root() / "jupyter-settings" / "singleuser" / "jupyter_server_config.py"
 # `bleu-lab lessons` first (idempotent: it never overwrites a file the student changed; it names what it kept), then
 # the server. If the copy fails (a full disk), the server still starts, on what the student has.
-c.Spawner.cmd = ["sh", "-c", f'{shlex.quote(str(BIN / "bleu-lab"))} lessons "$HOME/{COURSE}"; '
+c.Spawner.cmd = ["/bin/sh", "-c", f'{shlex.quote(str(BIN / "bleu-lab"))} lessons "$HOME/{COURSE}"; '
                  f'exec {shlex.quote(str(BIN / "jupyterhub-singleuser"))} "$@"', "bleu-lab-singleuser"]
 c.Spawner.args = [f"--config={SINGLEUSER_CONFIG}"]
 c.Spawner.notebook_dir = f"~/{COURSE}"  # the server's root: /voila/render/notebooks/playground.ipynb is there
