@@ -50,6 +50,8 @@ from bleu_lab.published_scores import load_system_scores
 assert load_system_scores(), "no published scores"
 assert len(list(default_notebooks_dir().glob("*.ipynb"))) >= 12
 share = Path(sys.prefix) / "share" / "jupyter"
+for hub_file in ("jupyterhub_config.py", "singleuser/jupyter_server_config.py", "z2jh/config.yaml", "z2jh/Dockerfile"):
+    assert (course_root() / "jupyter-settings" / hub_file).is_file(), f"the wheel lacks jupyter-settings/{hub_file}"
 for data_file in ("lab/settings/overrides.d/bleu_lab.json", "voila/templates/bleu_lab/index.html.j2"):
     assert (share / data_file).is_file(), f"the wheel did not install {share / data_file}"
 print(f"bleu_lab {bleu_lab.__version__} from {Path(bleu_lab.__file__).parent}: {corpus}")

@@ -41,7 +41,9 @@ def test_setup_py_packages_what_the_working_copy_needs():
     packaged = {"/".join(p.parts) for p in _setup_module().course_files(REPO)}
     assert set(course.course_files()) <= packaged
     assert {"voila.json", "jupyter-settings/voila-template/index.html.j2",
-            "jupyter-settings/overrides.d/bleu_lab.json"} <= packaged
+            "jupyter-settings/overrides.d/bleu_lab.json", "jupyter-settings/jupyterhub_config.py",
+            "jupyter-settings/singleuser/jupyter_server_config.py", "jupyter-settings/z2jh/config.yaml",
+            "jupyter-settings/z2jh/Dockerfile"} <= packaged
 
 
 def _setup_module():
