@@ -116,9 +116,10 @@ def why(
     last printed decimal (27.3 -> 0.05), so every reading that *rounds* to the reported number matches.
     ``reference_names``: one name per reference (e.g. the file names), for "computed against reference A only".
 
-    Among the matches, the reading with the fewest departures from its library's defaults leads, then a proper use
-    of a library before a misuse (raw strings to nltk, references in the wrong layout), then the closest. With
-    several references, the readings with a subset of them are tried too when no default reading matches.
+    Among the matches, the reading with the fewest departures from its library's defaults leads, then one with all
+    the references before one with a subset of them, a proper use of a library before a misuse (raw strings to
+    nltk, references in the wrong layout), then the closest. With several references, the readings with at most one
+    departure are tried against every subset of them too when no default reading matches with all of them.
     """
     value, decimals = _reported(reported)
     text = f"{value:.{decimals}f}" if decimals is not None else f"{value:g}"
@@ -161,7 +162,8 @@ def _rank(catalogue: Sequence[Reading], value: float, tol: float) -> list[tuple[
 
     A number printed on the 0–1 scale comes first from a library that prints 0–1, then from a reading of 0–100
     that happens to be that small, last from a 0–100 library's number divided by 100. Within each: fewest departures
-    from the library's defaults, a proper use before a misuse, then the closest."""
+    from the library's defaults, all the references before a subset of them, a proper use before a misuse, then the
+    closest."""
     ranked = []
     for order, r in enumerate(catalogue):
         if r.score is None or not math.isfinite(r.score):
@@ -177,7 +179,8 @@ def _rank(catalogue: Sequence[Reading], value: float, tol: float) -> list[tuple[
                     tier = 0 if r.native_scale == 1 else 2
                 else:
                     tier = 1
-                ranked.append(((tier, r.departures, r.mistake, round(distance / t, 6), order), r, on_scale))
+                key = (tier, r.departures, bool(r.references), r.mistake, round(distance / t, 6), order)
+                ranked.append((key, r, on_scale))
                 break
     ranked.sort(key=lambda m: m[0])
     return [(r, on_scale) for _, r, on_scale in ranked]
@@ -202,7 +205,8 @@ def _reference_names(names: Sequence[str] | None, refs: Sequence[Sequence[str]])
 
 def _subset_readings(workspace: Workspace, names: Sequence[str]) -> list[tuple[Workspace, Reading]]:
     """The readings with at most one departure from their library's defaults, scored against each proper subset of
-    the references; the subset counts as one more departure."""
+    the references (the references are not a setting of the library: a subset ranks after all the references with
+    as many departures)."""
     width = len(names)
     sizes = range(1, width) if width <= SUBSETS_OF_ALL_UP_TO else (1,)
     found = []
@@ -214,7 +218,7 @@ def _subset_readings(workspace: Workspace, names: Sequence[str]) -> list[tuple[W
             for spec in specs(subset):
                 if spec.departures <= 1 and not spec.mistake and spec.view != "d2l":  # d2l reads the first only
                     reading = score(spec, subset)
-                    found.append((subset, replace(reading, departures=reading.departures + 1, references=which)))
+                    found.append((subset, replace(reading, references=which)))
     return found
 
 
