@@ -30,14 +30,15 @@ class UnspacedText:
     share: float  # the share of its letters in that writing system
     tokenizers: tuple[str, ...]  # the tokenizers to use, best first
 
-    def advice(self) -> str:
+    def advice(self, option: str = "--tokenize") -> str:
         """Which tokenizer to use instead, and why (one clause)."""
         if self.language == "Chinese":
-            return "use tokenize 'zh' (what sacrebleu picks for Chinese, and WMT's setting)"
+            return f"use {option} zh (what sacrebleu picks for Chinese, and WMT's setting)"
         if self.language == "Japanese":
-            return ("use tokenize 'ja-mecab' (what sacrebleu picks for Japanese; pip install \"bleu_lab[mecab]\") or "
-                    "'char' (WMT21's official en-ja setting)")
-        return "use tokenize 'char' (bleu_lab and sacrebleu have no Thai word tokenizer that needs no model download)"
+            return (f"use {option} ja-mecab (what sacrebleu picks for Japanese; pip install \"bleu_lab[mecab]\") or "
+                    f"{option} char (WMT21's official en-ja setting)")
+        return (f"use {option} char (neither bleu_lab nor sacrebleu has a Thai word tokenizer that works without "
+                "downloading a model)")
 
 
 def unspaced_text(lines: Iterable[str]) -> UnspacedText | None:
@@ -63,13 +64,15 @@ def unspaced_text(lines: Iterable[str]) -> UnspacedText | None:
     return UnspacedText("Chinese", han / letters, ("zh", "char"))
 
 
-def tokenizer_warning(lines: Iterable[str], tokenize: str, what: str = "the references") -> str | None:
-    """A warning when text written without spaces is scored with a word tokenizer (13a, intl, none), else None."""
+def tokenizer_warning(lines: Iterable[str], tokenize: str, what: str = "the references",
+                      option: str = "--tokenize") -> str | None:
+    """A warning when text written without spaces is scored with a word tokenizer (13a, intl, none), else None;
+    ``option`` is how the tokenizer is chosen where the warning shows (a command-line flag)."""
     if tokenize not in WORD_TOKENIZERS:
         return None
     found = unspaced_text(lines)
     if found is None:
         return None
     return (f"{what} look like {found.language} text ({found.share:.0%} of the letters), written without spaces "
-            f"between words: tokenize '{tokenize}' cuts only at spaces and punctuation, so whole phrases count as one "
-            f"token and BLEU says little (sacrebleu issue #147); {found.advice()}")
+            f"between words: {option} {tokenize} cuts only at spaces and punctuation, so whole phrases count as one "
+            f"token and BLEU says little (sacrebleu issue #147); {found.advice(option)}")
