@@ -63,10 +63,11 @@ class WhyResult:
         """One sentence: which reading (or none) gives the reported number."""
         if self.matches:
             best = self.matches[0]
-            others = f" ({len(self.matches) - 1} other reading(s) also do)" if len(self.matches) > 1 else ""
+            n = len(self.matches) - 1
+            others = "" if not n else "; 1 other reading also does" if n == 1 else f"; {n} other readings also do"
             if best.label() in self.scaled:
                 return (f"{self.reported_text} is reproduced on the 0–1 scale by {best.label()}, which returns "
-                        f"{best.native:.4f} (×100: {best.score:.2f}){others}.")
+                        f"{best.native:.4f} ({best.score:.2f} on the 0–100 scale){others}.")
             return f"{self.reported_text} is reproduced by {best.label()}: {best.score:.2f}{others}."
         near = self.nearest[0]
         more = (" It is above every BLEU-4 reading with these references: more references may have been used."
@@ -151,7 +152,7 @@ def why(
                                 f"{best.label()} gives; papers report BLEU on the 0–100 scale"))
     findings += _reference_findings(catalogue, ranked, value, text, tol, names, len(refs[0]))
     findings += _input_findings(workspace)
-    findings += _untried_findings(workspace, catalogue, bool(ranked))
+    findings += _untried_findings(workspace, bool(ranked))
     return WhyResult(value, tol, tuple(r for r, _ in ranked), tuple(nearest), tuple(findings), tuple(every),
                      workspace, scaled, workspaces, decimals)
 
@@ -376,8 +377,9 @@ OPTIONAL_BY_LANGUAGE = {"Japanese": "ja-mecab"}
 SENTENCEPIECE = ("spm", "flores101", "flores200")
 
 
-def _untried_findings(workspace: Workspace, catalogue: Sequence[Reading], matched: bool) -> list[Finding]:
-    """The readings that could not be tried on this corpus, and why."""
+def _untried_findings(workspace: Workspace, matched: bool) -> list[Finding]:
+    """The readings that could not be tried on this corpus, and why (a reading whose library fails on this input,
+    listed as n/a by ``bleu-lab why --all``, cannot have made any number)."""
     findings = []
     found = unspaced_text(r for seg in workspace.references for r in seg)
     needed = OPTIONAL_BY_LANGUAGE.get(found.language) if found else None
@@ -386,11 +388,6 @@ def _untried_findings(workspace: Workspace, catalogue: Sequence[Reading], matche
         findings.append(Finding("untried", f"the references are {found.language}, and sacrebleu's '{needed}' "
                                 f"tokenizer (what sacrebleu picks for {found.language}) could not be tried: it needs "
                                 f"{modules}, which the mecab extra installs (pip install \"bleu_lab[mecab]\")"))
-    failed = [r for r in catalogue if r.score is None]
-    if failed:
-        examples = "; ".join(r.label() for r in failed[:3]) + ("; ..." if len(failed) > 3 else "")
-        findings.append(Finding("untried", f"{len(failed)} reading(s) have no score here because the library itself "
-                                f"fails on this input (an error, or a division by zero): {examples}"))
     if not matched:
         findings.append(Finding("untried", "not tried: sacrebleu's SentencePiece tokenizers "
                                 f"({', '.join(SENTENCEPIECE)}: each loads a model downloaded at first use), other "
