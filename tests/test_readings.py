@@ -490,6 +490,30 @@ def test_why_reads_empty_references_as_sacrebleu_and_the_scoring_command(tmp_pat
     assert f"{expected:.2f} is reproduced by sacrebleu corpus_bleu:" in capsys.readouterr().out
 
 
+@pytest.mark.parametrize("system,names", [("degraded", ("A",)), ("degraded", ("A", "B")), ("fluent", ("A",)),
+                                          ("fluent", ("A", "B")), ("strong", ("A",))])
+def test_a_setting_leads_before_its_variants_that_round_alike(system, names):
+    """intl + lowercase printed to one decimal: its add-k and effective-order variants round alike, and come after."""
+    corpus = bleu_lab.load_corpus("news")
+    hyps, refs = corpus.systems[system], corpus.references_for(*names)
+    value = bleu_lab.corpus_score(hyps, refs, tokenize="intl", lowercase=True).score
+    result = why(hyps, refs, f"{value:.1f}")
+    assert result.matches[0].settings == {"tokenize": "intl", "lowercase": True}, result.verdict
+    departures = [m.departures for m in result.matches]
+    assert departures == sorted(departures)
+
+
+def test_cli_why_names_the_reference_file_that_gives_the_number(capsys):
+    news_dir = bleu_lab.data.corpus_dir() / "news"
+    hyp, ref_a, ref_b = (str(news_dir / f) for f in ("sys.strong.de", "ref.A.de", "ref.B.de"))
+    a_only = sacrebleu.corpus_bleu(bleu_lab.load_corpus("news").systems["strong"],
+                                   [bleu_lab.load_corpus("news").reference_streams["A"]]).score
+    assert why_main(["why", hyp, ref_a, ref_b, "--reported", f"{a_only:.1f}"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"{a_only:.1f} is reproduced by sacrebleu corpus_bleu against reference A only:"), out
+    assert "note (references)" in out
+
+
 # --- lesson 7, exercise 4: the setting behind a paper's number ------------------------------------------------------
 
 PAPER_SETTINGS = {  # the setting that made the exercise's visible number (kept out of the shipped module)
