@@ -240,7 +240,8 @@ def _reference_findings(catalogue: Sequence[Reading], ranked: Sequence[tuple[Rea
         top = max(four, key=lambda r: r.score)
         if target > top.score + t:
             given = f"the {width} references given" if width > 1 else "the reference given"
-            findings.append(Finding("references", f"{target:g} is above every BLEU-4 reading with {given} (the "
+            shown = text if value > 1 else f"{target:g}"
+            findings.append(Finding("references", f"{shown} is above every BLEU-4 reading with {given} (the "
                                     f"highest: {top.label()}, {top.score:.2f}): BLEU rises with each reference added "
                                     "(more n-grams to match, more lengths to choose from), so the number may have "
                                     "been computed against more references than these"))
@@ -374,7 +375,7 @@ def _shift_findings(hyps: Sequence[str], refs: Sequence[Sequence[str]]) -> list[
 
 
 OPTIONAL_BY_LANGUAGE = {"Japanese": "ja-mecab"}
-SENTENCEPIECE = ("spm", "flores101", "flores200")
+SENTENCEPIECE = ("spm", "flores101", "flores200", "spBLEU-1K")  # sacrebleu 2.6.0, sacrebleu/metrics/bleu.py
 
 
 def _untried_findings(workspace: Workspace, matched: bool) -> list[Finding]:
@@ -385,7 +386,7 @@ def _untried_findings(workspace: Workspace, matched: bool) -> list[Finding]:
     needed = OPTIONAL_BY_LANGUAGE.get(found.language) if found else None
     if needed and needed not in available_tokenizers():
         modules = " and ".join(OPTIONAL_TOKENIZERS[needed][1])
-        findings.append(Finding("untried", f"the references are {found.language}, and sacrebleu's '{needed}' "
+        findings.append(Finding("untried", f"the references are in {found.language}, and sacrebleu's '{needed}' "
                                 f"tokenizer (what sacrebleu picks for {found.language}) could not be tried: it needs "
                                 f"{modules}, which the mecab extra installs (pip install \"bleu_lab[mecab]\")"))
     if not matched:
