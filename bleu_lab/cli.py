@@ -26,7 +26,7 @@ import unicodedata
 import warnings
 from collections.abc import Sequence
 
-from .commands import add_version, run_with_clear_errors
+from .commands import add_version, note_empty_reference_lines, run_with_clear_errors
 from .data import line_count_error, read_lines, references_per_segment
 from .explain import explain
 from .sacrebleu_style import corpus_score
@@ -185,18 +185,7 @@ def _references(args: argparse.Namespace, streams: list[list[str]]) -> list[list
     ``# Remove undefined references`` / ``lines = [x for x in refs if x is not None]`` (sacrebleu/metrics/base.py).
     An empty reference has length 0 and no n-grams, but its length can be the closest one for the brevity penalty.
     """
-    for path, lines in zip(args.references, streams):
-        empty = sum(1 for line in lines if not line.strip())
-        if empty:
-            lines_word = "line" if empty == 1 else "lines"
-            if args.drop_empty_refs and len(streams) > 1:
-                meaning = "'no reference for this segment' (--drop-empty-refs)"
-            else:
-                meaning = "an empty reference, as sacrebleu reads it" + (
-                    "" if args.drop_empty_refs or len(streams) == 1 else
-                    " (length 0: a short hypothesis there escapes the brevity penalty, see lesson 8; "
-                    "--drop-empty-refs reads it as no reference)")
-            print(f"note: {path} has {empty} empty {lines_word}, read as {meaning}", file=sys.stderr)
+    note_empty_reference_lines(args.references, streams, dropped=args.drop_empty_refs)
     if not args.drop_empty_refs:
         return [list(refs) for refs in zip(*streams)]
     references = references_per_segment(streams)

@@ -57,6 +57,25 @@ def _note(message: Warning | str, *args: object, **kwargs: object) -> None:
     print(f"note: {message}", file=sys.stderr)
 
 
+def note_empty_reference_lines(paths: Sequence[str], streams: Sequence[Sequence[str]], *, dropped: bool = False,
+                               drop_option: str | None = "--drop-empty-refs") -> None:
+    """Print a note per reference file with empty lines, saying how they are read: as empty references (sacrebleu's
+    reading), or with ``dropped`` as "no reference for this segment" (``drop_option`` asks for that)."""
+    for path, lines in zip(paths, streams):
+        empty = sum(1 for line in lines if not line.strip())
+        if not empty:
+            continue
+        lines_word = "line" if empty == 1 else "lines"
+        if dropped and len(streams) > 1:
+            meaning = f"'no reference for this segment' ({drop_option})"
+        else:
+            meaning = "an empty reference, as sacrebleu reads it"
+            if not dropped and len(streams) > 1:
+                meaning += " (length 0: a short hypothesis there escapes the brevity penalty, see lesson 8" + (
+                    f"; {drop_option} reads it as no reference)" if drop_option else ")")
+        print(f"note: {path} has {empty} empty {lines_word}, read as {meaning}", file=sys.stderr)
+
+
 def check_output_file(flag: str, path: str | os.PathLike) -> None:
     """Raise ``ValueError`` naming ``flag`` unless a file can be written at ``path``: not a folder, in a folder that
     exists and is writable (checked before any work, so a long run does not end in a failed write)."""

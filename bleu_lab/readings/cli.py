@@ -13,6 +13,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from ..commands import note_empty_reference_lines
 from ..data import line_count_error, read_lines
 from .why import alignment_hint, why
 
@@ -47,6 +48,7 @@ def main(argv: Sequence[str], prog: str = "bleu-lab") -> int:
             if len(lines) != len(hyps):
                 err = line_count_error(f"reference file {path}", lines, f"hypothesis file {args.hypothesis}", hyps)
                 raise ValueError(f"{err}{alignment_hint(hyps, [[line] for line in lines])}")
+        note_empty_reference_lines(args.references, streams, drop_option=None)
         names = reference_names(args.references)
         result = why(hyps, [list(refs) for refs in zip(*streams)], args.reported, tolerance=args.tolerance,
                      reference_names=names)
