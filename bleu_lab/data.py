@@ -77,7 +77,7 @@ def _course_hint(path: Path) -> str:
         data = course_root() / "data"
     except FileNotFoundError:
         return ""
-    found = next((p for p in sorted(data.rglob(path.name)) if p.is_file()), None) if path.name else None
+    found = next((p for p in sorted(data.rglob("*")) if p.name == path.name and p.is_file()), None)
     if found is None:
         return ""
     relative = found.relative_to(course_root())
