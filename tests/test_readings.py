@@ -430,6 +430,15 @@ def test_why_leads_with_the_official_setting_on_wmt21_numbers_printed_to_one_dec
         assert result.verdict.startswith(f"{printed} is reproduced by {OFFICIAL[pair]}:")
 
 
+def test_a_13a_number_on_chinese_is_reproduced_and_called_meaningless(mtdata):
+    hyps, segments = wmt21(mtdata, "en-zh", "Facebook-AI", "A")
+    value = sacrebleu.corpus_bleu(hyps, [[seg[0] for seg in segments]]).score  # 7.16: the mistake of sacrebleu #147
+    result = why(hyps, segments, f"{value:.2f}")
+    assert result.matches[0].label() == "sacrebleu corpus_bleu"
+    (note,) = [f.message for f in result.findings if f.kind == "tokenizer"]
+    assert "Chinese" in note and "use tokenize zh" in note
+
+
 def test_why_says_more_references_may_have_been_used(mtdata):
     official = official_scores(mtdata)["en-zh", "WeChat-AI", "bleu-all"]  # references A and B
     hyps, segments = wmt21(mtdata, "en-zh", "WeChat-AI", "A")

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 from decimal import Decimal, InvalidOperation
 from numbers import Real
 
-from ..scripts import unspaced_text
+from ..scripts import tokenizer_warning, unspaced_text
 from ..tokenization import OPTIONAL_TOKENIZERS, available_tokenizers
 from ..validation import as_sequence, plain_strings
 from .catalogue import SUBWORD_MARKERS, Reading, Workspace, readings, score, specs
@@ -28,7 +28,8 @@ TOKENIZED_MARKS = re.compile(r" [.,!?;:)'\"]( |$)|&apos;|&quot;|@-@| n't\b| 's\b
 
 @dataclass(frozen=True)
 class Finding:
-    """An input mistake ``why`` can see (``kind``: layout, tokenized, subwords, scale, alignment)."""
+    """What ``why`` can see besides the readings (``kind``: layout, tokenized, subwords, scale, alignment,
+    references, tokenizer, untried)."""
 
     kind: str
     message: str
@@ -152,6 +153,11 @@ def why(
                                 f"{best.label()} gives; papers report BLEU on the 0–100 scale"))
     findings += _reference_findings(catalogue, ranked, value, text, tol, names, len(refs[0]))
     findings += _input_findings(workspace)
+    if ranked:
+        warning = tokenizer_warning((r for seg in refs for r in seg), ranked[0][0].view.partition(":")[0],
+                                    option="tokenize")
+        if warning:
+            findings.append(Finding("tokenizer", f"{warning}; the number may be reproduced, but it says little"))
     findings += _untried_findings(workspace, bool(ranked))
     return WhyResult(value, tol, tuple(r for r, _ in ranked), tuple(nearest), tuple(findings), tuple(every),
                      workspace, scaled, workspaces, decimals)
