@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
+from .version import __version__
+
 DEFAULT_DIR = Path("bleu-lab-course")
 MANIFEST_NAME = ".bleu-lab-course.json"
 FIRST_LESSON = "notebooks/00_start_here.ipynb"
@@ -32,6 +34,9 @@ FIRST_LESSON = "notebooks/00_start_here.ipynb"
 # plus bleu_lab's source to read (package_sources).
 WORKING_COPY = ("notebooks/*.ipynb", "notebooks/solutions/*.py", "data/**/*", "docs/reading_list.md")
 EXIT_ERROR = 2
+# An upload reaches the kernel as one websocket message holding every file chosen at once; Jupyter's servers take at
+# most 10 MiB by default, and a bigger message is dropped without a word. voila.json and ``bleu-lab lab`` raise it to:
+UPLOAD_MESSAGE_BYTES = 128 * 2**20
 
 
 def course_root() -> Path:
@@ -181,7 +186,6 @@ def copy_course(directory: Path | str = DEFAULT_DIR, *, update: bool = False,
     """
     if not isinstance(directory, (str, Path)):
         raise TypeError(f"directory must be a path (str or Path), not {type(directory).__name__}")
-    from . import __version__
 
     directory = Path(directory)
     source = course_root() if source is None else source
@@ -253,8 +257,6 @@ def save_without_python_version(model: dict, **kwargs: object) -> None:
 
 def lab_command(directory: Path, open_file: str | None, extra: Sequence[str]) -> list[str]:
     """The JupyterLab command for a working copy (run with ``directory`` as the working directory = server root)."""
-    from .compare.files import UPLOAD_MESSAGE_BYTES
-
     command = [sys.executable, "-m", "jupyterlab", f"--ServerApp.root_dir={directory.resolve()}",
                f"--ContentsManager.pre_save_hook={__name__}.save_without_python_version",
                f"--ServerApp.tornado_settings={{'websocket_max_message_size': {UPLOAD_MESSAGE_BYTES}}}", *extra]

@@ -176,7 +176,8 @@ def test_the_playground_and_voila_json_are_found_in_one_place():
 
 
 def test_voila_takes_uploads_as_big_as_the_comparison_page_accepts():
-    from bleu_lab.compare.files import MAX_UPLOAD_BYTES, UPLOAD_MESSAGE_BYTES
+    from bleu_lab.compare.files import MAX_UPLOAD_BYTES
+    from bleu_lab.course import UPLOAD_MESSAGE_BYTES
 
     settings = json.loads((classroom.classroom_files().root / "voila.json").read_text(encoding="utf-8"))
     assert settings["Voila"]["tornado_settings"]["websocket_max_message_size"] == UPLOAD_MESSAGE_BYTES

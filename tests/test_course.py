@@ -224,7 +224,7 @@ def test_lab_command_serves_the_working_copy_and_saves_without_the_python_versio
     assert "--ContentsManager.pre_save_hook=bleu_lab.course.save_without_python_version" in command
     assert command[-2:] == ["--no-browser", course.FIRST_LESSON]
     # uploads in lesson 11's widget reach the kernel as one message: past Jupyter's 10 MiB it would be dropped
-    from bleu_lab.compare.files import UPLOAD_MESSAGE_BYTES
+    from bleu_lab.course import UPLOAD_MESSAGE_BYTES
 
     settings = next(c for c in command if c.startswith("--ServerApp.tornado_settings="))
     assert ast.literal_eval(settings.split("=", 1)[1]) == {"websocket_max_message_size": UPLOAD_MESSAGE_BYTES}
