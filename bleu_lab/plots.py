@@ -46,7 +46,7 @@ STYLE = {
 
 # Figures of the HTML reports: larger text, to stay readable on a projector.
 REPORT_STYLE = {"axes.titlesize": 13, "axes.labelsize": 11, "xtick.labelsize": 10, "ytick.labelsize": 10,
-                "legend.fontsize": 10, "font.size": 11}
+                "legend.fontsize": 10, "font.size": 11, "font.sans-serif": ["DejaVu Sans", "Arial", "Helvetica"]}
 
 
 def _pyplot():
@@ -291,6 +291,7 @@ def figure_svg(
     text = re.sub(r"<metadata>.*?</metadata>\s*", "", text, flags=re.S)
     text = re.sub(r"<style type=\"text/css\">.*?</style>", "", text, flags=re.S)
     text = re.sub(r"<defs>\s*</defs>\s*", "", text)
+    text = re.sub(r' (d|x|y|transform)="([^"]*)"', _compact, text)
     prefix = f"f{salt}-"  # every id and every reference to one, unique to this figure
     text = re.sub(r' id="([^"]+)"', lambda m: f' id="{prefix}{m.group(1)}"', text)
     text = re.sub(r"url\(#([^)]+)\)", lambda m: f"url(#{prefix}{m.group(1)})", text)
@@ -305,6 +306,14 @@ def figure_svg(
         f"<title>{_text(title)}</title><desc>{_text(description)}</desc>"
     )
     return root + text[root_end:].strip()
+
+
+def _compact(match) -> str:
+    """A geometry attribute with its numbers cut to one decimal (0.1 pt) and its whitespace collapsed."""
+    import re
+
+    value = re.sub(r"\s+", " ", re.sub(r"(\.\d)\d+", r"\1", match.group(2))).strip()
+    return f' {match.group(1)}="{value}"'
 
 
 def _text(value: str) -> str:
