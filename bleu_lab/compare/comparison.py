@@ -25,7 +25,6 @@ from ..significance import PairedRows, _rows, bootstrap_from_rows, randomization
 from ..statistics import prepare_references
 from ..tokenization import make_preprocessor
 from ..validation import as_sequence, check_flag, plain_strings
-from . import reporters
 from .bucketers import (
     FREQUENCY,
     LENGTH_DIFFERENCE,
@@ -35,6 +34,7 @@ from .bucketers import (
     read_frequency_file,
     word_frequencies,
 )
+from .reporters import report_html, to_csv, to_dict, to_html, to_json, to_latex, to_text
 from .results import (
     BucketTable,
     ComparisonData,
@@ -65,29 +65,29 @@ class Comparison(ComparisonData):
 
     def to_dict(self) -> dict:
         """The report as plain data (what ``to_json`` writes)."""
-        return reporters.to_dict(self)
+        return to_dict(self)
 
     def to_json(self, path: str | Path | None = None) -> str:
         """The report as JSON text; also written to ``path`` when given."""
-        return reporters.to_json(self, path)
+        return to_json(self, path)
 
     def to_csv(self, directory: str | Path) -> list[Path]:
         """One CSV file per table in ``directory`` (created if needed); returns the files written."""
-        return reporters.to_csv(self, directory)
+        return to_csv(self, directory)
 
     def to_latex(self, path: str | Path | None = None) -> str:
         """The scores table (and the pairwise tests) as a LaTeX ``tabular``; also written to ``path`` when given."""
-        return reporters.to_latex(self, path)
+        return to_latex(self, path)
 
     def to_html(self, path: str | Path | None = None) -> str:
         """The whole report as one standalone HTML page (no external resources); also written to ``path``."""
-        return reporters.to_html(self, path)
+        return to_html(self, path)
 
     def _repr_html_(self) -> str:
-        return reporters.report_html(self)
+        return report_html(self)
 
     def __str__(self) -> str:
-        return reporters.to_text(self)
+        return to_text(self)
 
 
 def compare_systems(
