@@ -347,6 +347,9 @@ def test_every_pair_is_tested_with_both_tests_and_bonferroni(news_comparison, tm
     assert [(r["system"], r["baseline"]) for r in rows] == [(p.system, p.baseline) for p in c.all_pairs]
     assert float(rows[2]["difference_interval_low"]) <= float(rows[2]["difference"])
     assert {float(r["bonferroni_threshold"]) for r in rows} == {0.05 / 3}
+    summary = str(c)
+    assert "every pair, Bonferroni: significant when p < 0.05 / 3 = 0.0167" in summary
+    assert "literal - fluent" in summary
     page = c.to_html()
     assert "Every pair of systems" in page and "literal − fluent" in page
     assert "Bonferroni correction for 3 pairs tested together (lesson 9)" in page

@@ -235,7 +235,8 @@ def to_latex(c: ComparisonData, path: str | Path | None = None) -> str:
 
 
 def to_text(c: ComparisonData) -> str:
-    """A terminal summary: the scores, the tests and word accuracy."""
+    """A terminal summary: the scores, the tests against the baseline, every pair with Bonferroni's reading (more
+    than two systems), and word accuracy."""
     width = max(len(n) for n in c.names) + 2
     out = [f"{len(c)} segments, baseline {c.baseline}", f"BLEU signature: {c.signature}",
            f"{'system':<{width}}  BLEU    chrF   ratio   gap     p(AR)   p(BS)   95% interval"]
@@ -246,6 +247,17 @@ def to_text(c: ComparisonData) -> str:
             f"{p.difference:+6.2f}  {p.randomization.p_value:.4f}  {p.bootstrap.p_value:.4f}  "
             "[{:.2f}, {:.2f}]".format(*p.bootstrap.system_interval))
         out.append(f"{s.name:<{width}}  {s.bleu.score:6.2f}  {_chrf(s):>6}  {s.length_ratio:.3f}  {tail}")
+    fw = family_wise(c)
+    if fw:
+        out.append(f"\nevery pair, Bonferroni: significant when p < {ALPHA:g} / {fw['comparisons']} = "
+                   f"{fw['threshold']:.4f}")
+        labels = [f"{p.system} - {p.baseline}" for p in c.all_pairs]
+        pw = max(len(label) for label in labels) + 2
+        out.append(f"{'pair':<{pw}}  gap     p(AR)   p(BS)   AR   BS")
+        for label, p in zip(labels, c.all_pairs):
+            out.append(f"{label:<{pw}}  {p.difference:+6.2f}  {p.randomization.p_value:.4f}  "
+                       f"{p.bootstrap.p_value:.4f}  {_yes(p.randomization.significant(fw['threshold'])):<3}  "
+                       f"{_yes(p.bootstrap.significant(fw['threshold']))}")
     out.append("\nword F-measure by reference frequency:")
     out.append(f"{'bucket':<12}" + "".join(f"{n:>{width + 2}}" for n in c.names))
     for b, label in enumerate(c.word_accuracy.labels):
