@@ -45,8 +45,8 @@ STYLE = {
 
 
 # Figures of the HTML reports: larger text, to stay readable on a projector.
-REPORT_STYLE = {"axes.titlesize": 13, "axes.labelsize": 11, "xtick.labelsize": 10, "ytick.labelsize": 10,
-                "legend.fontsize": 10, "font.size": 11, "font.sans-serif": ["DejaVu Sans", "Arial", "Helvetica"]}
+REPORT_STYLE = {"axes.titlesize": 14, "axes.labelsize": 12, "xtick.labelsize": 11, "ytick.labelsize": 11,
+                "legend.fontsize": 11, "font.size": 12, "font.sans-serif": ["DejaVu Sans", "Arial", "Helvetica"]}
 
 
 def _pyplot():

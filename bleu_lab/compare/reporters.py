@@ -269,7 +269,7 @@ def to_text(c: ComparisonData) -> str:
 # --- HTML ---------------------------------------------------------------------------------------------------------
 
 TH = f"{CELL};background:#f6f8fa;text-align:left"
-NUM = f"{CELL};text-align:right;font-variant-numeric:tabular-nums"
+NUM = f"{CELL};text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap"
 
 
 def _table(caption: str, head: list[str], rows: list[list[str]], note: str = "",
@@ -350,9 +350,9 @@ def pairs_html(c: ComparisonData) -> str:
     """Every pair of systems with both paired tests; with more than two systems, Bonferroni's reading too."""
     fw = family_wise(c)
     head = ["pair", "gap", "95% interval of the gap", "p(AR)", "p(BS)"]
-    head += [f"{test}: p &lt; {ALPHA:g}" for test in ("AR", "BS")]
+    head += [f"{test} p &lt; {ALPHA:g}" for test in ("AR", "BS")]
     if fw:
-        head += [f"{test}: p &lt; {fw['threshold']:.4g} (Bonferroni)" for test in ("AR", "BS")]
+        head += [f"{test} p &lt; {fw['threshold']:.4f} (Bonferroni)" for test in ("AR", "BS")]
     rows = []
     for p in c.all_pairs:
         cells = [f"{_esc(p.system)} − {_esc(p.baseline)}", f"{p.difference:+.2f}",
@@ -364,7 +364,7 @@ def pairs_html(c: ComparisonData) -> str:
         rows.append(cells)
     if fw:
         correction = (f"Bonferroni correction for {fw['comparisons']} pairs tested together (lesson 9): each pair is "
-                      f"read at {ALPHA:g} / {fw['comparisons']} = {fw['threshold']:.4g}, so that the chance of any "
+                      f"read at {ALPHA:g} / {fw['comparisons']} = {fw['threshold']:.4f}, so that the chance of any "
                       f"false alarm among them stays below {ALPHA:g}.")
     else:
         correction = "One pair: nothing to correct for many comparisons."
@@ -412,9 +412,15 @@ def _bucket_figure(t: BucketTable, title: str, xlabel: str, wide: bool = False) 
         ax.set_ylim(0, None)
         ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False)
         if wide:
-            ax.tick_params(axis="x", labelrotation=45)
+            _slant(ax)
 
     return plots.figure_svg(title, xlabel, "BLEU", draw, desc, figsize=(7.2, 3.6))
+
+
+def _slant(ax) -> None:
+    """Bucket labels slanted, each ending under its group, so long labels do not overlap."""
+    for label in ax.get_xticklabels():
+        label.set(rotation=40, ha="right", rotation_mode="anchor")
 
 
 def figures_html(c: ComparisonData) -> str:
@@ -429,7 +435,7 @@ def figures_html(c: ComparisonData) -> str:
         plots.grouped_bars(ax, w.labels, fmeasure, None)
         ax.set_ylim(0, 1)
         ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False)
-        ax.tick_params(axis="x", labelrotation=30)
+        _slant(ax)
 
     bands = c.sentence_bleu_buckets
     shares = {n: [s.count for s in scores] for n, scores in bands.scores.items()}
@@ -439,7 +445,7 @@ def figures_html(c: ComparisonData) -> str:
     def draw_bands(ax):
         plots.grouped_bars(ax, bands.labels, shares, None)
         ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False)
-        ax.tick_params(axis="x", labelrotation=30)
+        _slant(ax)
 
     figures = [
         (_bucket_figure(c.length_buckets, "BLEU by reference length", "tokens of the first reference"),
@@ -449,7 +455,7 @@ def figures_html(c: ComparisonData) -> str:
          "Each system's segments grouped by how much longer (or shorter) its output is than the first reference."),
         (plots.figure_svg("Word F-measure by frequency bucket", f"frequency in the {w.frequency_source}",
                           "F-measure", draw_words, word_desc),
-         "Rare words (left) are where systems usually differ most."),
+         f"Words grouped by how often they occur in the {w.frequency_source}, rarest on the left."),
         (plots.figure_svg("Sentence-BLEU distribution", "sentence BLEU band", "segments", draw_bands, band_desc),
          "How many segments of each system score in each band of sentence BLEU (sacrebleu's, effective order)."),
     ]
