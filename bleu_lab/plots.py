@@ -258,6 +258,7 @@ def figure_svg(
     draw: Callable[[Axes], object],
     description: str,
     figsize: tuple[float, float] = (7.2, 3.4),
+    margins: tuple[float, float, float, float] | None = None,
 ) -> str:
     """A styled figure as inline SVG for HTML reports: ``draw(ax)`` fills the axes.
 
@@ -265,6 +266,8 @@ def figure_svg(
     kept as text (``svg.fonttype: none``) so it scales sharply when projected. For screen readers the ``<svg>`` is
     ``role="img"`` named by ``title`` (``aria-label`` and ``<title>``) and described by ``description`` (``<desc>``).
     Every element id is prefixed with a hash of the title and description, so several figures can share one page.
+    ``margins = (left, bottom, right, top)``, as fractions of the figure, place the axes at once; without them the
+    layout is tight, which costs matplotlib a second drawing pass.
     """
     import hashlib
     import io
@@ -283,7 +286,11 @@ def figure_svg(
         ax.grid(True, alpha=STYLE["grid.alpha"])
         ax.spines[["top", "right"]].set_visible(False)
         draw(ax)
-        fig.tight_layout()
+        if margins is None:
+            fig.set_layout_engine("tight")
+        else:
+            left, bottom, right, top = margins
+            fig.subplots_adjust(left=left, bottom=bottom, right=right, top=top)
         buf = io.StringIO()
         fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None})
     text = buf.getvalue()

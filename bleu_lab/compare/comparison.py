@@ -50,6 +50,7 @@ from .scorers import (
     bucket_scores,
     corpus_chrf_many,
     ngram_counts,
+    reference_ngram_counts,
     rows_score,
     salient_ngrams,
     sentence_scores,
@@ -188,12 +189,16 @@ def compare_systems(
 
     freq, source = _frequencies(frequencies, first_ref)
     n_freq = len(FREQUENCY.cutoffs) + 1
+    word_bucket, unseen = {w: FREQUENCY.bucket(f) for w, f in freq.items()}, FREQUENCY.bucket(0)
+    ref_words = [Counter(ref) for ref in first_ref]
     accuracy = WordAccuracy(FREQUENCY, {
-        name: word_counts(first_ref, out_tokens[name], lambda w: FREQUENCY.bucket(freq.get(w, 0)), n_freq)
+        name: word_counts(first_ref, out_tokens[name], lambda w: word_bucket.get(w, unseen), n_freq, ref_words)
         for name in outputs
     }, source)
 
-    counts = {name: ngram_counts(first_ref, out_tokens[name], 1, ngram_order)[compare_type] for name in outputs}
+    ref_ngrams = reference_ngram_counts(first_ref, 1, ngram_order)
+    counts = {name: ngram_counts(first_ref, out_tokens[name], 1, ngram_order, ref_ngrams)[compare_type]
+              for name in outputs}
     salient = tuple(
         SalientPair(name, base, compare_type, alpha, *salient_ngrams(counts[name], counts[base], alpha, top_ngrams))
         for name in outputs if name != base

@@ -410,11 +410,23 @@ def _bucket_figure(t: BucketTable, title: str, xlabel: str, wide: bool = False) 
     def draw(ax):
         plots.grouped_bars(ax, labels, series, None, intervals=intervals)
         ax.set_ylim(0, None)
-        ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False)
+        _legend(ax)
         if wide:
             _slant(ax)
 
-    return plots.figure_svg(title, xlabel, "BLEU", draw, desc, figsize=(7.2, 3.6))
+    return plots.figure_svg(title, xlabel, "BLEU", draw, desc, FIGSIZE, MARGINS)
+
+
+FIGSIZE = (7.2, 3.6)  # inches; shown at most 691 px wide, two to a row on a 1280-px screen
+MARGINS = (0.1, 0.3, 0.76, 0.9)  # left, bottom, right, top: room for slanted labels and the legend on the right
+LEGEND_CHARS = 18  # a longer system name is cut in the legend (the tables and the text alternative give it whole)
+
+
+def _legend(ax) -> None:
+    """The systems' legend right of the axes, long names cut."""
+    handles, labels = ax.get_legend_handles_labels()
+    labels = [label if len(label) <= LEGEND_CHARS else label[:LEGEND_CHARS - 1] + "…" for label in labels]
+    ax.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False)
 
 
 def _slant(ax) -> None:
@@ -434,7 +446,7 @@ def figures_html(c: ComparisonData) -> str:
     def draw_words(ax):
         plots.grouped_bars(ax, w.labels, fmeasure, None)
         ax.set_ylim(0, 1)
-        ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False)
+        _legend(ax)
         _slant(ax)
 
     bands = c.sentence_bleu_buckets
@@ -444,7 +456,7 @@ def figures_html(c: ComparisonData) -> str:
 
     def draw_bands(ax):
         plots.grouped_bars(ax, bands.labels, shares, None)
-        ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False)
+        _legend(ax)
         _slant(ax)
 
     figures = [
@@ -454,9 +466,10 @@ def figures_html(c: ComparisonData) -> str:
                         "output length − reference length (tokens)", wide=True),
          "Each system's segments grouped by how much longer (or shorter) its output is than the first reference."),
         (plots.figure_svg("Word F-measure by frequency bucket", f"frequency in the {w.frequency_source}",
-                          "F-measure", draw_words, word_desc),
+                          "F-measure", draw_words, word_desc, FIGSIZE, MARGINS),
          f"Words grouped by how often they occur in the {w.frequency_source}, rarest on the left."),
-        (plots.figure_svg("Sentence-BLEU distribution", "sentence BLEU band", "segments", draw_bands, band_desc),
+        (plots.figure_svg("Sentence-BLEU distribution", "sentence BLEU band", "segments", draw_bands, band_desc,
+                          FIGSIZE, MARGINS),
          "How many segments of each system score in each band of sentence BLEU (sacrebleu's, effective order)."),
     ]
     return ("<div class='compare-figures' style='display:flex;flex-wrap:wrap;gap:12px;margin:6px 0'>"
