@@ -307,15 +307,17 @@ def character_note(c: ComparisonData) -> str:
             "F-measure, n-grams, lengths in tokens) is a character.")
 
 
-def legend_html(c: ComparisonData) -> str:
-    """How to read the report, before any of it: the chips' colours and marks, the figures, the tokens."""
+def legend_html(c: ComparisonData, analyses: bool = True) -> str:
+    """How to read the report, before any of it: the chips' colours and marks, the tokens, and (``analyses``) the
+    figures and the bucket rows."""
     chars = character_note(c)
     return (
         "<div class='compare-legend' style='margin:6px 0'><div style='font-weight:bold'>How to read this report</div>"
         "<div>In the examples, each output token is a chip:</div>"
         f"{chip_legend_html()}"
-        "<div>In the figures, each system has its own colour and hatching; error bars are 95% bootstrap intervals. "
-        "Every bucket row of the tables opens the segments it holds, best and worst first.</div>"
+        + ("<div>In the figures, each system has its own colour and hatching; error bars are 95% bootstrap "
+           "intervals. Every bucket row of the tables opens the segments it holds, best and worst first.</div>"
+           if analyses else "")
         + (f"<div class='compare-character-note'><b>{_esc(chars)}</b></div>" if chars else "")
         + "</div>"
     )
@@ -461,10 +463,11 @@ def figures_html(c: ComparisonData) -> str:
 
     figures = [
         (_bucket_figure(c.length_buckets, "BLEU by reference length", "tokens of the first reference"),
-         "Segments grouped by the length of their first reference."),
+         "Segments grouped by the length of their first reference; error bars: 95% bootstrap intervals."),
         (_bucket_figure(c.length_difference_buckets, "BLEU by length difference",
                         "output length − reference length (tokens)", wide=True),
-         "Each system's segments grouped by how much longer (or shorter) its output is than the first reference."),
+         "Each system's segments grouped by how much longer (or shorter) its output is than the first reference; "
+         "error bars: 95% bootstrap intervals."),
         (plots.figure_svg("Word F-measure by frequency bucket", f"frequency in the {w.frequency_source}",
                           "F-measure", draw_words, word_desc, FIGSIZE, MARGINS),
          f"Words grouped by how often they occur in the {w.frequency_source}, rarest on the left."),

@@ -137,7 +137,7 @@ class CompareWidget(_View):
 def _summary_html(c: Comparison) -> str:
     """The legend (chips' colours and marks; what a "word" is under a character tokenizer) and the scores table of
     the comparison, above the controls."""
-    return f"<div style='max-width:100%;overflow-x:auto'>{legend_html(c)}{scores_html(c)}</div>"
+    return f"<div style='max-width:100%;overflow-x:auto'>{legend_html(c, analyses=False)}{scores_html(c)}</div>"
 
 
 class MessageWidget(_View):
