@@ -362,6 +362,17 @@ def test_two_systems_have_one_pair_and_nothing_to_correct():
     assert "One pair: nothing to correct" in c._repr_html_() and "(Bonferroni)" not in c._repr_html_()
 
 
+def test_names_reach_the_figures_as_typed_and_one_system_has_no_pair_table():
+    """matplotlib would read $...$ as math and drop a legend name starting with _; HTML is escaped."""
+    names = ["$x$", "_base", "a<b>&", "x" * 40]
+    c = compare_systems({n: ["the cat sat", "a dog", ""] for n in names}, [["the cat sat on"], ["a dog"], ["x"]],
+                        **FAST)
+    legend = re.findall(r">([^<>]+)</text>", re.findall(r"<svg.*?</svg>", c.to_html(), flags=re.S)[0])
+    assert ["$x$", "_base", "a&lt;b&gt;&amp;", "x" * 17 + "…"] == legend[-4:]
+    single = compare_systems({"only": ["the cat"]}, [["the cat"]], **FAST)
+    assert "Every pair of systems" not in single.to_html() and single.to_html().count("<svg ") == 4
+
+
 def test_the_figures_are_inline_svg_with_a_title_and_a_text_alternative(news_comparison):
     from bleu_lab.compare.reporters import figures_html
 

@@ -349,7 +349,10 @@ def scores_html(c: ComparisonData) -> str:
 
 
 def pairs_html(c: ComparisonData) -> str:
-    """Every pair of systems with both paired tests; with more than two systems, Bonferroni's reading too."""
+    """Every pair of systems with both paired tests; with more than two systems, Bonferroni's reading too (nothing
+    for a single system)."""
+    if not c.all_pairs:
+        return ""
     fw = family_wise(c)
     head = ["pair", "gap", "95% interval of the gap", "p(AR)", "p(BS)"]
     head += [f"{test} p &lt; {ALPHA:g}" for test in ("AR", "BS")]
@@ -412,7 +415,7 @@ def _bucket_figure(t: BucketTable, title: str, xlabel: str, wide: bool = False) 
     def draw(ax):
         plots.grouped_bars(ax, labels, series, None, intervals=intervals)
         ax.set_ylim(0, None)
-        _legend(ax)
+        _legend(ax, list(series))
         if wide:
             _slant(ax)
 
@@ -424,11 +427,15 @@ MARGINS = (0.1, 0.3, 0.76, 0.9)  # left, bottom, right, top: room for slanted la
 LEGEND_CHARS = 18  # a longer system name is cut in the legend (the tables and the text alternative give it whole)
 
 
-def _legend(ax) -> None:
-    """The systems' legend right of the axes, long names cut."""
-    handles, labels = ax.get_legend_handles_labels()
-    labels = [label if len(label) <= LEGEND_CHARS else label[:LEGEND_CHARS - 1] + "…" for label in labels]
-    ax.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False)
+def _legend(ax, names: list[str]) -> None:
+    """The systems' legend right of the axes: every name as typed (matplotlib would read ``$...$`` as math and
+    leave out a name starting with ``_``), long names cut."""
+    from matplotlib.container import BarContainer
+
+    bars = [c for c in ax.containers if isinstance(c, BarContainer)]
+    labels = [n if len(n) <= LEGEND_CHARS else n[:LEGEND_CHARS - 1] + "…" for n in names]
+    ax.legend(bars, [label.replace("$", r"\$") for label in labels], loc="upper left", bbox_to_anchor=(1.0, 1.0),
+              frameon=False)
 
 
 def _slant(ax) -> None:
@@ -448,7 +455,7 @@ def figures_html(c: ComparisonData) -> str:
     def draw_words(ax):
         plots.grouped_bars(ax, w.labels, fmeasure, None)
         ax.set_ylim(0, 1)
-        _legend(ax)
+        _legend(ax, list(fmeasure))
         _slant(ax)
 
     bands = c.sentence_bleu_buckets
@@ -458,7 +465,7 @@ def figures_html(c: ComparisonData) -> str:
 
     def draw_bands(ax):
         plots.grouped_bars(ax, bands.labels, shares, None)
-        _legend(ax)
+        _legend(ax, list(shares))
         _slant(ax)
 
     figures = [
