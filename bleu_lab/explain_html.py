@@ -240,6 +240,19 @@ def _chip(mark: TokenMark) -> str:
     )
 
 
+def chip_legend_html() -> str:
+    """What the chips' colours and marks mean, each on a sample chip: a legend to show before the chips."""
+    items = [
+        ("".join(_chip(TokenMark(f"{n}-gram", n, MATCH)) for n in range(1, 5)),
+         "colour and number: the longest n-gram through the token that the references count"),
+        (_chip(TokenMark("word", 1, CLIPPED)),
+         "✂ clipped away: a copy beyond the reference's count (counted per n-gram, marked on its later copies)"),
+        (_chip(TokenMark("word", 0, MISS)), "✗ in no reference"),
+    ]
+    lis = "".join(f"<li style='margin:2px 0'>{chips} {html.escape(text)}</li>" for chips, text in items)
+    return f"<ul style='list-style:none;padding:0;margin:2px 0'>{lis}</ul>"
+
+
 def token_chips_html(expl: Explanation, max_tokens: int = MAX_TOKENS) -> str:
     """The hypothesis as marked chips (one per token, the explain view's token line), e.g. for side-by-side views."""
     marks = token_marks(expl)

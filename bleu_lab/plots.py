@@ -29,6 +29,9 @@ COLORS = {
     "extra": "#CC79A7",  # reddish purple: a further series
     "sky": "#56B4E9",  # sky blue: a further series
 }
+PALETTE = [COLORS["main"], COLORS["accent"], COLORS["match"], COLORS["clipped"], COLORS["muted"], COLORS["extra"],
+           COLORS["sky"]]
+HATCHES = ["", "//", "..", "xx", "\\\\", "++", "oo", "--"]
 STYLE = {
     "axes.grid": True,
     "grid.alpha": 0.3,
@@ -39,6 +42,11 @@ STYLE = {
     "font.size": 10,
     "figure.dpi": 100,
 }
+
+
+# Figures of the HTML reports: larger text, to stay readable on a projector.
+REPORT_STYLE = {"axes.titlesize": 14, "axes.labelsize": 12, "xtick.labelsize": 11, "ytick.labelsize": 11,
+                "legend.fontsize": 11, "font.size": 12, "font.sans-serif": ["DejaVu Sans", "Arial", "Helvetica"]}
 
 
 def _pyplot():
@@ -206,28 +214,125 @@ def grouped_bars(
     ax: Axes,
     groups: Sequence[str],
     series: dict[str, Sequence[float]],
-    value_format: str = "{:.2f}",
+    value_format: str | None = "{:.2f}",
     colors: Sequence[str] | None = None,
+    intervals: dict[str, Sequence[tuple[float, float]]] | None = None,
 ) -> Axes:
     """Bars side by side: one group per label in ``groups``, one bar per entry of ``series`` (name -> values).
 
-    Each bar is labelled with its value (``value_format``); e.g. scores per smoothing method for a few sentences.
-    Series differ in hatching as well as colour, so they stay apart in greyscale and for colour-blind readers.
+    Each bar is labelled with its value (``value_format``; None: no labels); e.g. scores per smoothing method for a
+    few sentences. ``intervals[name][g] = (lower, upper)`` draws that bar's interval as an error bar from lower to
+    upper. A NaN value
+    (e.g. an empty bucket) draws no bar. Series differ in hatching as well as colour, so they stay apart in
+    greyscale and for colour-blind readers.
     """
-    palette = list(colors or [COLORS["main"], COLORS["accent"], COLORS["match"], COLORS["clipped"], COLORS["muted"],
-                              COLORS["extra"], COLORS["sky"]])
-    hatches = ["", "//", "..", "xx", "\\\\", "++", "oo", "--"]
+    palette = list(colors or PALETTE)
     width = 0.8 / max(1, len(series))
     for i, (name, values) in enumerate(series.items()):
         xs = [g + (i - (len(series) - 1) / 2) * width for g in range(len(groups))]
-        bars = ax.bar(xs, values, width=width * 0.95, label=name, color=palette[i % len(palette)],
-                      hatch=hatches[i % len(hatches)], edgecolor="black", linewidth=0.4)
-        for bar, value in zip(bars, values):
-            ax.annotate(value_format.format(value), (bar.get_x() + bar.get_width() / 2, bar.get_height()),
-                        ha="center", va="bottom", xytext=(0, 2), textcoords="offset points", fontsize=7)
+        heights = [0.0 if math.isnan(v) else float(v) for v in values]
+        bars = ax.bar(xs, heights, width=width * 0.95, label=name, color=palette[i % len(palette)],
+                      hatch=HATCHES[i % len(HATCHES)], edgecolor="black", linewidth=0.4)
+        if intervals and name in intervals:
+            drawn = [(x, v, lo, hi) for x, v, (lo, hi) in zip(xs, values, intervals[name])
+                     if not (math.isnan(v) or math.isnan(lo) or math.isnan(hi))]
+            if drawn:  # from lower to upper bound (a percentile interval need not contain the value itself)
+                xs_drawn = [d[0] for d in drawn]
+                ax.vlines(xs_drawn, [d[2] for d in drawn], [d[3] for d in drawn], colors="black", linewidth=0.9)
+                for k in (2, 3):
+                    ax.plot(xs_drawn, [d[k] for d in drawn], "_", color="black", markersize=4)
+        if value_format is not None:
+            for bar, value in zip(bars, values):
+                if not math.isnan(value):
+                    ax.annotate(value_format.format(value), (bar.get_x() + bar.get_width() / 2, bar.get_height()),
+                                ha="center", va="bottom", xytext=(0, 2), textcoords="offset points", fontsize=7)
     ax.set_xticks(range(len(groups)), groups)
     ax.legend(fontsize=8)
     return ax
+
+
+def figure_svg(
+    title: str,
+    xlabel: str,
+    ylabel: str,
+    draw: Callable[[Axes], object],
+    description: str,
+    figsize: tuple[float, float] = (7.2, 3.4),
+    margins: tuple[float, float, float, float] | None = None,
+) -> str:
+    """A styled figure as inline SVG for HTML reports: ``draw(ax)`` fills the axes.
+
+    Offline and script-free: no external reference, no ``<style>`` element (it would style the whole page), text
+    kept as text (``svg.fonttype: none``) so it scales sharply when projected. For screen readers the ``<svg>`` is
+    ``role="img"`` named by ``title`` (``aria-label`` and ``<title>``) and described by ``description`` (``<desc>``).
+    Every element id is prefixed with a hash of the title and description, so several figures can share one page.
+    ``margins = (left, bottom, right, top)``, as fractions of the figure, place the axes at once; without them the
+    layout is tight, which costs matplotlib a second drawing pass.
+    """
+    import hashlib
+    import io
+    import re
+
+    from matplotlib.backends.backend_svg import FigureCanvasSVG
+
+    salt = hashlib.sha256(f"{title}\n{description}".encode()).hexdigest()[:12]
+    with matplotlib.rc_context({**STYLE, **REPORT_STYLE, "svg.fonttype": "none", "svg.hashsalt": salt}):
+        fig = Figure(figsize=figsize)
+        FigureCanvasSVG(fig)
+        ax = fig.add_subplot()
+        ax.set_title(title)
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
+        ax.grid(True, alpha=STYLE["grid.alpha"])
+        ax.spines[["top", "right"]].set_visible(False)
+        draw(ax)
+        if margins is None:
+            fig.set_layout_engine("tight")
+        else:
+            left, bottom, right, top = margins
+            fig.subplots_adjust(left=left, bottom=bottom, right=right, top=top)
+        buf = io.StringIO()
+        fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None})
+    text = buf.getvalue()
+    text = text[text.index("<svg"):]
+    text = re.sub(r"<metadata>.*?</metadata>\s*", "", text, flags=re.S)
+    text = re.sub(r"<style type=\"text/css\">.*?</style>", "", text, flags=re.S)
+    text = re.sub(r"<defs>\s*</defs>\s*", "", text)
+    text = re.sub(r' (d|x|y|transform)="([^"]*)"', _compact, text)
+    prefix = f"f{salt}-"  # every id and every reference to one, unique to this figure
+    text = re.sub(r' id="([^"]+)"', lambda m: f' id="{prefix}{m.group(1)}"', text)
+    text = re.sub(r"url\(#([^)]+)\)", lambda m: f"url(#{prefix}{m.group(1)})", text)
+    text = re.sub(r'href="#([^"]+)"', lambda m: f'href="#{prefix}{m.group(1)}"', text)
+    width = float(re.search(r'width="([\d.]+)pt"', text).group(1)) * 4 / 3  # points to CSS pixels
+    view_box = re.search(r'viewBox="([^"]+)"', text).group(1)
+    root_end = text.index(">") + 1
+    root = (
+        f'<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" version="1.1" '
+        f'viewBox="{view_box}" role="img" aria-label="{_attr(title)}" '
+        f'style="width:100%;max-width:{width:.0f}px;height:auto;stroke-linejoin:round;stroke-linecap:butt">'
+        f"<title>{_text(title)}</title><desc>{_text(description)}</desc>"
+    )
+    return root + text[root_end:].strip()
+
+
+def _compact(match) -> str:
+    """A geometry attribute with its numbers cut to one decimal (0.1 pt) and its whitespace collapsed."""
+    import re
+
+    value = re.sub(r"\s+", " ", re.sub(r"(\.\d)\d+", r"\1", match.group(2))).strip()
+    return f' {match.group(1)}="{value}"'
+
+
+def _text(value: str) -> str:
+    import html
+
+    return html.escape(value, quote=False)
+
+
+def _attr(value: str) -> str:
+    import html
+
+    return html.escape(value, quote=True)
 
 
 # --- corpus level (lessons 8-9): sentence-score distributions, bootstrap intervals, randomization ---------

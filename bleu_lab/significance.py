@@ -253,6 +253,16 @@ def _significant(p: float, difference: float, alpha: float) -> bool:
     return difference != 0 and p < alpha
 
 
+def bonferroni_alpha(alpha: float, comparisons: int) -> float:
+    """Bonferroni's level for each of m comparisons made together: alpha / m. Testing each at alpha / m keeps the
+    chance of any false alarm among the m (the family-wise error rate) below alpha (lesson 9)."""
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
+        raise ValueError(f"alpha must be a number between 0 and 1, e.g. 0.05, got {alpha!r}")
+    if isinstance(comparisons, bool) or not isinstance(comparisons, int) or comparisons < 1:
+        raise ValueError(f"comparisons must be a whole number >= 1, got {comparisons!r}")
+    return alpha / comparisons
+
+
 @dataclass(frozen=True)
 class PairedResult:
     """What both paired tests report: the two corpus scores and the p-value of their difference."""

@@ -310,3 +310,157 @@ def test_csv_cells_a_spreadsheet_would_run_are_written_as_text(tmp_path):
     with (tmp_path / "csv" / "scores.csv").open(encoding="utf-8", newline="") as f:
         rows = list(csv.DictReader(f))
     assert all(float(r["bleu"]) >= 0 for r in rows)  # numbers stay numbers
+
+
+# --- every pair, figures, drill-down, legend (issue 30) ---------------------------------------------------------
+
+
+def test_every_pair_is_tested_with_both_tests_and_bonferroni(news_comparison, tmp_path):
+    """All pairs, not only against the baseline; each is the significance module's result on that pair; with three
+    systems Bonferroni (lesson 9) reads each at 0.05 / 3, in the JSON, the CSV and the HTML."""
+    import csv
+
+    from bleu_lab.significance import bonferroni_alpha, paired_bootstrap, paired_randomization
+
+    c = news_comparison
+    assert [(p.system, p.baseline) for p in c.all_pairs] == [
+        ("fluent", "strong"), ("literal", "strong"), ("literal", "fluent")]
+    assert c.pairs == c.all_pairs[:2]
+    for pair in c.all_pairs:
+        base, system = c.outputs[pair.baseline], c.outputs[pair.system]
+        ar = paired_randomization(base, system, c.references, n_trials=500)
+        boot = paired_bootstrap(base, system, c.references, n_samples=200, method="shift")
+        assert (pair.randomization.p_value, pair.bootstrap.p_value) == (ar.p_value, boot.p_value)
+        assert pair.difference == pytest.approx(boot.difference)
+    data = c.to_dict()
+    assert data["family_wise"] == {"method": "Bonferroni", "alpha": 0.05, "comparisons": 3,
+                                   "threshold": bonferroni_alpha(0.05, 3)}
+    assert bonferroni_alpha(0.05, 3) == 0.05 / 3
+    for row, pair in zip(data["all_pairs"], c.all_pairs):
+        assert row["ar_significant_bonferroni"] == (pair.randomization.p_value < 0.05 / 3 and pair.difference != 0)
+        assert row["bootstrap_significant_bonferroni"] == (pair.bootstrap.p_value < 0.05 / 3
+                                                           and pair.difference != 0)
+        assert row["ar_significant"] == (pair.randomization.p_value < 0.05)
+    c.to_csv(tmp_path)
+    with (tmp_path / "all_pairs.csv").open(encoding="utf-8", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert [(r["system"], r["baseline"]) for r in rows] == [(p.system, p.baseline) for p in c.all_pairs]
+    assert float(rows[2]["difference_interval_low"]) <= float(rows[2]["difference"])
+    assert {float(r["bonferroni_threshold"]) for r in rows} == {0.05 / 3}
+    summary = str(c)
+    assert "every pair, Bonferroni: significant when p < 0.05 / 3 = 0.0167" in summary
+    assert "literal - fluent" in summary
+    page = c.to_html()
+    assert "Every pair of systems" in page and "literal − fluent" in page
+    assert "Bonferroni correction for 3 pairs tested together (lesson 9)" in page
+
+
+def test_two_systems_have_one_pair_and_nothing_to_correct():
+    c = compare_systems({n: news(f"sys.{n}.de")[:40] for n in ("strong", "fluent")}, news("ref.A.de")[:40], **FAST)
+    assert len(c.all_pairs) == 1 and c.to_dict()["family_wise"] is None
+    assert c.to_dict()["all_pairs"][0]["ar_significant_bonferroni"] is None
+    assert "One pair: nothing to correct" in c._repr_html_() and "(Bonferroni)" not in c._repr_html_()
+
+
+def test_names_reach_the_figures_as_typed_and_one_system_has_no_pair_table():
+    """matplotlib would read $...$ as math and drop a legend name starting with _; HTML is escaped."""
+    names = ["$x$", "_base", "a<b>&", "x" * 40]
+    c = compare_systems({n: ["the cat sat", "a dog", ""] for n in names}, [["the cat sat on"], ["a dog"], ["x"]],
+                        **FAST)
+    legend = re.findall(r">([^<>]+)</text>", re.findall(r"<svg.*?</svg>", c.to_html(), flags=re.S)[0])
+    assert ["$x$", "_base", "a&lt;b&gt;&amp;", "x" * 17 + "…"] == legend[-4:]
+    single = compare_systems({"only": ["the cat"]}, [["the cat"]], **FAST)
+    assert "Every pair of systems" not in single.to_html() and single.to_html().count("<svg ") == 4
+
+
+def test_the_figures_are_inline_svg_with_a_title_and_a_text_alternative(news_comparison):
+    from bleu_lab.compare.reporters import figures_html
+
+    c = news_comparison
+    html_text = figures_html(c)
+    svgs = re.findall(r"<svg\b.*?</svg>", html_text, flags=re.S)
+    titles = ["BLEU by reference length", "BLEU by length difference", "Word F-measure by frequency bucket",
+              "Sentence-BLEU distribution"]
+    assert len(svgs) == 4
+    for svg, title in zip(svgs, titles):
+        assert re.match(rf'<svg [^>]*role="img" aria-label="{title}"', svg)
+        assert f"<title>{title}</title><desc>" in svg
+        assert "<script" not in svg and "<style" not in svg and "<image" not in svg
+        assert not re.search(r"(href|src)=\"(?!#)", svg)  # only references inside the figure
+    ids = re.findall(r' id="([^"]+)"', html_text)
+    assert len(ids) == len(set(ids))  # several figures on one page
+    for ref in re.findall(r'(?:url\(#|href="#)([^)"]+)', html_text):
+        assert ref in ids
+    # the text alternative carries the numbers: each system's BLEU and interval in the first length bucket
+    desc = re.search(r"<desc>(.*?)</desc>", svgs[0], flags=re.S).group(1)
+    first = c.length_buckets.scores["fluent"][1]
+    assert f"[10,20): {first.bleu:.1f} [{first.interval[0]:.1f}, {first.interval[1]:.1f}]" in desc
+    for view in (c._repr_html_(), c.to_html()):
+        assert view.count("<svg ") == 4
+
+
+def test_the_app_and_the_notebook_view_show_the_figures(news_comparison):
+    from bleu_lab.compare.reporters import analyses_html
+
+    assert analyses_html(news_comparison).count('role="img"') == 4
+
+
+def test_each_bucket_row_opens_its_segments_best_and_worst_first(news_comparison):
+    from bleu_lab.compare.reporters import bucket_html, bucket_segments
+
+    c = news_comparison
+    for table in (c.length_buckets, c.length_difference_buckets, c.sentence_bleu_buckets):
+        page = bucket_html(table, "t", c)
+        non_empty = [b for b in range(len(table.labels)) if any(s[b].count for s in table.scores.values())]
+        assert page.count("<details>") == len(non_empty)
+        for b in non_empty:
+            for name in c.names:
+                members = [i for i in range(len(c)) if c.bucket_of[table.bucketer.name][name][i] == b]
+                assert len(members) == table.scores[name][b].count
+                best, worst = bucket_segments(c, table, b, name)
+                scores = c.sentence_bleu[name]
+                ranked = sorted(members, key=lambda i: (-scores[i], i))
+                assert best == ranked[:2]
+                assert worst == sorted(ranked[2:], key=lambda i: (scores[i], i))[:2]
+                assert not set(best) & set(worst)
+                for i in best + worst:
+                    assert f"<b>segment {i + 1}</b> · sentence BLEU {scores[i]:.1f}" in page
+    assert "<details>" not in bucket_html(c.length_buckets, "t")  # without the comparison: the plain table
+
+
+def test_the_legend_comes_first_and_the_salient_tables_of_a_pair_share_a_row(news_comparison):
+    c = news_comparison
+    view = c._repr_html_()
+    assert view.index("How to read this report") < view.index("<caption") < view.index("<svg ")
+    assert "✂ clipped away" in view and "✗ in no reference" in view
+    legend = view[view.index("How to read this report"):view.index("<caption")]
+    for style in ("background:#deebf7", "background:#9ecae1", "background:#2171b5", "background:#08519c"):
+        assert style in legend  # the chips' highlight colours, shown on sample chips
+    rows = re.findall(r"<div class='compare-salient-pair'.*?(?=<div class='compare-salient-pair'|<div style='font-w)",
+                      view, flags=re.S)
+    assert len(rows) == len(c.salient_ngrams) == 2
+    for row, pair in zip(rows, c.salient_ngrams):
+        assert "grid-template-columns:repeat(2" in row
+        assert f"matched more by {pair.system} (" in row and f"matched more by {pair.baseline} (" in row
+
+
+@pytest.mark.parametrize("tokenize,note", [("zh", "every Chinese character is a token"),
+                                           ("char", "every character is a token"), ("13a", None)])
+def test_under_a_character_tokenizer_a_word_is_a_character(tokenize, note):
+    c = compare_systems({"a": ["我们去了北京。", "很好"], "b": ["我去北京。", "好"]}, ["我们去了北京。", "很好"],
+                        tokenize=tokenize, **FAST)
+    for view in (c._repr_html_(), c.to_html()):
+        if note is None:
+            assert "is a character" not in view
+        else:
+            assert note in view and "so a “word” in this report" in view and "is a character" in view
+
+
+def test_bonferroni_alpha_is_checked():
+    from bleu_lab.significance import bonferroni_alpha
+
+    assert bonferroni_alpha(0.05, 10) == 0.005
+    with pytest.raises(ValueError, match="comparisons"):
+        bonferroni_alpha(0.05, 0)
+    with pytest.raises(ValueError, match="alpha"):
+        bonferroni_alpha(5, 2)

@@ -2,9 +2,11 @@
 
 Conventions (the lesson explains each):
 - BLEU, its signature and the sentence BLEU of each segment are sacrebleu's (exact); chrF is sacrebleu's chrF2.
-- Every system is tested against the baseline with paired approximate randomization and the paired bootstrap's
-  shift p-value (``bleu_lab.significance``, on the statistics rows built once for all systems), with each system's
-  95% interval over the resamples.
+- Every pair of systems is tested with paired approximate randomization and the paired bootstrap's shift p-value
+  (``bleu_lab.significance``, on the statistics rows built once for all systems), with each system's 95% interval
+  over the resamples. ``pairs`` holds the pairs with the baseline, ``all_pairs`` every pair (the later system of the
+  pair against the earlier, the baseline first); the reports correct ``all_pairs`` for many comparisons with
+  Bonferroni (lesson 9) when there are more than two systems.
 - The word-level analyses (word accuracy by frequency, salient n-grams) and the reference-length buckets use the
   first reference of each segment, as compare-mt does with its one reference file; BLEU uses all references.
 """
@@ -13,21 +15,13 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from ..chrf import ChrfOptions, ChrfScore
-from ..sacrebleu_style import BleuScore, ScoreOptions, check_corpus, count_refs
-from ..significance import (
-    BootstrapResult,
-    PairedRows,
-    RandomizationResult,
-    _rows,
-    bootstrap_from_rows,
-    randomization_from_rows,
-)
+from ..chrf import ChrfOptions
+from ..sacrebleu_style import ScoreOptions, check_corpus, count_refs
+from ..significance import PairedRows, _rows, bootstrap_from_rows, randomization_from_rows
 from ..statistics import prepare_references
 from ..tokenization import make_preprocessor
 from ..validation import as_sequence, check_flag, plain_strings
@@ -40,169 +34,60 @@ from .bucketers import (
     read_frequency_file,
     word_frequencies,
 )
+from .reporters import report_html, to_csv, to_dict, to_html, to_json, to_latex, to_text
+from .results import (
+    BucketTable,
+    ComparisonData,
+    Example,
+    PairTest,
+    SalientPair,
+    SystemScores,
+    WordAccuracy,
+)
 from .scorers import (
     COMPARE_TYPES,
-    BucketScore,
-    SalientNgram,
-    WordCounts,
     bucket_indices,
     bucket_scores,
     corpus_chrf_many,
     ngram_counts,
+    reference_ngram_counts,
     rows_score,
     salient_ngrams,
     sentence_scores,
     word_counts,
 )
 
-
-@dataclass(frozen=True)
-class SystemScores:
-    """One system's corpus scores. ``length_ratio`` = c / r, BLEU's (hypothesis / closest-reference length)."""
-
-    name: str
-    bleu: BleuScore
-    chrf: ChrfScore | None  # None when compare_systems(..., chrf=False)
-
-    @property
-    def length_ratio(self) -> float:
-        return self.bleu.ratio
+__all__ = ["BucketTable", "Comparison", "Example", "PairTest", "SalientPair", "SystemScores", "WordAccuracy",
+           "compare_systems"]
 
 
-@dataclass(frozen=True)
-class PairTest:
-    """A system against the baseline: the BLEU gap, approximate randomization and the paired bootstrap."""
-
-    system: str
-    baseline: str
-    randomization: RandomizationResult
-    bootstrap: BootstrapResult  # method="shift": two-sided p-value of the signed gaps shifted to the null
-
-    @property
-    def difference(self) -> float:
-        return self.bootstrap.difference
-
-
-@dataclass(frozen=True)
-class BucketTable:
-    """Segments bucketed one way: per bucket and system, the count, the BLEU and its 95% bootstrap interval."""
-
-    bucketer: Bucketer
-    scores: dict[str, list[BucketScore]]  # system name -> one BucketScore per bucket
-
-    @property
-    def labels(self) -> list[str]:
-        return self.bucketer.labels
-
-
-@dataclass(frozen=True)
-class WordAccuracy:
-    """Word precision, recall and F-measure per reference-frequency bucket, per system."""
-
-    bucketer: Bucketer
-    counts: dict[str, WordCounts]
-    frequency_source: str  # "reference" or the training-frequency file
-
-    @property
-    def labels(self) -> list[str]:
-        return self.bucketer.labels
-
-
-@dataclass(frozen=True)
-class SalientPair:
-    """The n-grams most typical of ``system`` (score near 1) and of ``baseline`` (near 0), for one statistic."""
-
-    system: str
-    baseline: str
-    compare_type: str
-    alpha: float
-    system_ngrams: list[SalientNgram]
-    baseline_ngrams: list[SalientNgram]
-
-
-@dataclass(frozen=True)
-class Example:
-    """A segment where ``system`` and ``baseline`` differ most by sentence BLEU (gap = system - baseline)."""
-
-    segment: int  # 0-based
-    system: str
-    baseline: str
-    gap: float
-
-
-@dataclass(frozen=True)
-class Comparison:
+class Comparison(ComparisonData):
     """Everything ``compare_systems`` found. Show it in a notebook, or export it (``to_json``, ``to_csv``, ...)."""
-
-    names: tuple[str, ...]
-    baseline: str
-    options: ScoreOptions
-    signature: str
-    chrf_signature: str  # "" without chrF
-    systems: tuple[SystemScores, ...]
-    pairs: tuple[PairTest, ...]
-    word_accuracy: WordAccuracy
-    length_buckets: BucketTable
-    length_difference_buckets: BucketTable
-    sentence_bleu_buckets: BucketTable
-    salient_ngrams: tuple[SalientPair, ...]
-    examples: tuple[Example, ...]
-    outputs: dict[str, list[str]] = field(repr=False)
-    references: list[list[str]] = field(repr=False)
-    sources: list[str] | None = field(repr=False)
-    sentence_bleu: dict[str, np.ndarray] = field(repr=False)  # per system, one sacrebleu sentence BLEU per segment
-    reference_lengths: list[int] = field(repr=False)  # tokens of each segment's first reference
-    bucket_of: dict[str, dict[str, np.ndarray]] = field(repr=False)  # bucketer name -> system -> each segment's
-    settings: dict = field(repr=False, default_factory=dict)
-
-    def __len__(self) -> int:
-        return len(self.references)
-
-    def system(self, name: str) -> SystemScores:
-        """The scores of the system called ``name``."""
-        for s in self.systems:
-            if s.name == name:
-                return s
-        raise KeyError(f"no system called {name!r}; the systems are {', '.join(self.names)}")
 
     def to_dict(self) -> dict:
         """The report as plain data (what ``to_json`` writes)."""
-        from .reporters import to_dict
-
         return to_dict(self)
 
     def to_json(self, path: str | Path | None = None) -> str:
         """The report as JSON text; also written to ``path`` when given."""
-        from .reporters import to_json
-
         return to_json(self, path)
 
     def to_csv(self, directory: str | Path) -> list[Path]:
         """One CSV file per table in ``directory`` (created if needed); returns the files written."""
-        from .reporters import to_csv
-
         return to_csv(self, directory)
 
     def to_latex(self, path: str | Path | None = None) -> str:
         """The scores table (and the pairwise tests) as a LaTeX ``tabular``; also written to ``path`` when given."""
-        from .reporters import to_latex
-
         return to_latex(self, path)
 
     def to_html(self, path: str | Path | None = None) -> str:
         """The whole report as one standalone HTML page (no external resources); also written to ``path``."""
-        from .reporters import to_html
-
         return to_html(self, path)
 
     def _repr_html_(self) -> str:
-        from .reporters import report_html
-
         return report_html(self)
 
     def __str__(self) -> str:
-        from .reporters import to_text
-
         return to_text(self)
 
 
@@ -273,15 +158,17 @@ def compare_systems(
 
     chrfs = corpus_chrf_many(outputs, refs, ChrfOptions(lowercase=lowercase), nrefs) if check_flag(chrf, "chrf") else {}
     scores = tuple(SystemScores(name, rows_score(rows[name], options, nrefs), chrfs.get(name)) for name in outputs)
-    paired = {name: PairedRows.from_rows(rows[base], rows[name], options, nrefs) for name in outputs if name != base}
-    pairs = tuple(
+    order = [base] + [name for name in outputs if name != base]
+    every_pair = tuple(
         PairTest(
-            name, base,
-            randomization_from_rows(paired[name], n_trials=n_trials, seed=seed),
-            bootstrap_from_rows(paired[name], n_samples=n_samples, seed=seed, method="shift"),
+            system, baseline,
+            randomization_from_rows(paired, n_trials=n_trials, seed=seed),
+            bootstrap_from_rows(paired, n_samples=n_samples, seed=seed, method="shift"),
         )
-        for name in paired
+        for i, baseline in enumerate(order) for system in order[i + 1:]
+        for paired in (PairedRows.from_rows(rows[baseline], rows[system], options, nrefs),)
     )
+    pairs = tuple(p for p in every_pair if p.baseline == base)
     sentence = {name: sentence_scores(r, options) for name, r in rows.items()}
 
     bucket_of: dict[str, dict[str, np.ndarray]] = {}
@@ -302,12 +189,16 @@ def compare_systems(
 
     freq, source = _frequencies(frequencies, first_ref)
     n_freq = len(FREQUENCY.cutoffs) + 1
+    word_bucket, unseen = {w: FREQUENCY.bucket(f) for w, f in freq.items()}, FREQUENCY.bucket(0)
+    ref_words = [Counter(ref) for ref in first_ref]
     accuracy = WordAccuracy(FREQUENCY, {
-        name: word_counts(first_ref, out_tokens[name], lambda w: FREQUENCY.bucket(freq.get(w, 0)), n_freq)
+        name: word_counts(first_ref, out_tokens[name], lambda w: word_bucket.get(w, unseen), n_freq, ref_words)
         for name in outputs
     }, source)
 
-    counts = {name: ngram_counts(first_ref, out_tokens[name], 1, ngram_order)[compare_type] for name in outputs}
+    ref_ngrams = reference_ngram_counts(first_ref, 1, ngram_order)
+    counts = {name: ngram_counts(first_ref, out_tokens[name], 1, ngram_order, ref_ngrams)[compare_type]
+              for name in outputs}
     salient = tuple(
         SalientPair(name, base, compare_type, alpha, *salient_ngrams(counts[name], counts[base], alpha, top_ngrams))
         for name in outputs if name != base
@@ -318,8 +209,8 @@ def compare_systems(
                 "seed": seed, "alpha": alpha, "ngram_order": ngram_order, "compare_type": compare_type}
     return Comparison(
         tuple(outputs), base, options, scores[0].bleu.signature, scores[0].chrf.signature if chrf else "", scores,
-        pairs, accuracy, length_table, diff_table, band_table, salient, examples, outputs, refs, srcs, sentence,
-        ref_lengths, bucket_of, settings,
+        pairs, every_pair, accuracy, length_table, diff_table, band_table, salient, examples, outputs, refs, srcs,
+        sentence, ref_lengths, bucket_of, settings,
     )
 
 

@@ -1,8 +1,12 @@
-"""Reporters: a ``Comparison`` as plain data, JSON, CSV, LaTeX, text and HTML. Nothing here computes a score.
+"""Reporters: a comparison's results as plain data, JSON, CSV, LaTeX, text, HTML and figures. Nothing here
+computes a score.
 
 The HTML is one fragment with inline styles only (the notebook view) or, from ``to_html``, one standalone page
-that loads nothing from anywhere. The side-by-side examples mark each output's tokens with the explain view's chips
-(``explain_html.token_chips_html``): the longest n-gram through each token that the references credit.
+that loads nothing from anywhere and runs no script: the figures are inline SVG (``plots.figure_svg``), each bucket
+row opens its segments with ``<details>``. The side-by-side examples mark each output's tokens with the explain
+view's chips (``explain_html.token_chips_html``): the longest n-gram through each token that the references credit.
+Reporters read ``results.ComparisonData`` (what ``compare_systems`` returns is one); they never import the
+comparison module, which calls them.
 """
 
 from __future__ import annotations
@@ -12,14 +16,19 @@ import json
 import math
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+import numpy as np
+
+from .. import plots
 from ..explain import explain
-from ..explain_html import BOX, CELL, LEGEND_TEXT, MONO, TABLE, token_chips_html
+from ..explain_html import BOX, CELL, MONO, TABLE, chip_legend_html, token_chips_html
+from ..significance import bonferroni_alpha
 from ..spreadsheet import write_csv
+from .results import BucketTable, ComparisonData, PairTest
 
-if TYPE_CHECKING:
-    from .comparison import BucketTable, Comparison
+ALPHA = 0.05  # the level the report reads every p-value at
+CHARACTER_TOKENIZERS = {"zh": "every Chinese character is a token (other text is split as by 13a)",
+                        "char": "every character is a token"}
 
 
 def _num(value: float) -> float | None:
@@ -30,7 +39,7 @@ def _num(value: float) -> float | None:
 # --- plain data --------------------------------------------------------------------------------------------------
 
 
-def to_dict(c: Comparison) -> dict:
+def to_dict(c: ComparisonData) -> dict:
     """Every table of the report as lists and dicts of plain values (JSON-ready)."""
     return {
         "signature": c.signature,
@@ -45,16 +54,9 @@ def to_dict(c: Comparison) -> dict:
              "bp": s.bleu.bp}
             for s in c.systems
         ],
-        "pairs": [
-            {"system": p.system, "baseline": p.baseline, "difference": p.difference,
-             "ar_p_value": p.randomization.p_value, "bootstrap_p_value": p.bootstrap.p_value,
-             "bootstrap_p_value_method": p.bootstrap.method, "win_rate": p.bootstrap.win_rate,
-             "system_interval": list(p.bootstrap.system_interval),
-             "baseline_interval": list(p.bootstrap.baseline_interval),
-             "difference_interval": list(p.bootstrap.difference_interval),
-             "ar_signature": p.randomization.signature, "bootstrap_signature": p.bootstrap.signature}
-            for p in c.pairs
-        ],
+        "pairs": [_pair(p) for p in c.pairs],
+        "all_pairs": [_pair(p, c) for p in c.all_pairs],
+        "family_wise": family_wise(c),
         "word_accuracy": [
             {"bucket": label,
              "fmeasure": {n: w.fmeasure(b) for n, w in c.word_accuracy.counts.items()},
@@ -85,6 +87,34 @@ def to_dict(c: Comparison) -> dict:
     }
 
 
+def family_wise(c: ComparisonData) -> dict | None:
+    """The correction for testing every pair at once (lesson 9's Bonferroni), or None with two systems (one pair)."""
+    m = len(c.all_pairs)
+    if m < 2:
+        return None
+    return {"method": "Bonferroni", "alpha": ALPHA, "comparisons": m, "threshold": bonferroni_alpha(ALPHA, m)}
+
+
+def _pair(p: PairTest, c: ComparisonData | None = None) -> dict:
+    row = {"system": p.system, "baseline": p.baseline, "difference": p.difference,
+           "ar_p_value": p.randomization.p_value, "bootstrap_p_value": p.bootstrap.p_value,
+           "bootstrap_p_value_method": p.bootstrap.method, "win_rate": p.bootstrap.win_rate,
+           "system_interval": list(p.bootstrap.system_interval),
+           "baseline_interval": list(p.bootstrap.baseline_interval),
+           "difference_interval": list(p.bootstrap.difference_interval),
+           "ar_signature": p.randomization.signature, "bootstrap_signature": p.bootstrap.signature}
+    if c is not None:
+        fw = family_wise(c)
+        row.update({
+            "bonferroni_threshold": fw["threshold"] if fw else None,
+            "ar_significant": p.randomization.significant(ALPHA),
+            "bootstrap_significant": p.bootstrap.significant(ALPHA),
+            "ar_significant_bonferroni": p.randomization.significant(fw["threshold"]) if fw else None,
+            "bootstrap_significant_bonferroni": p.bootstrap.significant(fw["threshold"]) if fw else None,
+        })
+    return row
+
+
 def _bucket_rows(t: BucketTable) -> list[dict]:
     return [
         {"bucket": label,
@@ -99,7 +129,7 @@ def _ngram(g) -> dict:
     return {"ngram": g.text, "score": g.score, "count_system": g.count1, "count_baseline": g.count2}
 
 
-def to_json(c: Comparison, path: str | Path | None = None) -> str:
+def to_json(c: ComparisonData, path: str | Path | None = None) -> str:
     text = json.dumps(to_dict(c), ensure_ascii=False, indent=1)
     if path is not None:
         Path(path).write_text(text + "\n", encoding="utf-8")
@@ -109,8 +139,20 @@ def to_json(c: Comparison, path: str | Path | None = None) -> str:
 # --- CSV and LaTeX -----------------------------------------------------------------------------------------------
 
 
-def to_csv(c: Comparison, directory: str | Path) -> list[Path]:
-    """scores.csv, pairs.csv, word_accuracy.csv, length_buckets.csv, length_difference_buckets.csv,
+def _flat(row: dict) -> dict:
+    """A row for CSV: each interval [lower, upper] as two number columns, key_low and key_high."""
+    flat = {}
+    for k, v in row.items():
+        if isinstance(v, list):
+            flat[f"{k}_low"], flat[f"{k}_high"] = v
+        else:
+            flat[k] = v
+    return flat
+
+
+def to_csv(c: ComparisonData, directory: str | Path) -> list[Path]:
+    """scores.csv, pairs.csv (against the baseline), all_pairs.csv (every pair, with the Bonferroni reading when
+    there are more than two systems), word_accuracy.csv, length_buckets.csv, length_difference_buckets.csv,
     sentence_bleu_buckets.csv, salient_ngrams.csv, examples.csv."""
     folder = Path(directory)
     folder.mkdir(parents=True, exist_ok=True)
@@ -118,8 +160,8 @@ def to_csv(c: Comparison, directory: str | Path) -> list[Path]:
     tables = {
         "scores": [{k: s[k] for k in ("name", "bleu", "chrf", "length_ratio", "hyp_len", "ref_len")}
                    for s in data["systems"]],
-        "pairs": [{k: (v if not isinstance(v, list) else " ".join(f"{x:.4f}" for x in v)) for k, v in p.items()}
-                  for p in data["pairs"]],
+        "pairs": [_flat(p) for p in data["pairs"]],
+        "all_pairs": [_flat(p) for p in data["all_pairs"]],
         "word_accuracy": [
             {"bucket": r["bucket"], "system": n, "fmeasure": r["fmeasure"][n], "precision": r["precision"][n],
              "recall": r["recall"][n], "matches": r["matches"][n], "output_words": r["output_words"][n],
@@ -161,7 +203,7 @@ def _chrf(s) -> str:
     return f"{s.chrf.score:.2f}" if s.chrf else "–"
 
 
-def to_latex(c: Comparison, path: str | Path | None = None) -> str:
+def to_latex(c: ComparisonData, path: str | Path | None = None) -> str:
     """The scores table: BLEU, chrF, length ratio, and against the baseline the gap, both p-values and the
     system's 95% bootstrap interval. The signatures go in a footnote line."""
     pairs = {p.system: p for p in c.pairs}
@@ -192,8 +234,9 @@ def to_latex(c: Comparison, path: str | Path | None = None) -> str:
 # --- text ---------------------------------------------------------------------------------------------------------
 
 
-def to_text(c: Comparison) -> str:
-    """A terminal summary: the scores, the tests and word accuracy."""
+def to_text(c: ComparisonData) -> str:
+    """A terminal summary: the scores, the tests against the baseline, every pair with Bonferroni's reading (more
+    than two systems), and word accuracy."""
     width = max(len(n) for n in c.names) + 2
     out = [f"{len(c)} segments, baseline {c.baseline}", f"BLEU signature: {c.signature}",
            f"{'system':<{width}}  BLEU    chrF   ratio   gap     p(AR)   p(BS)   95% interval"]
@@ -204,6 +247,17 @@ def to_text(c: Comparison) -> str:
             f"{p.difference:+6.2f}  {p.randomization.p_value:.4f}  {p.bootstrap.p_value:.4f}  "
             "[{:.2f}, {:.2f}]".format(*p.bootstrap.system_interval))
         out.append(f"{s.name:<{width}}  {s.bleu.score:6.2f}  {_chrf(s):>6}  {s.length_ratio:.3f}  {tail}")
+    fw = family_wise(c)
+    if fw:
+        out.append(f"\nevery pair, Bonferroni: significant when p < {ALPHA:g} / {fw['comparisons']} = "
+                   f"{fw['threshold']:.4f}")
+        labels = [f"{p.system} - {p.baseline}" for p in c.all_pairs]
+        pw = max(len(label) for label in labels) + 2
+        out.append(f"{'pair':<{pw}}  gap     p(AR)   p(BS)   AR   BS")
+        for label, p in zip(labels, c.all_pairs):
+            out.append(f"{label:<{pw}}  {p.difference:+6.2f}  {p.randomization.p_value:.4f}  "
+                       f"{p.bootstrap.p_value:.4f}  {_yes(p.randomization.significant(fw['threshold'])):<3}  "
+                       f"{_yes(p.bootstrap.significant(fw['threshold']))}")
     out.append("\nword F-measure by reference frequency:")
     out.append(f"{'bucket':<12}" + "".join(f"{n:>{width + 2}}" for n in c.names))
     for b, label in enumerate(c.word_accuracy.labels):
@@ -215,19 +269,24 @@ def to_text(c: Comparison) -> str:
 # --- HTML ---------------------------------------------------------------------------------------------------------
 
 TH = f"{CELL};background:#f6f8fa;text-align:left"
-NUM = f"{CELL};text-align:right;font-variant-numeric:tabular-nums"
+NUM = f"{CELL};text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap"
 
 
-def _table(caption: str, head: list[str], rows: list[list[str]], note: str = "") -> str:
+def _table(caption: str, head: list[str], rows: list[list[str]], note: str = "",
+           details: list[str] | None = None) -> str:
+    """A captioned table, its first column the row headers; ``details[i]``, if given and not empty, is a row under
+    row i spanning every column (a bucket's segments, behind ``<details>``)."""
     header = "".join(f"<th scope='col' style='{TH}'>{h}</th>" for h in head)
-    body = "".join(
-        "<tr>" + f"<th scope='row' style='{TH}'>{r[0]}</th>" + "".join(f"<td style='{NUM}'>{x}</td>" for x in r[1:])
-        + "</tr>" for r in rows
-    )
+    body = []
+    for i, r in enumerate(rows):
+        body.append("<tr>" + f"<th scope='row' style='{TH}'>{r[0]}</th>"
+                    + "".join(f"<td style='{NUM}'>{x}</td>" for x in r[1:]) + "</tr>")
+        if details and details[i]:
+            body.append(f"<tr class='bucket-segments'><td colspan='{len(head)}' style='{CELL}'>{details[i]}</td></tr>")
     return (
         f"<div style='overflow-x:auto;margin:6px 0' role='region' tabindex='0' aria-label='{html.escape(caption)}'>"
         f"<table style='{TABLE}'><caption style='text-align:left;font-weight:bold;padding:2px 0'>"
-        f"{html.escape(caption)}</caption><thead><tr>{header}</tr></thead><tbody>{body}</tbody></table>"
+        f"{html.escape(caption)}</caption><thead><tr>{header}</tr></thead><tbody>{''.join(body)}</tbody></table>"
         f"{note}</div>"
     )
 
@@ -236,7 +295,35 @@ def _esc(text: str) -> str:
     return html.escape(text)
 
 
-def scores_html(c: Comparison) -> str:
+NOTE = "font-size:0.85em;color:#444"
+
+
+def character_note(c: ComparisonData) -> str:
+    """Under a character tokenizer, what a "word" of this report is (empty otherwise)."""
+    tokenize = c.options.tokenize
+    if tokenize not in CHARACTER_TOKENIZERS:
+        return ""
+    return (f"Tokenized with {tokenize}: {CHARACTER_TOKENIZERS[tokenize]}, so a “word” in this report (word "
+            "F-measure, n-grams, lengths in tokens) is a character.")
+
+
+def legend_html(c: ComparisonData, analyses: bool = True) -> str:
+    """How to read the report, before any of it: the chips' colours and marks, the tokens, and (``analyses``) the
+    figures and the bucket rows."""
+    chars = character_note(c)
+    return (
+        "<div class='compare-legend' style='margin:6px 0'><div style='font-weight:bold'>How to read this report</div>"
+        "<div>In the examples, each output token is a chip:</div>"
+        f"{chip_legend_html()}"
+        + ("<div>In the figures, each system has its own colour and hatching; error bars are 95% bootstrap "
+           "intervals. Every bucket row of the tables opens the segments it holds, best and worst first.</div>"
+           if analyses else "")
+        + (f"<div class='compare-character-note'><b>{_esc(chars)}</b></div>" if chars else "")
+        + "</div>"
+    )
+
+
+def scores_html(c: ComparisonData) -> str:
     pairs = {p.system: p for p in c.pairs}
     rows = []
     for s in c.systems:
@@ -261,18 +348,211 @@ def scores_html(c: Comparison) -> str:
                   rows, note)
 
 
-def word_accuracy_html(c: Comparison) -> str:
+def pairs_html(c: ComparisonData) -> str:
+    """Every pair of systems with both paired tests; with more than two systems, Bonferroni's reading too (nothing
+    for a single system)."""
+    if not c.all_pairs:
+        return ""
+    fw = family_wise(c)
+    head = ["pair", "gap", "95% interval of the gap", "p(AR)", "p(BS)"]
+    head += [f"{test} p &lt; {ALPHA:g}" for test in ("AR", "BS")]
+    if fw:
+        head += [f"{test} p &lt; {fw['threshold']:.4f} (Bonferroni)" for test in ("AR", "BS")]
+    rows = []
+    for p in c.all_pairs:
+        cells = [f"{_esc(p.system)} − {_esc(p.baseline)}", f"{p.difference:+.2f}",
+                 "[{:+.2f}, {:+.2f}]".format(*p.bootstrap.difference_interval), f"{p.randomization.p_value:.4f}",
+                 f"{p.bootstrap.p_value:.4f}", _yes(p.randomization.significant(ALPHA)),
+                 _yes(p.bootstrap.significant(ALPHA))]
+        if fw:
+            cells += [_yes(test.significant(fw["threshold"])) for test in (p.randomization, p.bootstrap)]
+        rows.append(cells)
+    if fw:
+        correction = (f"Bonferroni correction for {fw['comparisons']} pairs tested together (lesson 9): each pair is "
+                      f"read at {ALPHA:g} / {fw['comparisons']} = {fw['threshold']:.4f}, so that the chance of any "
+                      f"false alarm among them stays below {ALPHA:g}.")
+    else:
+        correction = "One pair: nothing to correct for many comparisons."
+    note = (f"<div style='{NOTE}'>gap = BLEU of the first system − BLEU of the second; interval: 95% of the paired "
+            "bootstrap's resampled gaps; p(AR): paired approximate randomization; p(BS): paired bootstrap, gaps "
+            f"shifted to the null. {correction}</div>")
+    return _table("Every pair of systems: both paired tests", head, rows, note)
+
+
+def _yes(value: bool) -> str:
+    return "yes" if value else "no"
+
+
+# --- figures (inline SVG, one figure style: plots.py) -------------------------------------------------------------
+
+
+def _values_text(labels: list[str], series: dict[str, list[float]], intervals: dict | None, fmt: str,
+                 counts: dict[str, list[int]] | None = None) -> str:
+    """The numbers behind a figure, as text for its <desc>: per system, each bucket's value [interval]."""
+    parts = []
+    for name, values in series.items():
+        cells = []
+        for b, (label, value) in enumerate(zip(labels, values)):
+            if counts is not None and not counts[name][b]:
+                cells.append(f"{label}: no segment")
+                continue
+            text = f"{label}: {fmt.format(value)}"
+            if intervals:
+                text += " [{}, {}]".format(*(fmt.format(x) for x in intervals[name][b]))
+            cells.append(text)
+        parts.append(f"{name}: " + "; ".join(cells))
+    return ". ".join(parts) + "."
+
+
+def _bucket_figure(t: BucketTable, title: str, xlabel: str, wide: bool = False) -> str:
+    labels = t.labels
+    series = {n: [s.bleu for s in scores] for n, scores in t.scores.items()}
+    intervals = {n: [s.interval for s in scores] for n, scores in t.scores.items()}
+    counts = {n: [s.count for s in scores] for n, scores in t.scores.items()}
+    desc = ("Bar chart: BLEU of each system's segments in each bucket, error bars the 95% bootstrap interval. "
+            + _values_text(labels, series, intervals, "{:.1f}", counts) + " The table below holds the same numbers.")
+
+    def draw(ax):
+        plots.grouped_bars(ax, labels, series, None, intervals=intervals)
+        ax.set_ylim(0, None)
+        _legend(ax, list(series))
+        if wide:
+            _slant(ax)
+
+    return plots.figure_svg(title, xlabel, "BLEU", draw, desc, FIGSIZE, MARGINS)
+
+
+FIGSIZE = (7.2, 3.6)  # inches; shown at most 691 px wide, two to a row on a 1280-px screen
+MARGINS = (0.1, 0.3, 0.76, 0.9)  # left, bottom, right, top: room for slanted labels and the legend on the right
+LEGEND_CHARS = 18  # a longer system name is cut in the legend (the tables and the text alternative give it whole)
+
+
+def _legend(ax, names: list[str]) -> None:
+    """The systems' legend right of the axes: every name as typed (matplotlib would read ``$...$`` as math and
+    leave out a name starting with ``_``), long names cut."""
+    from matplotlib.container import BarContainer
+
+    bars = [c for c in ax.containers if isinstance(c, BarContainer)]
+    labels = [n if len(n) <= LEGEND_CHARS else n[:LEGEND_CHARS - 1] + "…" for n in names]
+    ax.legend(bars, [label.replace("$", r"\$") for label in labels], loc="upper left", bbox_to_anchor=(1.0, 1.0),
+              frameon=False)
+
+
+def _slant(ax) -> None:
+    """Bucket labels slanted, each ending under its group, so long labels do not overlap."""
+    for label in ax.get_xticklabels():
+        label.set(rotation=40, ha="right", rotation_mode="anchor")
+
+
+def figures_html(c: ComparisonData) -> str:
+    """The report's figures: BLEU by reference length and by length difference (with 95% bootstrap intervals),
+    word F-measure by frequency bucket, and the distribution of sentence BLEU."""
+    w = c.word_accuracy
+    fmeasure = {n: [w.counts[n].fmeasure(b) for b in range(len(w.labels))] for n in c.names}
+    word_desc = ("Bar chart: each system's word F-measure (0 to 1) in each frequency bucket. "
+                 + _values_text(w.labels, fmeasure, None, "{:.3f}") + " The table below holds the same numbers.")
+
+    def draw_words(ax):
+        plots.grouped_bars(ax, w.labels, fmeasure, None)
+        ax.set_ylim(0, 1)
+        _legend(ax, list(fmeasure))
+        _slant(ax)
+
+    bands = c.sentence_bleu_buckets
+    shares = {n: [s.count for s in scores] for n, scores in bands.scores.items()}
+    band_desc = ("Bar chart: how many segments of each system fall in each sentence-BLEU band. "
+                 + _values_text(bands.labels, shares, None, "{:d}") + " The table below holds the same numbers.")
+
+    def draw_bands(ax):
+        plots.grouped_bars(ax, bands.labels, shares, None)
+        _legend(ax, list(shares))
+        _slant(ax)
+
+    figures = [
+        (_bucket_figure(c.length_buckets, "BLEU by reference length", "tokens of the first reference"),
+         "Segments grouped by the length of their first reference; error bars: 95% bootstrap intervals."),
+        (_bucket_figure(c.length_difference_buckets, "BLEU by length difference",
+                        "output length − reference length (tokens)", wide=True),
+         "Each system's segments grouped by how much longer (or shorter) its output is than the first reference; "
+         "error bars: 95% bootstrap intervals."),
+        (plots.figure_svg("Word F-measure by frequency bucket", f"frequency in the {w.frequency_source}",
+                          "F-measure", draw_words, word_desc, FIGSIZE, MARGINS),
+         f"Words grouped by how often they occur in the {w.frequency_source}, rarest on the left."),
+        (plots.figure_svg("Sentence-BLEU distribution", "sentence BLEU band", "segments", draw_bands, band_desc,
+                          FIGSIZE, MARGINS),
+         "How many segments of each system score in each band of sentence BLEU (sacrebleu's, effective order)."),
+    ]
+    return ("<div class='compare-figures' style='display:flex;flex-wrap:wrap;gap:12px;margin:6px 0'>"
+            + "".join(f"<figure class='compare-figure' style='margin:0;flex:1 1 520px;min-width:0;max-width:100%'>"
+                      f"{svg}<figcaption style='{NOTE}'>{_esc(caption)}</figcaption></figure>"
+                      for svg, caption in figures)
+            + "</div>")
+
+
+# --- tables -----------------------------------------------------------------------------------------------------
+
+
+def word_accuracy_html(c: ComparisonData) -> str:
     w = c.word_accuracy
     ref_words = next(iter(w.counts.values())).reference
     rows = [[_esc(label), str(ref_words[b])] + [f"{w.counts[n].fmeasure(b):.4f}" for n in c.names]
             for b, label in enumerate(w.labels)]
-    note = (f"<div style='font-size:0.85em;color:#444'>word F-measure against the first reference; a word's bucket "
-            f"is its frequency in the {_esc(w.frequency_source)}.</div>")
+    chars = character_note(c)
+    note = (f"<div style='{NOTE}'>word F-measure against the first reference; a word's bucket "
+            f"is its frequency in the {_esc(w.frequency_source)}.{' ' + _esc(chars) if chars else ''}</div>")
     return _table("Word F-measure by frequency bucket", ["frequency", "reference words", *map(_esc, c.names)],
                   rows, note)
 
 
-def bucket_html(t: BucketTable, caption: str) -> str:
+SEGMENTS_PER_SIDE = 2  # a bucket's drill-down: this many best and this many worst segments of each system
+MAX_SHOWN_CHARS = 240  # of an output or reference in a drill-down
+
+
+def bucket_segments(c: ComparisonData, t: BucketTable, bucket: int, name: str,
+                    per_side: int = SEGMENTS_PER_SIDE) -> tuple[list[int], list[int]]:
+    """System ``name``'s segments in ``bucket`` of table ``t`` (0-based): the ``per_side`` with the highest sentence
+    BLEU (best first) and the ``per_side`` with the lowest (worst first), none in both; ties: the earlier segment."""
+    scores = c.sentence_bleu[name]
+    members = [int(i) for i in np.flatnonzero(c.bucket_of[t.bucketer.name][name] == bucket)]
+    ranked = sorted(members, key=lambda i: (-scores[i], i))
+    best = ranked[:per_side]
+    worst = sorted(ranked[per_side:], key=lambda i: (scores[i], i))[:per_side]
+    return best, worst
+
+
+def _short(text: str) -> str:
+    return _esc(text if len(text) <= MAX_SHOWN_CHARS else text[:MAX_SHOWN_CHARS] + " …")
+
+
+def _segment_item(c: ComparisonData, name: str, i: int) -> str:
+    ref = c.references[i][0] if c.references[i] else ""
+    return (f"<li style='margin:2px 0'><b>segment {i + 1}</b> · sentence BLEU {c.sentence_bleu[name][i]:.1f}"
+            f"<div style='{MONO}'>{_short(c.outputs[name][i])}</div>"
+            f"<div style='color:#444'>reference: <span style='{MONO}'>{_short(ref)}</span></div></li>")
+
+
+def bucket_segments_html(c: ComparisonData, t: BucketTable, bucket: int) -> str:
+    """A bucket's segments behind ``<details>``: for each system, its best and its worst segments in the bucket."""
+    columns = []
+    for name in t.scores:
+        count = t.scores[name][bucket].count
+        if not count:
+            continue
+        best, worst = bucket_segments(c, t, bucket, name)
+        lists = "".join(f"<div>{side}</div><ul style='padding-left:1.2em;margin:0'>"
+                        f"{''.join(_segment_item(c, name, i) for i in segments)}</ul>"
+                        for side, segments in (("best", best), ("worst", worst)) if segments)
+        columns.append(f"<div style='flex:1 1 16em;min-width:0'><b>{_esc(name)}</b> ({count} segment"
+                       f"{'s' if count != 1 else ''}){lists}</div>")
+    if not columns:
+        return ""
+    return (f"<details><summary>segments of {_esc(t.labels[bucket])}: best and worst first</summary>"
+            f"<div style='display:flex;flex-wrap:wrap;gap:12px;text-align:left'>{''.join(columns)}</div></details>")
+
+
+def bucket_html(t: BucketTable, caption: str, c: ComparisonData | None = None) -> str:
+    """A bucketing's table: per bucket and system, segments · BLEU [95% interval]; given the comparison ``c``, each
+    bucket row opens its segments (``bucket_segments_html``)."""
     names = list(t.scores)
     rows = []
     for b, label in enumerate(t.labels):
@@ -283,29 +563,34 @@ def bucket_html(t: BucketTable, caption: str) -> str:
                          f"{s.count} · {s.bleu:.2f} <span style='color:#444'>[{s.interval[0]:.1f}, "
                          f"{s.interval[1]:.1f}]</span>")
         rows.append(cells)
-    note = "<div style='font-size:0.85em;color:#444'>segments · BLEU [95% bootstrap interval]</div>"
-    return _table(caption, ["bucket", *map(_esc, names)], rows, note)
+    details = [bucket_segments_html(c, t, b) for b in range(len(t.labels))] if c is not None else None
+    note = f"<div style='{NOTE}'>segments · BLEU [95% bootstrap interval]</div>"
+    return _table(caption, ["bucket", *map(_esc, names)], rows, note, details)
 
 
-def salient_html(c: Comparison) -> str:
+def salient_html(c: ComparisonData) -> str:
+    """Per pair, its two salient n-gram tables side by side on one row."""
     parts = []
     for s in c.salient_ngrams:
+        tables = []
         for side, items in ((s.system, s.system_ngrams), (s.baseline, s.baseline_ngrams)):
             rows = [[f"<span style='{MONO}'>{_esc(g.text)}</span>", f"{g.score:.4f}", str(g.count1), str(g.count2)]
                     for g in items[:15]]
-            parts.append(_table(f"n-grams {s.compare_type}ed more by {side} ({s.system} vs {s.baseline})",
-                                ["n-gram", "score", _esc(s.system), _esc(s.baseline)], rows))
-    return "<div style='display:flex;flex-wrap:wrap;gap:12px'>" + "".join(parts) + "</div>"
+            tables.append(_table(f"n-grams {s.compare_type}ed more by {side} ({s.system} vs {s.baseline})",
+                                 ["n-gram", "score", _esc(s.system), _esc(s.baseline)], rows))
+        parts.append("<div class='compare-salient-pair' style='display:grid;grid-template-columns:repeat(2,"
+                     f"minmax(0,1fr));gap:12px'>{''.join(tables)}</div>")
+    return "".join(parts)
 
 
-def output_chips(c: Comparison, name: str, segment: int, max_tokens: int = 120) -> str:
+def output_chips(c: ComparisonData, name: str, segment: int, max_tokens: int = 120) -> str:
     """System ``name``'s output of ``segment`` as the explain view's chips (its sentence BLEU, step by step)."""
     expl = explain(c.references[segment], c.outputs[name][segment], smoothing="exp", tokenize=c.options.tokenize,
                    lowercase=c.options.lowercase)
     return token_chips_html(expl, max_tokens)
 
 
-def example_html(c: Comparison, e, chips: Callable[[Comparison, str, int], str] = output_chips) -> str:
+def example_html(c: ComparisonData, e, chips: Callable[[ComparisonData, str, int], str] = output_chips) -> str:
     """One segment side by side: source, references, and both outputs with the explain view's chips."""
     i = e.segment
     cols = []
@@ -324,33 +609,36 @@ def example_html(c: Comparison, e, chips: Callable[[Comparison, str, int], str] 
     )
 
 
-def analyses_html(c: Comparison) -> str:
-    """The tables between the scores and the examples: word accuracy, the three bucketings, the salient n-grams."""
+def analyses_html(c: ComparisonData) -> str:
+    """Everything between the scores and the examples: every pair's tests, the figures, word accuracy, the three
+    bucketings (each bucket opening its segments), the salient n-grams."""
     return (
-        word_accuracy_html(c)
-        + bucket_html(c.length_buckets, "BLEU by reference length (tokens of the first reference)")
-        + bucket_html(c.length_difference_buckets, "BLEU by length difference (output − first reference, tokens)")
-        + bucket_html(c.sentence_bleu_buckets, "BLEU by sentence-BLEU band")
+        pairs_html(c)
+        + figures_html(c)
+        + word_accuracy_html(c)
+        + bucket_html(c.length_buckets, "BLEU by reference length (tokens of the first reference)", c)
+        + bucket_html(c.length_difference_buckets, "BLEU by length difference (output − first reference, tokens)", c)
+        + bucket_html(c.sentence_bleu_buckets, "BLEU by sentence-BLEU band", c)
         + salient_html(c)
     )
 
 
-def report_html(c: Comparison, max_examples: int = 10) -> str:
-    """The notebook view: every table and the first examples, one fragment with inline styles."""
+def report_html(c: ComparisonData, max_examples: int = 10) -> str:
+    """The notebook view: the legend, every table and figure, and the first examples; one fragment, inline styles."""
     examples = "".join(example_html(c, e) for e in c.examples[:max_examples])
     more = len(c.examples) - max_examples
     return (
         f"<div class='bleu-compare' style=\"{BOX}\">"
         f"<div><b>Comparing {len(c.names)} systems</b> on {len(c)} segments (baseline {_esc(c.baseline)})</div>"
-        + scores_html(c) + analyses_html(c)
+        + legend_html(c) + scores_html(c) + analyses_html(c)
         + "<div style='font-weight:bold;margin-top:8px'>Where the systems differ most (sentence BLEU)</div>"
         + examples
         + (f"<div><i>… {more} more examples in the full report</i></div>" if more > 0 else "")
-        + f"<div style='margin-top:6px;font-size:0.85em;color:#444'>{_esc(LEGEND_TEXT)}</div></div>"
+        + "</div>"
     )
 
 
-def to_html(c: Comparison, path: str | Path | None = None, title: str = "bleu_lab: comparing systems") -> str:
+def to_html(c: ComparisonData, path: str | Path | None = None, title: str = "bleu_lab: comparing systems") -> str:
     """One standalone HTML page (inline styles, no scripts, no external resources)."""
     page = (
         "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"

@@ -121,13 +121,16 @@ class WordCounts:
 
 def word_counts(
     references: Sequence[Sequence[str]], outputs: Sequence[Sequence[str]], bucket_of: Callable[[str], int],
-    n_buckets: int,
+    n_buckets: int, reference_counts: Sequence[Counter] | None = None,
 ) -> WordCounts:
-    """Matched, reference and output word counts per bucket, over line-aligned token lists (one reference each)."""
+    """Matched, reference and output word counts per bucket, over line-aligned token lists (one reference each).
+
+    ``reference_counts``: each reference's ``Counter`` of words, when several systems share the references."""
     matches, ref_total, out_total = [0] * n_buckets, [0] * n_buckets, [0] * n_buckets
-    for ref, out in zip(references, outputs):
-        ref_counts, out_counts = Counter(ref), Counter(out)
-        for word, count in out_counts.items():
+    if reference_counts is None:
+        reference_counts = [Counter(ref) for ref in references]
+    for ref_counts, out in zip(reference_counts, outputs):
+        for word, count in Counter(out).items():
             b = bucket_of(word)
             out_total[b] += count
             matches[b] += min(count, ref_counts.get(word, 0))
@@ -139,17 +142,28 @@ def word_counts(
 # --- salient n-grams --------------------------------------------------------------------------------------------------
 
 
+def reference_ngram_counts(
+    references: Sequence[Sequence[str]], min_order: int = 1, max_order: int = 4
+) -> list[list[Counter]]:
+    """Per segment, per order min_order..max_order: the reference's n-gram counts (shared by every system)."""
+    return [[Counter(_tuples(ref, n)) for n in range(min_order, max_order + 1)] for ref in references]
+
+
 def ngram_counts(
-    references: Sequence[Sequence[str]], outputs: Sequence[Sequence[str]], min_order: int = 1, max_order: int = 4
+    references: Sequence[Sequence[str]], outputs: Sequence[Sequence[str]], min_order: int = 1, max_order: int = 4,
+    reference_counts: Sequence[Sequence[Counter]] | None = None,
 ) -> dict[str, Counter]:
     """Per n-gram (orders min_order..max_order), summed over segments: ``match`` = min(output count, reference
-    count), ``over`` = output count - match, ``under`` = reference count - match (compare-mt's ``compare_ngrams``)."""
+    count), ``over`` = output count - match, ``under`` = reference count - match (compare-mt's ``compare_ngrams``).
+    ``reference_counts``: ``reference_ngram_counts(references, min_order, max_order)``, when systems share them."""
     match: Counter = Counter()
     over: Counter = Counter()
     under: Counter = Counter()
-    for ref, out in zip(references, outputs):
-        for n in range(min_order, max_order + 1):
-            ref_counts, out_counts = Counter(_tuples(ref, n)), Counter(_tuples(out, n))
+    if reference_counts is None:
+        reference_counts = reference_ngram_counts(references, min_order, max_order)
+    for ref_orders, out in zip(reference_counts, outputs):
+        for ref_counts, n in zip(ref_orders, range(min_order, max_order + 1)):
+            out_counts = Counter(_tuples(out, n))
             for g, count in out_counts.items():
                 m = min(count, ref_counts.get(g, 0))
                 if m:

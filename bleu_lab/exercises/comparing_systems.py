@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from ..significance import BootstrapResult, p_value_with_ties
+from ..significance import BootstrapResult, bonferroni_alpha, p_value_with_ties
 from . import (
     Feedback,
     GradedExercise,
@@ -218,8 +218,8 @@ BONFERRONI_CASES: tuple[tuple[str, dict[str, float], float], ...] = (
 
 def expected_bonferroni(p_values: Mapping[str, float], alpha: float) -> set[str]:
     """The comparisons with p < alpha / m (m = the number of comparisons)."""
-    m = len(p_values)
-    return {name for name, p in p_values.items() if p < alpha / m}
+    threshold = bonferroni_alpha(alpha, len(p_values))
+    return {name for name, p in p_values.items() if p < threshold}
 
 
 def check_bonferroni(

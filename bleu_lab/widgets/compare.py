@@ -17,7 +17,7 @@ from ..compare import Comparison, compare_systems
 from ..compare.bucketers import LENGTH_DIFFERENCE, REFERENCE_LENGTH, SENTENCE_BLEU
 from ..compare.comparison import Example
 from ..compare.files import ComparisonInputs, comparison_inputs, decode_text_file, default_names, read_text_file
-from ..compare.reporters import example_html, output_chips
+from ..compare.reporters import example_html, legend_html, output_chips, scores_html
 from ..data import load_corpus
 from ..scripts import tokenizer_warning
 from ..tokenization import available_tokenizers
@@ -136,10 +136,9 @@ class CompareWidget(_View):
 
 
 def _summary_html(c: Comparison) -> str:
-    """The scores table of the comparison, above the controls."""
-    from ..compare.reporters import scores_html
-
-    return f"<div style='max-width:100%;overflow-x:auto'>{scores_html(c)}</div>"
+    """The legend (chips' colours and marks; what a "word" is under a character tokenizer) and the scores table of
+    the comparison, above the controls."""
+    return f"<div style='max-width:100%;overflow-x:auto'>{legend_html(c, analyses=False)}{scores_html(c)}</div>"
 
 
 class MessageWidget(_View):

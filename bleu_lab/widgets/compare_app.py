@@ -1,8 +1,9 @@
 """The comparison app (notebooks/compare_app.ipynb, for Voilà or JupyterLab): upload your systems, read the analyses.
 
-``compare_upload``'s file inputs with optional system names, then the whole comparison: the scores table with the
-paired tests and the segments side by side (``CompareWidget``), and below it the word accuracy, the three bucket
-tables and the salient n-grams (the report's own HTML). Before anything is uploaded it shows data/news's strong and
+``compare_upload``'s file inputs with optional system names, then the whole comparison: the legend, the scores table
+with the paired tests and the segments side by side (``CompareWidget``), and below it the report's own HTML: every
+pair's tests, the figures (inline SVG), the word accuracy, the three bucket tables (each bucket row opens its
+segments) and the salient n-grams. Before anything is uploaded it shows data/news's strong and
 fluent systems against reference A, so the page is never empty. A problem is a friendly message, never a traceback.
 """
 
@@ -65,7 +66,7 @@ class CompareApp(CompareUpload):
         return comparison_inputs(names, systems, references)
 
     def show(self, widget: CompareWidget) -> None:
-        """The comparison: scores and segments (interactive), then the analyses' tables."""
+        """The comparison: scores and segments (interactive), then the analyses' tables and figures."""
         tables = ("<div class='bleu-compare-analyses' style='max-width:100%;overflow-x:auto'>"
                   f"{analyses_html(widget.comparison)}</div>")
         self.result.children = (widget, w.HTML(tables, layout=_wide()))

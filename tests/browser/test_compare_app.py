@@ -47,6 +47,17 @@ def scores_table(app: Locator) -> Locator:
     return app.locator("table").filter(has=app.page.locator("caption", has_text=re.compile(r"^Scores$")))
 
 
+def analyses_pass_an_axe_audit(page: Page) -> None:
+    """The figures, the pairs and the bucket tables with every bucket's segments open, as the page shows them."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    page.evaluate("() => document.querySelectorAll('.bleu-compare-analyses details')"
+                  ".forEach((d) => { d.open = true; })")
+    results = Axe().run(page, context={"include": [[".bleu-compare-analyses"]]})
+    violations = [(v["id"], v["help"], [n["target"] for n in v["nodes"]][:3]) for v in results.response["violations"]]
+    assert violations == [], violations
+
+
 def test_compare_app_in_voila(page: Page, voila_server_factory: Callable[[str | None], str], page_errors: PageErrors):
     cells = open_in_voila(page, voila_server_factory(APP))
     assert_no_traceback(page)
@@ -66,6 +77,15 @@ def test_compare_app_in_voila(page: Page, voila_server_factory: Callable[[str | 
                     "n-grams matched more by"):
         expect(app.locator("caption", has_text=caption).first).to_be_visible()
     expect(app.locator(".compare-example").first).to_be_visible()
+    for name in ("BLEU by reference length", "BLEU by length difference", "Word F-measure by frequency bucket",
+                 "Sentence-BLEU distribution"):
+        expect(app.get_by_role("img", name=name, exact=True)).to_be_visible()
+    expect(app.locator("caption", has_text="Every pair of systems")).to_be_visible()
+    expect(app.locator(".compare-legend")).to_contain_text("clipped away")
+    segments = app.locator(".bucket-segments details").first
+    segments.locator("summary").click()
+    expect(segments.locator("li").first).to_be_visible()
+    analyses_pass_an_axe_audit(page)
 
     # the student's own files
     upload(app, [text_file("base.txt", SYSTEM_A), text_file("new.txt", SYSTEM_B)], [text_file("ref.txt", REFERENCE)],

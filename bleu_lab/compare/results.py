@@ -1,0 +1,128 @@
+"""What a comparison found, as plain frozen dataclasses: the data the reporters read.
+
+``comparison.compare_systems`` computes them; ``reporters`` turn them into JSON, CSV, LaTeX, text, HTML and figures.
+Imports point one way: comparison -> reporters -> results (this module imports neither).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..chrf import ChrfScore
+from ..sacrebleu_style import BleuScore, ScoreOptions
+from ..significance import BootstrapResult, RandomizationResult
+from .bucketers import Bucketer
+from .scorers import BucketScore, SalientNgram, WordCounts
+
+
+@dataclass(frozen=True)
+class SystemScores:
+    """One system's corpus scores. ``length_ratio`` = c / r, BLEU's (hypothesis / closest-reference length)."""
+
+    name: str
+    bleu: BleuScore
+    chrf: ChrfScore | None  # None when compare_systems(..., chrf=False)
+
+    @property
+    def length_ratio(self) -> float:
+        return self.bleu.ratio
+
+
+@dataclass(frozen=True)
+class PairTest:
+    """A system against another (``baseline``): the BLEU gap, approximate randomization and the paired bootstrap."""
+
+    system: str
+    baseline: str
+    randomization: RandomizationResult
+    bootstrap: BootstrapResult  # method="shift": two-sided p-value of the signed gaps shifted to the null
+
+    @property
+    def difference(self) -> float:
+        return self.bootstrap.difference
+
+
+@dataclass(frozen=True)
+class BucketTable:
+    """Segments bucketed one way: per bucket and system, the count, the BLEU and its 95% bootstrap interval."""
+
+    bucketer: Bucketer
+    scores: dict[str, list[BucketScore]]  # system name -> one BucketScore per bucket
+
+    @property
+    def labels(self) -> list[str]:
+        return self.bucketer.labels
+
+
+@dataclass(frozen=True)
+class WordAccuracy:
+    """Word precision, recall and F-measure per reference-frequency bucket, per system."""
+
+    bucketer: Bucketer
+    counts: dict[str, WordCounts]
+    frequency_source: str  # "reference" or the training-frequency file
+
+    @property
+    def labels(self) -> list[str]:
+        return self.bucketer.labels
+
+
+@dataclass(frozen=True)
+class SalientPair:
+    """The n-grams most typical of ``system`` (score near 1) and of ``baseline`` (near 0), for one statistic."""
+
+    system: str
+    baseline: str
+    compare_type: str
+    alpha: float
+    system_ngrams: list[SalientNgram]
+    baseline_ngrams: list[SalientNgram]
+
+
+@dataclass(frozen=True)
+class Example:
+    """A segment where ``system`` and ``baseline`` differ most by sentence BLEU (gap = system - baseline)."""
+
+    segment: int  # 0-based
+    system: str
+    baseline: str
+    gap: float
+
+
+@dataclass(frozen=True)
+class ComparisonData:
+    """Everything ``compare_systems`` found, as data (``comparison.Comparison`` adds the exports and the views)."""
+
+    names: tuple[str, ...]
+    baseline: str
+    options: ScoreOptions
+    signature: str
+    chrf_signature: str  # "" without chrF
+    systems: tuple[SystemScores, ...]
+    pairs: tuple[PairTest, ...]  # each system against the baseline
+    all_pairs: tuple[PairTest, ...]  # every pair of systems (those of ``pairs`` among them)
+    word_accuracy: WordAccuracy
+    length_buckets: BucketTable
+    length_difference_buckets: BucketTable
+    sentence_bleu_buckets: BucketTable
+    salient_ngrams: tuple[SalientPair, ...]
+    examples: tuple[Example, ...]
+    outputs: dict[str, list[str]] = field(repr=False)
+    references: list[list[str]] = field(repr=False)
+    sources: list[str] | None = field(repr=False)
+    sentence_bleu: dict[str, np.ndarray] = field(repr=False)  # per system, one sacrebleu sentence BLEU per segment
+    reference_lengths: list[int] = field(repr=False)  # tokens of each segment's first reference
+    bucket_of: dict[str, dict[str, np.ndarray]] = field(repr=False)  # bucketer name -> system -> each segment's
+    settings: dict = field(repr=False, default_factory=dict)
+
+    def __len__(self) -> int:
+        return len(self.references)
+
+    def system(self, name: str) -> SystemScores:
+        """The scores of the system called ``name``."""
+        for s in self.systems:
+            if s.name == name:
+                return s
+        raise KeyError(f"no system called {name!r}; the systems are {', '.join(self.names)}")
