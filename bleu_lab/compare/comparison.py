@@ -30,7 +30,7 @@ from ..significance import (
 )
 from ..statistics import prepare_references
 from ..tokenization import make_preprocessor
-from ..validation import as_sequence, check_flag, plain_strings
+from ..validation import as_sequence, check_flag, check_segment_lengths, plain_strings
 from .bucketers import (
     FREQUENCY,
     LENGTH_DIFFERENCE,
@@ -243,9 +243,14 @@ def compare_systems(
     refs = _references(references, len(next(iter(outputs.values()))))
     for name, lines in outputs.items():
         check_corpus(lines, refs, f"systems[{name!r}]")
+        check_segment_lengths(lines, f"systems[{name!r}]")
+    for i, seg in enumerate(refs):
+        check_segment_lengths(seg, f"references[{i}]")
     base = _baseline(baseline, list(outputs))
     srcs = None if sources is None else plain_strings(as_sequence(sources, "sources", "source strings"), "sources",
                                                        "a source string")
+    if srcs is not None:
+        check_segment_lengths(srcs, "sources")
     if srcs is not None and len(srcs) != len(refs):
         raise ValueError(f"sources has {len(srcs)} lines but the systems have {len(refs)}: one source per segment")
     options = ScoreOptions(tokenize, check_flag(lowercase, "lowercase"))

@@ -36,10 +36,24 @@ def read_text_file(path: str | Path, what: str) -> TextFile:
     return TextFile(f"{what} file {path}", read_lines(path, what))
 
 
-MAX_UPLOAD_BYTES = 20 * 2**20  # one uploaded file
-# An upload reaches the kernel as one websocket message holding every file chosen at once; Jupyter's servers take at
-# most 10 MiB by default, and a bigger message is dropped without a word. voila.json and ``bleu-lab lab`` raise it to:
-UPLOAD_MESSAGE_BYTES = 128 * 2**20
+# What one comparison on the comparison page may cost, fixed before any work: a comparison takes time and memory
+# in proportion to its text (3 files of 0.9 MB each: 19 s and 320 MB on one core), and the largest WMT21 test-set
+# file has 0.18 MB. So an upload holds at most MAX_UPLOAD_BYTES, in one file or in all files chosen together.
+MAX_UPLOAD_BYTES = 4 * 2**20
+# An upload reaches the kernel as one websocket message holding every file chosen at once (Jupyter's servers take
+# at most 10 MiB by default and drop a bigger message without a word). voila.json and ``bleu-lab lab`` set the
+# server's limit to this: an upload up to twice the bound still reaches the kernel, which says what it refused.
+UPLOAD_MESSAGE_BYTES = 2 * MAX_UPLOAD_BYTES
+
+
+def check_upload_sizes(files: Sequence[tuple[str, int]]) -> None:
+    """Refuse uploads ``(name, bytes)`` that hold more than ``MAX_UPLOAD_BYTES`` together, before reading any."""
+    total = sum(size for _, size in files)
+    if total > MAX_UPLOAD_BYTES:
+        names = ", ".join(f"{name} ({size:,} bytes)" for name, size in files)
+        raise ValueError(f"the files chosen hold {total:,} bytes ({names}); one comparison here takes at most "
+                         f"{MAX_UPLOAD_BYTES:,} bytes in all (a WMT test set is well under a megabyte a file): "
+                         "compare smaller files, or use bleu-lab compare on your own machine")
 
 
 def decode_text_file(name: str, data: bytes, what: str, max_bytes: int = MAX_UPLOAD_BYTES) -> TextFile:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from numbers import Real
 
-from ..validation import as_sequence, plain_strings
+from ..validation import as_sequence, check_segment_lengths, plain_strings
 from .catalogue import SUBWORD_MARKERS, Reading, Workspace, readings
 
 NEAREST = 5
@@ -105,6 +105,7 @@ def why(
                          "hypotheses", "a hypothesis string")
     if not hyps:
         raise ValueError("hypotheses is empty: give at least one hypothesis string")
+    check_segment_lengths(hyps, "hypotheses")
     refs, findings = _per_segment(hyps, references)
     workspace = Workspace(hyps, refs)
     catalogue = readings(workspace)
@@ -198,6 +199,7 @@ def _per_segment(hyps: list[str], references: object) -> tuple[list[list[str]], 
         if not seg:
             raise ValueError(f"references[{i}] is empty: every segment needs at least one reference")
         plain_strings(seg, f"references[{i}]", "a reference string")
+        check_segment_lengths(seg, f"references[{i}]")
     return segments, findings
 
 
