@@ -81,8 +81,14 @@ def _read_stream(stream: BinaryIO, what: str, name: object, lone_cr_ends_line: b
     lines: list[str] = []
     size = number = 0
     while raw := stream.readline(min(MAX_INPUT_BYTES + 1 - size, MAX_LINE_BYTES + 1)):  # each stops at a bound
+        while lone_cr_ends_line and len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n") and \
+                b"\r" in raw[-MAX_LINE_BYTES:]:  # lines that end in a lone '\r': read on to the '\n'
+            more = stream.readline(min(MAX_INPUT_BYTES + 1 - size - len(raw), MAX_LINE_BYTES + 1))
+            if not more:
+                break
+            raw += more
         size, number = size + len(raw), number + 1
-        if len(raw) > MAX_LINE_BYTES:
+        if len(raw) > MAX_LINE_BYTES and not (lone_cr_ends_line and b"\r" in raw):
             raise segment_too_long(f"{what} file {name}, line {number},")
         if size > MAX_INPUT_BYTES:
             raise ValueError(f"{what} file {name} is larger than {MAX_INPUT_BYTES // 2**20} MB: not a test set "

@@ -207,3 +207,14 @@ def test_classroom_passes_the_memory_limit_to_its_kernels(capsys):
     assert "--memory must be at least 400 (MB), got 100" in capsys.readouterr().err
     kernel = ["python", "-m", "ipykernel_launcher"]
     assert classroom.limited_command(kernel, 0) == kernel and classroom.limited_command(kernel, 500)[-3:] == kernel
+
+
+def test_standard_input_with_lone_cr_line_ends_is_many_short_segments(monkeypatch):
+    """sacrebleu's command line reads a lone '\\r' as a line end on standard input: a file saved with old Mac line
+    ends is many short segments, not one long line; one long segment among them is still refused."""
+    short = b"a b c\r" * 50_000  # 300 kB without a '\\n'
+    lines = data._read_stream(io.BytesIO(short + b"d e\n"), "hypothesis", "standard input", lone_cr_ends_line=True)
+    assert len(lines) == 50_001 and lines[-1] == "d e"
+    with pytest.raises(ValueError, match=r"line 1, has 100,000 characters; a segment may have at most"):
+        data._read_stream(io.BytesIO(short + b"x" * 100_000 + b"\r"), "hypothesis", "standard input",
+                          lone_cr_ends_line=True)
