@@ -218,3 +218,15 @@ def test_standard_input_with_lone_cr_line_ends_is_many_short_segments(monkeypatc
     with pytest.raises(ValueError, match=r"line 1, has 100,000 characters; a segment may have at most"):
         data._read_stream(io.BytesIO(short + b"x" * 100_000 + b"\r"), "hypothesis", "standard input",
                           lone_cr_ends_line=True)
+
+
+def test_a_comparison_too_big_for_the_paired_tests_is_refused_before_any_tokenization(monkeypatch):
+    import bleu_lab.compare.comparison as comparison
+
+    def tokenized(*args, **kwargs):
+        raise AssertionError("tokenized before the bound was checked")
+
+    monkeypatch.setattr(comparison, "make_preprocessor", tokenized)
+    lines = [f"segment {i}" for i in range(6_000)]  # 10,000 trials x 6,000 segments: 60 million draws
+    with pytest.raises(ValueError, match="n_trials = 10000 on 6000 segments needs 60,000,000 random draws"):
+        compare_systems({"a": lines, "b": lines}, [[line] for line in lines])

@@ -26,6 +26,7 @@ from ..significance import (
     RandomizationResult,
     _rows,
     bootstrap_from_rows,
+    check_draws,
     randomization_from_rows,
 )
 from ..statistics import prepare_references
@@ -265,6 +266,7 @@ def compare_systems(
     for value, arg in ((n_samples, "n_samples"), (n_trials, "n_trials")):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise ValueError(f"{arg} must be a whole number >= 1, got {value!r}")
+        check_draws(value, len(refs), arg)  # the paired tests' bound, before any text is tokenized
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
         raise ValueError(f"seed must be a whole number >= 0 (or None for fresh randomness), got {seed!r}")
 
