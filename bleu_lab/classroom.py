@@ -83,8 +83,12 @@ def may_cull(connections: int, unconnected_since: float | None, now: float, time
 # Run before the kernel: set the limit on the process's data memory (soft and hard, so code in the kernel cannot
 # raise it), then become the kernel (exec: same process, so the kernel manager's signals and exit status are the
 # kernel's). Python's -c and the standard library only: nothing else is imported into the kernel's process.
-LIMIT_LAUNCHER = ("import os, resource, sys; limit = int(sys.argv[1]); "
-                  "resource.setrlimit(resource.RLIMIT_DATA, (limit, limit)); os.execvp(sys.argv[2], sys.argv[2:])")
+LIMIT_LAUNCHER = """import os, resource, sys
+limit, hard = int(sys.argv[1]), resource.getrlimit(resource.RLIMIT_DATA)[1]
+if hard != resource.RLIM_INFINITY:
+    limit = min(limit, hard)  # a lower limit set by the system stays
+resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
+os.execvp(sys.argv[2], sys.argv[2:])"""
 
 
 def limited_command(command: Sequence[str], memory_mb: int) -> list[str]:
