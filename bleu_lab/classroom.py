@@ -34,6 +34,10 @@ strangers needs (see docs/instructor.md, "A classroom server that holds"):
   kept while there is room for them, so the server never runs more than ``max_students`` kernels.
 - **Owner-scoped kernels**: the kernel API, its websocket and Voilà's shutdown request answer only the kernel's
   owner (anyone else gets 404, as for a kernel that does not exist).
+- **A memory limit per kernel** (``kernel_memory_mb``, ``--memory``): every kernel starts under an operating-system
+  limit on its data memory (``RLIMIT_DATA``: heap and anonymous memory, enforced by Linux; macOS ignores it), set
+  before the kernel runs a line, so one student's computation fails with a ``MemoryError`` (the pages say so)
+  instead of taking the laptop's memory from the room.
 """
 
 from __future__ import annotations
@@ -49,8 +53,8 @@ from pathlib import Path
 from time import monotonic
 
 from jupyter_server._tz import utcnow
-from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
-from traitlets import Float, Integer
+from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager, ServerKernelManager
+from traitlets import Float, Integer, default
 
 
 def settled(started: datetime | None, last: datetime | None, state: str, now: datetime, quiet_s: float = 1.0) -> bool:
@@ -76,6 +80,31 @@ def may_cull(connections: int, unconnected_since: float | None, now: float, time
     return connections == 0 and unconnected_since is not None and now - unconnected_since >= timeout
 
 
+# Run before the kernel: set the limit on the process's data memory (soft and hard, so code in the kernel cannot
+# raise it), then become the kernel (exec: same process, so the kernel manager's signals and exit status are the
+# kernel's). Python's -c and the standard library only: nothing else is imported into the kernel's process.
+LIMIT_LAUNCHER = """import os, resource, sys
+limit, hard = int(sys.argv[1]), resource.getrlimit(resource.RLIMIT_DATA)[1]
+if hard != resource.RLIM_INFINITY:
+    limit = min(limit, hard)  # a lower limit set by the system stays
+resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
+os.execvp(sys.argv[2], sys.argv[2:])"""
+
+
+def limited_command(command: Sequence[str], memory_mb: int) -> list[str]:
+    """``command`` started under a data-memory limit of ``memory_mb`` MiB (``memory_mb`` 0: unchanged)."""
+    if memory_mb <= 0 or sys.platform == "win32":
+        return list(command)
+    return [sys.executable, "-c", LIMIT_LAUNCHER, str(memory_mb * 2**20), *command]
+
+
+class LimitedKernelManager(ServerKernelManager):
+    """A kernel started under its parent's ``kernel_memory_mb`` (see ``limited_command``)."""
+
+    def format_kernel_cmd(self, extra_arguments: list[str] | None = None) -> list[str]:
+        return limited_command(super().format_kernel_cmd(extra_arguments), getattr(self.parent, "kernel_memory_mb", 0))
+
+
 class ClassroomKernelManager(AsyncMappingKernelManager):
     """Culls a kernel only after no page has been connected to it for ``cull_idle_timeout`` seconds (and it is idle)."""
 
@@ -83,6 +112,11 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
     max_starting = Integer(1, config=True, help="How many kernels may be starting at once (0: no limit).")
     start_turn_s = Float(20.0, config=True, help="The longest a starting kernel keeps others waiting (seconds).")
     max_students = Integer(0, config=True, help="How many clients may hold a kernel at once (0: no limit).")
+    kernel_memory_mb = Integer(0, config=True, help="The data memory each kernel may use, in MiB (0: no limit).")
+
+    @default("kernel_manager_class")
+    def _default_kernel_manager_class(self) -> str:
+        return f"{__name__}.LimitedKernelManager"
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
@@ -245,6 +279,10 @@ SUPERSEDED_PAGE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>Reloaded</title></head>
 <body><p>This page was opened again in the meantime; use the newest one.</p></body></html>
 """
+
+
+DEFAULT_KERNEL_MEMORY_MB = 1024  # a kernel with the comparison page and an upload at its bound stays well under it
+MIN_KERNEL_MEMORY_MB = 400  # below this a kernel cannot even import the pages' libraries (about 200 MB of data)
 
 
 @dataclass(frozen=True)
@@ -448,6 +486,9 @@ def build_parser(prog: str = "bleu-lab classroom") -> argparse.ArgumentParser:
                         help="playground (default), or compare: students upload their systems' outputs")
     parser.add_argument("--students", type=int, default=2, metavar="N",
                         help="how many students at once: the cap on kernels and the number preheated (default 2)")
+    parser.add_argument("--memory", type=int, default=DEFAULT_KERNEL_MEMORY_MB, metavar="MB",
+                        help="memory each student's kernel may use, in MB (default %(default)s; Linux enforces it): "
+                        "a computation that needs more fails with a message instead of slowing the room")
     parser.add_argument("--token", default="", metavar="T", help="students need this token to open the app "
                         "(Jupyter's token login); default: no token")
     parser.add_argument("--port", type=int, default=8866, metavar="P", help="port (default 8866)")
@@ -469,6 +510,7 @@ def voila_arguments(args: argparse.Namespace, files: ClassroomFiles) -> list[str
         "--no-browser",
         f"--Voila.token={args.token}",
         f"--ClassroomKernelManager.max_students={args.students}",
+        f"--ClassroomKernelManager.kernel_memory_mb={args.memory}",
         f"--VoilaKernelManager.kernel_pools_config={json.dumps(pools)}",
     ]
 
@@ -484,6 +526,8 @@ def main(argv: Sequence[str] | None = None, prog: str = "bleu-lab") -> int:
     files = classroom_files(args.page)
     problems = [f"--students must be between 1 and 500, got {args.students}" if not 1 <= args.students <= 500 else "",
                 f"--port must be between 1 and 65535, got {args.port}" if not 0 < args.port < 65536 else "",
+                f"--memory must be at least {MIN_KERNEL_MEMORY_MB} (MB), got {args.memory}"
+                if args.memory < MIN_KERNEL_MEMORY_MB else "",
                 f"the {args.page} page is missing: {files.notebook}" if not files.notebook.is_file() else "",
                 f"voila.json is missing: {files.root / 'voila.json'}" if not (files.root / "voila.json").is_file()
                 else ""]

@@ -35,8 +35,10 @@ FIRST_LESSON = "notebooks/00_start_here.ipynb"
 WORKING_COPY = ("notebooks/*.ipynb", "notebooks/solutions/*.py", "data/**/*", "docs/reading_list.md")
 EXIT_ERROR = 2
 # An upload reaches the kernel as one websocket message holding every file chosen at once; Jupyter's servers take at
-# most 10 MiB by default, and a bigger message is dropped without a word. voila.json and ``bleu-lab lab`` raise it to:
-UPLOAD_MESSAGE_BYTES = 128 * 2**20
+# most 10 MiB by default, and a bigger message is dropped without a word. voila.json and ``bleu-lab lab`` set it to
+# twice what one comparison may upload (compare.files.MAX_UPLOAD_BYTES, 4 MiB), so that a larger upload still
+# reaches the kernel and is refused with a message; a larger limit only lets one message cost the server more memory.
+UPLOAD_MESSAGE_BYTES = 8 * 2**20
 
 
 def course_root() -> Path:

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from .course import DEFAULT_DIR, course_root
+from .validation import MAX_SEGMENT_CHARS, segment_too_long
 
 DOWNLOAD_TIMEOUT = 60  # seconds before an unreachable download server counts as offline
 
@@ -38,6 +39,7 @@ class DataUnavailableError(RuntimeError):
 
 MAX_INPUT_BYTES = 256 * 1024 * 1024  # a WMT test set is well under 1 MB; anything this big is a mistake
 MAX_SEGMENTS = 1_000_000  # a WMT test set has a few thousand; this bounds the memory of short lines (see README)
+MAX_LINE_BYTES = 4 * MAX_SEGMENT_CHARS + 2  # the most bytes a line within the bound can take (UTF-8, '\r\n')
 
 
 def read_lines(path: str | Path, what: str = "text") -> list[str]:
@@ -49,8 +51,9 @@ def read_lines(path: str | Path, what: str = "text") -> list[str]:
     Files are split on '\\n' only, like sacrebleu's reader (str.splitlines would also split on rare Unicode
     separators and shift every later segment). Standard input is split as sacrebleu's command line reads it, a text
     stream with universal newlines, so a lone '\\r' ends a line there too. ``what`` names the file's role in error
-    messages ("hypothesis", "reference 2"). Files are read a line at a time, at most ``MAX_INPUT_BYTES`` bytes and
-    ``MAX_SEGMENTS`` lines.
+    messages ("hypothesis", "reference 2"). Files are read a line at a time, at most ``MAX_INPUT_BYTES`` bytes,
+    ``MAX_SEGMENTS`` lines and ``validation.MAX_SEGMENT_CHARS`` characters a line (a longer line is refused as soon as
+    its first ``MAX_LINE_BYTES`` bytes are read).
     """
     if str(path) == "-":
         return _read_stream(sys.stdin.buffer, what, "standard input", lone_cr_ends_line=True)
@@ -97,8 +100,16 @@ def _read_stream(stream: BinaryIO, what: str, name: object, lone_cr_ends_line: b
     """Decode and split ``stream`` one '\\n'-terminated line at a time, within the size bounds."""
     lines: list[str] = []
     size = number = 0
-    while raw := stream.readline(MAX_INPUT_BYTES + 1 - size):  # a line without end stops at the bound too
+    while raw := stream.readline(min(MAX_INPUT_BYTES + 1 - size, MAX_LINE_BYTES + 1)):  # each stops at a bound
+        while lone_cr_ends_line and len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n") and \
+                b"\r" in raw[-MAX_LINE_BYTES:]:  # lines that end in a lone '\r': read on to the '\n'
+            more = stream.readline(min(MAX_INPUT_BYTES + 1 - size - len(raw), MAX_LINE_BYTES + 1))
+            if not more:
+                break
+            raw += more
         size, number = size + len(raw), number + 1
+        if len(raw) > MAX_LINE_BYTES and not (lone_cr_ends_line and b"\r" in raw):
+            raise segment_too_long(f"{what} file {name}, line {number},")
         if size > MAX_INPUT_BYTES:
             raise ValueError(f"{what} file {name} is larger than {MAX_INPUT_BYTES // 2**20} MB: not a test set "
                              "(one segment per line, a few MB at most)")
@@ -118,6 +129,9 @@ def _read_stream(stream: BinaryIO, what: str, name: object, lone_cr_ends_line: b
         pieces = line.split("\r") if lone_cr_ends_line else [line[:-1] if line.endswith("\r") else line]
         if lone_cr_ends_line and len(pieces) > 1 and pieces[-1] == "" and not raw.endswith(b"\n"):
             pieces.pop()  # the stream ends with a lone '\\r': it ends the last line
+        longest = max(map(len, pieces))
+        if longest > MAX_SEGMENT_CHARS:
+            raise segment_too_long(f"{what} file {name}, line {number},", longest)
         lines.extend(pieces)
         if len(lines) > MAX_SEGMENTS:
             raise ValueError(f"{what} file {name} has more than {MAX_SEGMENTS:,} lines: not a test set "

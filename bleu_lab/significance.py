@@ -487,7 +487,7 @@ def bootstrap_from_rows(
     _check_seed(seed)
     _check_method(method, P_VALUE_LABELS)
     n = len(setup.base_rows)
-    _check_work(n_samples, n, "n_samples")
+    check_draws(n_samples, n, "n_samples")
     rng = np.random.default_rng(seed)
     idxs = rng.choice(n, size=(n_samples, n), replace=True)  # the very call sacrebleu makes
     both = np.hstack([setup.base_rows, setup.sys_rows])
@@ -548,7 +548,7 @@ def randomization_from_rows(
     _check_method(method, RANDOMIZATION_P_VALUES)
     _check_seed(seed)
     n = len(setup.base_rows)
-    _check_work(n_trials, n, "n_trials")
+    check_draws(n_trials, n, "n_trials")
     rng = np.random.default_rng(seed)
     take_baseline = rng.integers(2, size=(n_trials, n), dtype=bool)  # the very call sacrebleu makes
     # shuffled a = baseline where the coin says so, system elsewhere: sys_total + coins @ (base - sys)
@@ -649,7 +649,7 @@ def _signature(setup: _Setup, test: str, count: int, seed: int | None) -> str:
 MAX_DRAWS = 50_000_000  # resamples (or trials) x segments: the random draws held in memory at once (~400 MB)
 
 
-def _check_work(count: int, segments: int, name: str) -> None:
+def check_draws(count: int, segments: int, name: str) -> None:
     """Refuse a run whose random draws would not fit in memory, before drawing them."""
     if count * segments > MAX_DRAWS:
         raise ValueError(f"{name} = {count} on {segments} segments needs {count * segments:,} random draws; "

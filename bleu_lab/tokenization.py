@@ -107,39 +107,77 @@ def tokenize_13a(line: str) -> str:
     return " ".join(line.split())
 
 
-# Rules 2-4 once more, with lookarounds so that each replacement is a fixed string (no Python call per match). They
-# give RULES_13A's result on every line where no two of "." and "," are adjacent: only there can a match of rule 2 or 3
-# use up a character the next match needs. Other lines take RULES_13A (``tokenize_13a``).
-_LITERAL_RULES_13A = (
-    (re.compile(r"\.(?<=[^0-9]\.)"), " . "), (re.compile(r",(?<=[^0-9],)"), " , "),  # rule 2, for "." then ","
-    (re.compile(r"\.(?=[^0-9])"), " . "), (re.compile(r",(?=[^0-9])"), " , "),  # rule 3
-    (re.compile(r"-(?<=[0-9]-)"), " - "),  # rule 4
-)  # (each pattern starts with its character, which the regex engine finds fast; the lookbehind then checks before it)
-_ADJACENT_STOPS = re.compile(r"[.,][.,]")
+# The corpus fast path (``tokenize_13a_corpus``) runs the same rules on the corpus's UTF-8 bytes. Every pattern of
+# 13a is ASCII, and in UTF-8 an ASCII byte only ever stands for itself (the bytes of every other character, and of a
+# lone surrogate under "surrogatepass", are >= 0x80: non-digits, like the character), so each rule matches the
+# bytes exactly where it matches the text. Rule 1 becomes one bytes.replace per symbol present (its matches are
+# single characters, and the spaces it adds are no symbols). Rules 2-4 become fixed-string replacements: with no
+# two of "." and "," adjacent, rules 2 and 3 together isolate a "." or "," unless a digit is on both sides of it,
+# and rule 4 isolates a "-" after a digit. Where stops are adjacent, a match of rule 2 or 3 can use up a character
+# the next match needs, so those lines go through ``tokenize_13a`` instead.
+_SYMBOLS_13A = [bytes([c]) for c in range(128) if RULES_13A[0].pattern.fullmatch(chr(c))]
+_STOP_RULES_13A = (
+    (re.compile(rb"\.(?:(?<![0-9]\.)|(?![0-9]))"), b" . "),  # rules 2 and 3 for "."
+    (re.compile(rb",(?:(?<![0-9],)|(?![0-9]))"), b" , "),  # ... and for ","
+    (re.compile(rb"-(?<=[0-9]-)"), b" - "),  # rule 4
+)  # (each pattern starts with its character, which the regex engine finds fast; the lookarounds then check it)
+_ADJACENT_STOPS = (re.compile(rb"\.[.,]"), re.compile(rb",[.,]"))  # two patterns that start with a fixed character
+_ENTITY = re.compile(rb"&(?:quot|amp|lt|gt);")
+
+
+def _clean_13a_bytes(data: bytes) -> bytes:
+    """``_clean_13a`` on UTF-8 text whose lines hold no line break (they are joined by b"\\n")."""
+    if b"<" in data:
+        data = data.replace(b"<skipped>", b"")
+    if b"&" in data:
+        found = set(_ENTITY.findall(data))
+        if b"&amp;" in found:  # "&amp;lt;" becomes "&lt;", which the next replacement turns into "<"
+            found.update((b"&lt;", b"&gt;"))
+        for entity, char in HTML_ENTITIES:
+            if entity.encode() in found:
+                data = data.replace(entity.encode(), char.encode())
+    return data
+
+
+def _lines_with_adjacent_stops(data: bytes) -> set[int]:
+    """The numbers of the b"\\n"-separated lines of ``data`` where "." and "," touch ("..", ".,", ",,", ",.")."""
+    found: set[int] = set()
+    for pattern in _ADJACENT_STOPS:
+        line = position = 0
+        for match in pattern.finditer(data):
+            line += data.count(b"\n", position, match.start())
+            position = match.start()
+            found.add(line)
+    return found
 
 
 def tokenize_13a_corpus(lines: Sequence[str]) -> list[list[str]]:
     """``[tokenize_13a(line).split() for line in lines]``, computed for a whole corpus at once (the fast path).
 
-    Each distinct line is tokenized once. The cleaned, padded lines are joined by newlines into one text, and each
-    rule runs once over it: no rule can match across a line break (a cleaned line has no newline, a match spans at
-    most two characters of one line, and each newline sits between two padding spaces). Rules 2-4 use the
-    fixed-string form above, so lines with "..", ".," ",," or ",." go through ``tokenize_13a`` instead. The tests
-    compare the result with sacrebleu's ``Tokenizer13a`` on generated text and on every line of WMT21.
+    Each distinct line is tokenized once. The lines are joined by newlines into one UTF-8 text and each step runs
+    once over it (see the comment above): no step can match across a line break (a cleaned line has none, a match
+    spans at most two characters of one line, and a newline is no digit, as the padding space it stands for). Lines
+    holding a line break are cleaned one by one first; lines with "..", ".,", ",," or ",." go through
+    ``tokenize_13a``. The tests compare the result with sacrebleu's ``Tokenizer13a`` on generated text (all of
+    Unicode) and on every line of WMT21.
     """
-    tokens: dict[str, list[str]] = {}
-    batch: dict[str, str] = {}
-    for line in dict.fromkeys(lines):
-        cleaned = _clean_13a(line)
-        if _ADJACENT_STOPS.search(cleaned):
-            tokens[line] = tokenize_13a(line).split()
-        else:
-            batch[line] = f" {cleaned} "
-    text = RULES_13A[0].pattern.sub(RULES_13A[0].replacement, "\n".join(batch.values()))
-    for pattern, replacement in _LITERAL_RULES_13A:
-        text = pattern.sub(replacement, text)
-    tokens.update(zip(batch, map(str.split, text.split("\n"))))
-    return [tokens[line] for line in lines]
+    unique = list(dict.fromkeys(lines))
+    text = "\n".join(unique)
+    if text.count("\n") == len(unique) - 1:
+        data = _clean_13a_bytes(text.encode("utf-8", "surrogatepass"))
+    else:  # some line holds a line break, which cleaning joins or turns into a space
+        data = "\n".join(map(_clean_13a, unique)).encode("utf-8", "surrogatepass")
+    adjacent = _lines_with_adjacent_stops(data)
+    for symbol in _SYMBOLS_13A:
+        if symbol in data:
+            data = data.replace(symbol, b" " + symbol + b" ")
+    for pattern, replacement in _STOP_RULES_13A:
+        data = pattern.sub(replacement, data)
+    tokens = list(map(str.split, data.decode("utf-8", "surrogatepass").split("\n")))
+    for number in adjacent:
+        tokens[number] = tokenize_13a(unique[number]).split()
+    table = dict(zip(unique, tokens))
+    return [table[line] for line in lines]
 
 
 def tokenize_13a_steps(line: str) -> list[tuple[str, str]]:

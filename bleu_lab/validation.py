@@ -87,6 +87,29 @@ def plain_strings(values: Sequence, name: str, what: str) -> list[str]:
     return [str(v) for v in values]
 
 
+# The longest segment bleu_lab takes, in characters. The longest line of the WMT21 news test sets (sources,
+# references and the systems' outputs of de-en, en-de, en-ja and en-zh) has 854 characters (130 words); 20,000 are
+# a few pages of text. A longer "segment" is a file that is not one segment per line (a text with no line breaks),
+# and analysing it would take minutes and gigabytes (three one-line files of 8 MB: 173 s and 2.3 GB in compare).
+MAX_SEGMENT_CHARS = 20_000
+
+
+def segment_too_long(where: str, length: int | None = None) -> ValueError:
+    """The error for a segment longer than ``MAX_SEGMENT_CHARS`` at ``where`` (``length``: its characters, if known)."""
+    size = f"{length:,} characters" if length is not None else f"more than {MAX_SEGMENT_CHARS:,} characters"
+    return ValueError(
+        f"{where} has {size}; a segment may have at most {MAX_SEGMENT_CHARS:,} (the longest line of the WMT21 test "
+        "sets has 854): give one sentence or paragraph per line"
+    )
+
+
+def check_segment_lengths(lines: Sequence[str], name: str) -> None:
+    """Raise ``ValueError`` naming the first of ``lines`` longer than ``MAX_SEGMENT_CHARS`` characters."""
+    if lines and max(map(len, lines)) > MAX_SEGMENT_CHARS:
+        number = next(i for i, line in enumerate(lines) if len(line) > MAX_SEGMENT_CHARS)
+        raise segment_too_long(f"{name}[{number}]", len(lines[number]))
+
+
 def as_sequence(value: object, name: str, what: str) -> Sequence:
     """Return ``value`` if it is a non-string sequence (list, tuple), else raise ``TypeError``."""
     if isinstance(value, (str, bytes, bytearray)) or value is None or not isinstance(value, Sequence):

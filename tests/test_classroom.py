@@ -181,7 +181,9 @@ def test_voila_takes_uploads_as_big_as_the_comparison_page_accepts():
 
     settings = json.loads((classroom.classroom_files().root / "voila.json").read_text(encoding="utf-8"))
     assert settings["Voila"]["tornado_settings"]["websocket_max_message_size"] == UPLOAD_MESSAGE_BYTES
-    assert UPLOAD_MESSAGE_BYTES >= 4 * MAX_UPLOAD_BYTES  # a few files at the limit, chosen at once
+    # an upload up to twice the bound reaches the kernel (which refuses it with a message), and no message may hold
+    # more than Jupyter's own default of 10 MiB: 15 messages of 20 MB once raised the server from 250 to 600 MB
+    assert 2 * MAX_UPLOAD_BYTES <= UPLOAD_MESSAGE_BYTES <= 10 * 2**20
 
 
 def test_the_comparison_page_is_served_with_its_own_pool():
@@ -407,3 +409,73 @@ def test_the_comparison_page_serves_a_room_too(tmp_path):
         assert student.websocket_status(kernel) == 101 and classmate.websocket_status(kernel) == 404
         student.leave()
         classmate.leave()
+
+
+def kernel_websocket_messages(student: Student, kernel_id: str, messages: list[str], wait_for: str | None = None):
+    """Send ``messages`` on the kernel's websocket, each on a connection of its own, as ``student``: per message,
+    "closed CODE" or "open", and the reply's content when ``wait_for`` is a msg_id."""
+    from tornado.httpclient import HTTPRequest
+    from tornado.websocket import WebSocketClosedError, websocket_connect
+
+    jar = next(h.cookiejar for h in student.opener.handlers if hasattr(h, "cookiejar"))
+    headers = {"Cookie": "; ".join(f"{c.name}={c.value}" for c in jar)}
+    url = f"{student.base.replace('http', 'ws')}/api/kernels/{kernel_id}/channels"
+
+    async def send(message: str) -> tuple[int | None, dict | None]:
+        ws = await websocket_connect(HTTPRequest(url, headers=headers, connect_timeout=60), max_message_size=2**30)
+        with contextlib.suppress(WebSocketClosedError):  # the server may close before the whole message is sent
+            await ws.write_message(message)
+        while True:
+            try:
+                answer = await asyncio.wait_for(ws.read_message(), timeout=120 if wait_for else 20)
+            except TimeoutError:  # still open, and no reply awaited
+                ws.close()
+                return "open", None
+            if answer is None:
+                return f"closed {ws.close_code}", None
+            reply = json.loads(answer)
+            if reply.get("parent_header", {}).get("msg_id") == wait_for and reply["msg_type"].endswith("_reply"):
+                ws.close()
+                return "open", reply.get("content")
+
+    return [asyncio.run(send(message)) for message in messages]
+
+
+def kernel_info_request(msg_id: str, padding: int = 0) -> str:
+    """A message Voilà lets a page send to its kernel, ``padding`` characters bigger (as an upload's content makes a
+    widget message)."""
+    header = {"msg_id": msg_id, "msg_type": "kernel_info_request", "username": "student", "session": "test-session",
+              "date": datetime.now(UTC).isoformat(), "version": "5.3"}
+    return json.dumps({"header": header, "parent_header": {}, "metadata": {"padding": "x" * padding},
+                       "channel": "shell", "buffers": [], "content": {}})
+
+
+def test_the_comparison_room_bounds_each_message_and_each_kernels_memory(tmp_path):
+    """The server takes a message as big as an upload at the page's bound and refuses a bigger one before reading it
+    (15 refused 20 MB messages leave the server's memory as it was); every kernel, the preheated ones included,
+    starts under the --memory limit (test_limits.py runs a kernel past it)."""
+    import psutil
+
+    from bleu_lab.compare.files import MAX_UPLOAD_BYTES, UPLOAD_MESSAGE_BYTES
+
+    with running_classroom(tmp_path, "--page", "compare", "--memory", "700") as (base, server, _):
+        student = Student(base)
+        status, kernel, _ = student.open_app()
+        assert status == 200 and kernel
+        kernels = [p for p in psutil.Process(server.pid).children(recursive=True)
+                   if any("kernel-" in part for part in p.cmdline())]
+        assert len(kernels) >= 2  # the student's and the spare the pool keeps while there is room
+        assert all(p.rlimit(psutil.RLIMIT_DATA) == (700 * 2**20, 700 * 2**20) for p in kernels)
+
+        server_memory = psutil.Process(server.pid).memory_info().rss
+        too_big = kernel_info_request("too-big", padding=20 * 2**20)
+        answers = kernel_websocket_messages(student, kernel, [too_big] * 15)
+        # refused as soon as its length is read: tornado sends 1009 ("message too big") and drops the connection
+        assert all(closed.startswith("closed") for closed, _ in answers) and len(answers) == 15
+        assert psutil.Process(server.pid).memory_info().rss - server_memory < 20 * 2**20
+
+        fits = kernel_info_request("fits", padding=MAX_UPLOAD_BYTES + 2**20)  # past the page's own bound
+        assert len(fits) < UPLOAD_MESSAGE_BYTES
+        [(closed, reply)] = kernel_websocket_messages(student, kernel, [fits], wait_for="fits")
+        assert closed == "open" and reply["status"] == "ok"  # it reached the kernel, which answered
+        student.leave()

@@ -38,11 +38,28 @@ def test_13a_equals_sacrebleu_tokenizer(text):
     assert tokenize_13a(text) == Tokenizer13a()(text)
 
 
-@given(st.lists(st.one_of(pieced_text, st.text(max_size=60)), max_size=8))
+# Every code point, lone surrogates included (hypothesis's text() leaves out category Cs); the fast path works on
+# UTF-8 bytes, so a character whose bytes could be taken for ASCII would show here.
+any_character = st.characters(exclude_categories=())
+any_text = st.text(any_character, max_size=40)
+piece_or_any = st.lists(st.one_of(st.sampled_from(PIECES), any_character), max_size=20).map("".join)
+
+
+@given(st.lists(st.one_of(pieced_text, st.text(max_size=60), any_text, piece_or_any), max_size=8))
 @example(["x.... y,,, 4.-5 .5 5. ,5 a.b", "Die BJP hat 72 und liegt bei 97.", "a.,5 1.-2", "a.,5 1.-2", ""])
+@example(["&amp;lt; &amp;quot; &amp;amp;gt; &lt;skipped&gt;", "<skip<skipped>ped> a", "1.5\n.3", "a-\nb", "7-\n8"])
+@example(["\ud83d\ude00 \udfff.5, x\x85y\u2028z\x1c.\x1d", "é.5 5.é 5.,5 ...", "", "\n", "-\n"])
 def test_13a_corpus_fast_path_equals_sacrebleu_line_by_line(lines):
     theirs = Tokenizer13a()
     assert tokenize_13a_corpus(lines) == [theirs(line).split() for line in lines]
+
+
+@given(piece_or_any)
+@example("\ud800.5")
+def test_13a_equals_sacrebleu_on_any_character(text):
+    assert tokenize_13a(text) == Tokenizer13a()(text)
+    assert tokenize_13a_corpus([text, "a.b", text + "5,5"]) == [Tokenizer13a()(x).split()
+                                                               for x in (text, "a.b", text + "5,5")]
 
 
 @pytest.mark.parametrize("name", TOKENIZERS)

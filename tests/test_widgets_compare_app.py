@@ -81,8 +81,8 @@ def test_names_are_split_on_commas_or_spaces():
 
 def test_a_file_too_big_is_explained():
     app = CompareApp(example=False, **FAST)
-    big = b"a\n" * (10 * 2**20 + 1)  # just over 20 MB
+    big = b"a\n" * (2 * 2**20 + 1)  # just over 4 MiB, the bound of one upload
     app.systems.value = (upload("a.txt", big), upload("b.txt", b"a\n"))
     app.references.value = (upload("r.txt", b"a\n"),)
     assert app.compare() is None and app.result.children == ()
-    assert "system file a.txt has 20,971,522 bytes" in app.message.value
+    assert "a.txt (4,194,306 bytes)" in app.message.value and "at most 4,194,304 bytes" in app.message.value

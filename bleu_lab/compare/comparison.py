@@ -21,10 +21,16 @@ import numpy as np
 
 from ..chrf import ChrfOptions
 from ..sacrebleu_style import ScoreOptions, check_corpus, count_refs
-from ..significance import PairedRows, _rows, bootstrap_from_rows, randomization_from_rows
+from ..significance import (
+    PairedRows,
+    _rows,
+    bootstrap_from_rows,
+    check_draws,
+    randomization_from_rows,
+)
 from ..statistics import prepare_references
 from ..tokenization import make_preprocessor
-from ..validation import as_sequence, check_flag, plain_strings
+from ..validation import as_sequence, check_flag, check_segment_lengths, plain_strings
 from .bucketers import (
     FREQUENCY,
     LENGTH_DIFFERENCE,
@@ -128,9 +134,14 @@ def compare_systems(
     refs = _references(references, len(next(iter(outputs.values()))))
     for name, lines in outputs.items():
         check_corpus(lines, refs, f"systems[{name!r}]")
+        check_segment_lengths(lines, f"systems[{name!r}]")
+    for i, seg in enumerate(refs):
+        check_segment_lengths(seg, f"references[{i}]")
     base = _baseline(baseline, list(outputs))
     srcs = None if sources is None else plain_strings(as_sequence(sources, "sources", "source strings"), "sources",
                                                        "a source string")
+    if srcs is not None:
+        check_segment_lengths(srcs, "sources")
     if srcs is not None and len(srcs) != len(refs):
         raise ValueError(f"sources has {len(srcs)} lines but the systems have {len(refs)}: one source per segment")
     options = ScoreOptions(tokenize, check_flag(lowercase, "lowercase"))
@@ -145,6 +156,7 @@ def compare_systems(
     for value, arg in ((n_samples, "n_samples"), (n_trials, "n_trials")):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise ValueError(f"{arg} must be a whole number >= 1, got {value!r}")
+        check_draws(value, len(refs), arg)  # the paired tests' bound, before any text is tokenized
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
         raise ValueError(f"seed must be a whole number >= 0 (or None for fresh randomness), got {seed!r}")
 

@@ -19,7 +19,7 @@ from numbers import Real
 
 from ..scripts import tokenizer_warning, unspaced_text
 from ..tokenization import OPTIONAL_TOKENIZERS, available_tokenizers
-from ..validation import as_sequence, plain_strings
+from ..validation import as_sequence, check_segment_lengths, plain_strings
 from .catalogue import SUBWORD_MARKERS, Reading, Workspace, readings, score, specs
 
 NEAREST = 5
@@ -130,6 +130,7 @@ def why(
                          "hypotheses", "a hypothesis string")
     if not hyps:
         raise ValueError("hypotheses is empty: give at least one hypothesis string")
+    check_segment_lengths(hyps, "hypotheses")
     refs, findings = _per_segment(hyps, references)
     names = _reference_names(reference_names, refs)
     workspace = Workspace(hyps, refs)
@@ -316,6 +317,7 @@ def _per_segment(hyps: list[str], references: object) -> tuple[list[list[str]], 
         if not seg:
             raise ValueError(f"references[{i}] is empty: every segment needs at least one reference")
         plain_strings(seg, f"references[{i}]", "a reference string")
+        check_segment_lengths(seg, f"references[{i}]")
     return segments, findings
 
 

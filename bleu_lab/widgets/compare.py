@@ -16,12 +16,19 @@ import ipywidgets as w
 from ..compare import Comparison, compare_systems
 from ..compare.bucketers import LENGTH_DIFFERENCE, REFERENCE_LENGTH, SENTENCE_BLEU
 from ..compare.comparison import Example
-from ..compare.files import ComparisonInputs, comparison_inputs, decode_text_file, default_names, read_text_file
+from ..compare.files import (
+    ComparisonInputs,
+    check_upload_sizes,
+    comparison_inputs,
+    decode_text_file,
+    default_names,
+    read_text_file,
+)
 from ..compare.reporters import example_html, legend_html, output_chips, scores_html
 from ..data import load_corpus
 from ..scripts import tokenizer_warning
 from ..tokenization import available_tokenizers
-from .model import message_html
+from .model import failure_message, message_html
 from .views import LABEL_STYLE, _View, _wide
 
 BUCKETERS = (REFERENCE_LENGTH, LENGTH_DIFFERENCE, SENTENCE_BLEU)
@@ -214,6 +221,7 @@ class CompareUpload(w.VBox):
 
     def inputs(self) -> ComparisonInputs:
         """The uploaded files, decoded and checked (a ``ValueError`` names the file at fault)."""
+        check_upload_sizes([(f["name"], len(f["content"])) for f in (*self.systems.value, *self.references.value)])
         systems = [decode_text_file(f["name"], bytes(f["content"]), "system") for f in self.systems.value]
         references = [decode_text_file(f["name"], bytes(f["content"]), "reference") for f in self.references.value]
         return comparison_inputs(default_names([f["name"] for f in self.systems.value]), systems, references)
@@ -229,7 +237,7 @@ class CompareUpload(w.VBox):
             self.result.children = ()
             return None
         except Exception as err:  # never a traceback for a student
-            self.message.value = message_html(f"Something unexpected happened ({type(err).__name__}: {err}).")
+            self.message.value = message_html(failure_message(err))
             self.result.children = ()
             return None
         warning = tokenizer_warning((r for seg in inputs.references for r in seg), self.tokenize.value,

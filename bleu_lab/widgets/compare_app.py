@@ -12,7 +12,13 @@ from __future__ import annotations
 import ipywidgets as w
 
 from ..compare import compare_systems
-from ..compare.files import ComparisonInputs, comparison_inputs, decode_text_file, default_names
+from ..compare.files import (
+    ComparisonInputs,
+    check_upload_sizes,
+    comparison_inputs,
+    decode_text_file,
+    default_names,
+)
 from ..compare.reporters import analyses_html
 from ..data import load_corpus
 from .compare import CompareUpload, CompareWidget
@@ -58,6 +64,7 @@ class CompareApp(CompareUpload):
     def inputs(self) -> ComparisonInputs:
         """The uploaded files, decoded and checked, named by the names box or else by their file names."""
         files = list(self.systems.value)
+        check_upload_sizes([(f["name"], len(f["content"])) for f in (*files, *self.references.value)])
         systems = [decode_text_file(f["name"], bytes(f["content"]), "system") for f in files]
         references = [decode_text_file(f["name"], bytes(f["content"]), "reference") for f in self.references.value]
         names = parse_names(self.names.value) or default_names([f["name"] for f in files])

@@ -224,6 +224,14 @@ def message_html(message: str | None) -> str:
     )
 
 
+def failure_message(err: BaseException) -> str:
+    """What a widget says instead of a traceback when something it did failed unexpectedly."""
+    if isinstance(err, MemoryError):
+        return ("This needs more memory than this page may use (on a shared server each student's kernel has a "
+                "memory limit, and this computation went past it): try smaller input, or fewer files at once.")
+    return f"Something unexpected happened ({type(err).__name__}: {err})."
+
+
 def notices_html(notices: Sequence[str]) -> str:
     """Notices (e.g. 'only the first 200 words are scored') above a view."""
     return "".join(

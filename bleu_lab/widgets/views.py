@@ -30,6 +30,7 @@ from .model import (
     bp_view_model,
     challenge_view_model,
     clip_table_view_model,
+    failure_message,
     image_html,
     message_html,
     playground_view_model,
@@ -160,7 +161,7 @@ class _View(w.VBox):
         try:
             return self._update()
         except Exception as err:  # never a traceback in a widget: say what happened instead
-            self.output.value = message_html(f"Something unexpected happened ({type(err).__name__}: {err}).")
+            self.output.value = message_html(failure_message(err))
             return None
 
     def _update(self):

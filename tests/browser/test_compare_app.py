@@ -122,14 +122,14 @@ def test_compare_app_in_jupyterlab(page: Page, jupyterlab_url: str):
 
 
 def big_upload_gets_a_message(app: Locator) -> None:
-    """21 MB of lines: more than the page accepts (20 MB), and more than a websocket message may carry by default
-    (10 MiB in tornado): the server's websocket_max_message_size lets the upload reach the page's own check."""
+    """5 MB of lines: more than the page accepts (4 MiB, compare.files.MAX_UPLOAD_BYTES) but within the server's
+    websocket_max_message_size (8 MiB), so the upload reaches the page's own check, which names the bound."""
     expect(app.locator(".bleu-upload-message")).to_contain_text("data/news example")
-    big = text_file("huge.txt", ["the cat sat on the mat ."] * 900_000)
+    big = text_file("huge.txt", ["the cat sat on the mat ."] * 200_000)
     upload(app, [big, text_file("new.txt", SYSTEM_B)], [text_file("ref.txt", REFERENCE)])
     message = app.locator(".bleu-upload-message")
     expect(message).to_contain_text("huge.txt", timeout=60_000)
-    expect(message).to_contain_text("at most 20,971,520 are accepted")
+    expect(message).to_contain_text("one comparison here takes at most 4,194,304 bytes")
     assert_no_traceback(app.page)
 
 
