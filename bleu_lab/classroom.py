@@ -37,7 +37,10 @@ strangers needs (see docs/instructor.md, "A classroom server that holds"):
 - **A memory limit per kernel** (``kernel_memory_mb``, ``--memory``): every kernel starts under an operating-system
   limit on its data memory (``RLIMIT_DATA``: heap and anonymous memory, enforced by Linux; macOS ignores it), set
   before the kernel runs a line, so one student's computation fails with a ``MemoryError`` (the pages say so)
-  instead of taking the laptop's memory from the room.
+  instead of taking the laptop's memory from the room. A kernel that dies all the same (killed by the system, or
+  out of memory where Python cannot raise ``MemoryError``) is not restarted, and its page says in plain words that
+  its Python process stopped, probably for memory, and that a reload starts again (``LimitedKernelManager``; the
+  words are the bleu_lab Voilà template's, given the limit through ``VoilaConfiguration.resources``).
 """
 
 from __future__ import annotations
@@ -99,10 +102,20 @@ def limited_command(command: Sequence[str], memory_mb: int) -> list[str]:
 
 
 class LimitedKernelManager(ServerKernelManager):
-    """A kernel started under its parent's ``kernel_memory_mb`` (see ``limited_command``)."""
+    """A kernel started under its parent's ``kernel_memory_mb`` (see ``limited_command``), and not restarted when it
+    dies: a fresh kernel would hold none of the page's widgets (the page would look alive and answer nothing), so the
+    kernel is let go (its place in the room frees), its page is sent Jupyter's "dead" status and says what happened
+    (the bleu_lab Voilà template)."""
 
     def format_kernel_cmd(self, extra_arguments: list[str] | None = None) -> list[str]:
         return limited_command(super().format_kernel_cmd(extra_arguments), getattr(self.parent, "kernel_memory_mb", 0))
+
+    def start_restarter(self) -> None:
+        """jupyter_client's restarter, which notices a kernel's death, told to give up at once (``restart_limit`` 0:
+        the first death fires the "dead" callbacks instead of a restart)."""
+        super().start_restarter()
+        if self._restarter is not None:
+            self._restarter.restart_limit = 0
 
 
 class ClassroomKernelManager(AsyncMappingKernelManager):
@@ -511,6 +524,7 @@ def voila_arguments(args: argparse.Namespace, files: ClassroomFiles) -> list[str
         f"--Voila.token={args.token}",
         f"--ClassroomKernelManager.max_students={args.students}",
         f"--ClassroomKernelManager.kernel_memory_mb={args.memory}",
+        f"--VoilaConfiguration.resources={json.dumps({'kernel_memory_mb': args.memory})}",  # for the page's words
         f"--VoilaKernelManager.kernel_pools_config={json.dumps(pools)}",
     ]
 

@@ -171,6 +171,7 @@ def test_the_playground_and_voila_json_are_found_in_one_place():
     argv = classroom.voila_arguments(args, files)
     assert argv[0] == str(files.notebook) and "--Voila.token=t0ken" in argv
     assert "--ClassroomKernelManager.max_students=25" in argv
+    assert '--VoilaConfiguration.resources={"kernel_memory_mb": 1024}' in argv  # the limit a dead kernel's page names
     assert '"notebooks/playground.ipynb": {"pool_size": 25}' in argv[-1]
     assert classroom.build_parser().parse_args([]).students == 2  # one student at home: a small pool
 

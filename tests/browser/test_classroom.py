@@ -25,6 +25,8 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 from playwright.sync_api import Error as PlaywrightError
 
+from bleu_lab import classroom
+
 from .conftest import EXTERNAL_URL, REPO_ROOT, ServerProcess, _isolated_env, _start_server, headless_lab_options
 from .helpers import PageErrors, assert_no_traceback, open_in_voila, type_into_widget
 
@@ -236,6 +238,39 @@ def test_a_full_room_shows_a_page_saying_so(projector_page, classroom_voila: Ser
     expect(page.locator("h1")).to_have_text("The classroom is full")
     expect(page.locator("body")).to_contain_text(f"All {ROOM} places")
     expect(page.locator("#rendered_cells")).to_have_count(0)
+
+
+def test_a_page_whose_kernel_dies_says_so_in_plain_words(projector_page, classroom_voila: ServerProcess,
+                                                         page_errors: PageErrors):
+    """A kernel killed as the system's out-of-memory killer kills (SIGKILL) is not restarted (a fresh kernel would
+    hold none of the page's widgets): its place frees, the page says what happened and how to start again, and a
+    reload gives a working page."""
+    import psutil
+
+    url = classroom_voila.url
+    page = projector_page()
+    open_in_voila(page, url)
+    kernel = _page_kernel_id(page)
+    [process] = [p for p in psutil.Process(classroom_voila.process.pid).children(recursive=True)
+                 if f"kernel-{kernel}.json" in " ".join(p.cmdline())]
+    process.kill()
+
+    notice = page.get_by_role("alert")
+    expect(notice).to_contain_text(
+        "This page's Python process stopped, probably because it used more memory than this classroom allows "
+        f"({classroom.DEFAULT_KERNEL_MEMORY_MB} MB). Reload the page to start again", timeout=60_000)
+    assert notice.evaluate("(el) => parseFloat(getComputedStyle(el).fontSize)") >= 24  # read from the back too
+    assert_no_traceback(page)
+    _wait_until(lambda: not _kernel_exists(page, url, kernel), classroom_voila, "the dead kernel is still listed")
+    assert "restarting" not in classroom_voila.log_tail(200_000).lower()  # let go, not restarted
+
+    notice.get_by_role("button", name="Reload the page").click()
+    open_in_voila(page, url)
+    assert _page_kernel_id(page) != kernel
+    expect(page.locator("#bleu-kernel-stopped")).to_have_count(0)
+    type_into_widget(page, page.locator(".bleu-playground .bleu-hypothesis"), "there is a cat on the mat")
+    expect(page.locator(".bleu-playground " + SCORE)).to_have_text("1.0000")
+    page_errors.assert_clean(ignore=[re.compile("WebSocket|websocket|Kernel|kernel|404")])
 
 
 @pytest.fixture(scope="module")
