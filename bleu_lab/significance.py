@@ -649,11 +649,22 @@ def _signature(setup: _Setup, test: str, count: int, seed: int | None) -> str:
 MAX_DRAWS = 50_000_000  # resamples (or trials) x segments: the random draws held in memory at once (~400 MB)
 
 
+class TooManyDraws(ValueError):
+    """A paired test refused before drawing: ``count`` resamples (or trials, the argument ``name``) on ``segments``
+    segments need more than ``MAX_DRAWS`` random draws. ``most_segments`` is how many segments that ``count`` can
+    test, ``most_count`` how many resamples (or trials) these ``segments`` can have."""
+
+    def __init__(self, count: int, segments: int, name: str):
+        self.count, self.segments, self.name = count, segments, name
+        self.most_segments, self.most_count = MAX_DRAWS // count, MAX_DRAWS // segments
+        super().__init__(f"{name} = {count} on {segments} segments needs {count * segments:,} random draws; "
+                         f"at most {MAX_DRAWS:,} fit in memory here: use at most {self.most_count:,} {name}")
+
+
 def check_draws(count: int, segments: int, name: str) -> None:
-    """Refuse a run whose random draws would not fit in memory, before drawing them."""
+    """Refuse a run whose random draws would not fit in memory (``TooManyDraws``), before drawing them."""
     if count * segments > MAX_DRAWS:
-        raise ValueError(f"{name} = {count} on {segments} segments needs {count * segments:,} random draws; "
-                         f"at most {MAX_DRAWS:,} fit in memory here: use at most {MAX_DRAWS // segments:,} {name}")
+        raise TooManyDraws(count, segments, name)
 
 
 def _check_count(value: object, name: str) -> int:

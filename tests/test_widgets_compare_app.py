@@ -86,3 +86,21 @@ def test_a_file_too_big_is_explained():
     app.references.value = (upload("r.txt", b"a\n"),)
     assert app.compare() is None and app.result.children == ()
     assert "a.txt (4,194,306 bytes)" in app.message.value and "at most 4,194,304 bytes" in app.message.value
+
+
+def test_too_many_segments_for_the_paired_tests_is_a_message_a_student_can_act_on():
+    """The page's paired tests (its default 10,000 randomization trials) hold at most significance.MAX_DRAWS random
+    draws: the message says how many segments the page can test and what to do, not an argument to change."""
+    from bleu_lab.significance import MAX_DRAWS
+
+    most = MAX_DRAWS // 10_000
+    app = CompareApp(example=False)  # the page's own settings
+    lines = b"a b\n" * (most + 1)
+    app.systems.value = (upload("a.txt", lines), upload("b.txt", lines))
+    app.references.value = (upload("r.txt", lines),)
+    assert app.compare() is None and app.result.children == ()
+    message = app.message.value
+    assert f"These files have {most + 1:,} segments (lines), and this page can test at most {most:,} at once" in message
+    assert f"Compare at most {most:,} lines at a time" in message
+    assert f"bleu-lab compare on your own computer with --trials {MAX_DRAWS // (most + 1)} or fewer" in message
+    assert "n_trials" not in message and "Traceback" not in message

@@ -27,6 +27,7 @@ from ..compare.files import (
 from ..compare.reporters import example_html, legend_html, output_chips, scores_html
 from ..data import load_corpus
 from ..scripts import tokenizer_warning
+from ..significance import TooManyDraws
 from ..tokenization import available_tokenizers
 from .model import failure_message, message_html
 from .views import LABEL_STYLE, _View, _wide
@@ -200,6 +201,19 @@ def compare_widget(
         return MessageWidget(f"These files cannot be compared: {err}")
 
 
+TEST_DRAWS = {"n_trials": ("randomization trials", "--trials"), "n_samples": ("bootstrap resamples", "--samples")}
+
+
+def too_many_segments_message(err: TooManyDraws) -> str:
+    """What a student can do when the upload has more segments than the page's paired tests can test (the bound of
+    ``significance.check_draws``): fewer lines at a time, or the command line with fewer trials (or resamples)."""
+    what, flag = TEST_DRAWS.get(err.name, (err.name, f"--{err.name}"))
+    return (f"These files have {err.segments:,} segments (lines), and this page can test at most "
+            f"{err.most_segments:,} at once: its paired tests run {err.count:,} {what} over every segment, and more "
+            f"would not fit in memory. Compare at most {err.most_segments:,} lines at a time (cut every file at the "
+            f"same lines), or run bleu-lab compare on your own computer with {flag} {err.most_count} or fewer.")
+
+
 class CompareUpload(w.VBox):
     """Upload system outputs and references (UTF-8 text, one segment per line), press Compare: the widget."""
 
@@ -232,6 +246,10 @@ class CompareUpload(w.VBox):
             inputs = self.inputs()
             widget = CompareWidget(compare_systems(inputs.systems, inputs.references, tokenize=self.tokenize.value,
                                                    **self.options))
+        except TooManyDraws as err:
+            self.message.value = message_html(too_many_segments_message(err))
+            self.result.children = ()
+            return None
         except (ValueError, TypeError, OSError) as err:
             self.message.value = message_html(f"These files cannot be compared: {err}")
             self.result.children = ()
