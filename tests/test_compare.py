@@ -353,6 +353,17 @@ def test_every_pair_is_tested_with_both_tests_and_bonferroni(news_comparison, tm
     page = c.to_html()
     assert "Every pair of systems" in page and "literal − fluent" in page
     assert "Bonferroni correction for 3 pairs tested together (lesson 9)" in page
+    latex = c.to_latex()
+    every = latex[latex.index("Pair & $\\Delta$BLEU"):]  # the second table: every pair
+    for pair in c.all_pairs:
+        threshold = 0.05 / 3
+        marks = " & ".join("yes" if test.significant(level) else "no" for level in (0.05, threshold)
+                           for test in (pair.randomization, pair.bootstrap))
+        row = (f"{pair.system} $-$ {pair.baseline} & {pair.difference:+.2f} & "
+               "[{:+.2f}, {:+.2f}] & ".format(*pair.bootstrap.difference_interval)
+               + f"{pair.randomization.p_value:.4f} & {pair.bootstrap.p_value:.4f} & {marks} \\\\")
+        assert row in every.splitlines()
+    assert "AR $p<0.0167$ (Bonf.)" in every and "Bonferroni's correction for 3 pairs tested together" in every
 
 
 def test_two_systems_have_one_pair_and_nothing_to_correct():
@@ -360,6 +371,7 @@ def test_two_systems_have_one_pair_and_nothing_to_correct():
     assert len(c.all_pairs) == 1 and c.to_dict()["family_wise"] is None
     assert c.to_dict()["all_pairs"][0]["ar_significant_bonferroni"] is None
     assert "One pair: nothing to correct" in c._repr_html_() and "(Bonferroni)" not in c._repr_html_()
+    assert c.to_latex().count("\\begin{tabular}") == 1  # the one pair is the scores table's row
 
 
 def test_names_reach_the_figures_as_typed_and_one_system_has_no_pair_table():

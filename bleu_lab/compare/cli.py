@@ -24,9 +24,11 @@ from .files import comparison_inputs, default_names, read_text_file
 def build_parser(prog: str = "bleu-lab compare") -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=prog,
-        description="Compare two or more systems' outputs on one test set: BLEU (exact sacrebleu) and chrF with "
-        "paired significance tests against the baseline, word accuracy by frequency, buckets by length and by "
-        "sentence BLEU, salient n-grams, and the segments where the systems differ most.",
+        description="Compare two or more systems' outputs on one test set: BLEU (exact sacrebleu) and chrF, "
+        "paired significance tests (approximate randomization and the paired bootstrap) on every pair of systems, "
+        "read with Bonferroni's correction when there are more than two, word accuracy by frequency, buckets by "
+        "length and by sentence BLEU, salient n-grams, and the segments where each system and the baseline differ "
+        "most.",
         epilog="Example: bleu-lab compare --refs data/news/ref.A.de --systems data/news/sys.strong.de "
         "data/news/sys.fluent.de --names strong fluent --html report.html",
     )
@@ -34,7 +36,9 @@ def build_parser(prog: str = "bleu-lab compare") -> argparse.ArgumentParser:
     parser.add_argument("--refs", nargs="+", required=True, metavar="REF", help="reference file(s)")
     parser.add_argument("--systems", nargs="+", required=True, metavar="SYS", help="system output files")
     parser.add_argument("--names", nargs="+", metavar="NAME", help="one name per system (default: the file names)")
-    parser.add_argument("--baseline", metavar="NAME", help="the system the others are tested against (default: first)")
+    parser.add_argument("--baseline", metavar="NAME",
+                        help="the system the others are set against in the scores table, the salient n-grams and the "
+                        "examples (default: first; every pair is tested either way)")
     parser.add_argument("--source", metavar="SRC", help="source file, shown beside the examples")
     parser.add_argument("-t", "--tokenize", default="13a", choices=ALL_TOKENIZERS, metavar="TOK",
                         help=f"tokenizer: {', '.join(TOKENIZERS)}; {', '.join(OPTIONAL_TOKENIZERS)} "
@@ -52,7 +56,8 @@ def build_parser(prog: str = "bleu-lab compare") -> argparse.ArgumentParser:
     parser.add_argument("--no-chrf", action="store_true", help="skip chrF (the slowest score)")
     parser.add_argument("--json", metavar="FILE", help="write the whole report as JSON")
     parser.add_argument("--html", metavar="FILE", help="write the whole report as one standalone HTML page")
-    parser.add_argument("--latex", metavar="FILE", help="write the scores table as LaTeX")
+    parser.add_argument("--latex", metavar="FILE", help="write the scores table as LaTeX (and, with more than two "
+                        "systems, every pair's tests)")
     parser.add_argument("--csv", metavar="DIR", help="write every table as a CSV file into DIR")
     return parser
 

@@ -203,9 +203,38 @@ def _chrf(s) -> str:
     return f"{s.chrf.score:.2f}" if s.chrf else "–"
 
 
+def pairs_latex(c: ComparisonData) -> list[str]:
+    """Every pair of systems with both paired tests and Bonferroni's reading, as a LaTeX table (none with two systems
+    or fewer: their one pair is the scores table's row)."""
+    fw = family_wise(c)
+    if fw is None:
+        return []
+    lines = [
+        r"\begin{tabular}{lrlrrcccc}",
+        r"\hline",
+        r"Pair & $\Delta$BLEU & 95\% interval of $\Delta$ & $p_\mathrm{AR}$ & $p_\mathrm{BS}$ & "
+        f"AR $p<{ALPHA:g}$ & BS $p<{ALPHA:g}$ & AR $p<{fw['threshold']:.4f}$ (Bonf.) & BS $p<{fw['threshold']:.4f}$ "
+        r"(Bonf.) \\",
+        r"\hline",
+    ]
+    for p in c.all_pairs:
+        yes = [_yes(test.significant(level)) for level in (ALPHA, fw["threshold"])
+               for test in (p.randomization, p.bootstrap)]
+        lines.append(f"{latex_escape(p.system)} $-$ {latex_escape(p.baseline)} & {p.difference:+.2f} & "
+                     "[{:+.2f}, {:+.2f}] & ".format(*p.bootstrap.difference_interval)
+                     + f"{p.randomization.p_value:.4f} & {p.bootstrap.p_value:.4f} & {' & '.join(yes)} \\\\")
+    lines += [r"\hline", r"\end{tabular}",
+              f"% Every pair: gap = BLEU of the first system - BLEU of the second, interval: 95% of the paired "
+              f"bootstrap's resampled gaps. The last two columns are Bonferroni's correction for {fw['comparisons']} "
+              f"pairs tested together (lesson 9): each pair read at {ALPHA:g} / {fw['comparisons']} = "
+              f"{fw['threshold']:.4f}, so that the chance of any false alarm among them is at most {ALPHA:g}."]
+    return lines
+
+
 def to_latex(c: ComparisonData, path: str | Path | None = None) -> str:
     """The scores table: BLEU, chrF, length ratio, and against the baseline the gap, both p-values and the
-    system's 95% bootstrap interval. The signatures go in a footnote line."""
+    system's 95% bootstrap interval; with more than two systems, a second table of every pair with both tests and
+    Bonferroni's reading (``pairs_latex``). The signatures go in a footnote line."""
     pairs = {p.system: p for p in c.pairs}
     lines = [
         r"\begin{tabular}{lrrrrrrl}",
@@ -225,6 +254,8 @@ def to_latex(c: ComparisonData, path: str | Path | None = None) -> str:
                      f"{tail} \\\\")
     lines += [r"\hline", r"\end{tabular}",
               f"% BLEU: {latex_escape(c.signature)}", f"% chrF2: {latex_escape(c.chrf_signature or 'not computed')}"]
+    every_pair = pairs_latex(c)
+    lines += ["", *every_pair] if every_pair else []
     text = "\n".join(lines) + "\n"
     if path is not None:
         Path(path).write_text(text, encoding="utf-8")
