@@ -476,3 +476,23 @@ def test_bonferroni_alpha_is_checked():
         bonferroni_alpha(0.05, 0)
     with pytest.raises(ValueError, match="alpha"):
         bonferroni_alpha(5, 2)
+
+
+def test_the_readme_describes_the_csv_files_as_written(news_comparison, tmp_path):
+    """Every CSV file `--csv` writes is named in the README, and every interval column (``_low``/``_high``) it
+    names is a column of the file it says."""
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    start = readme.index("`--csv DIR`")
+    paragraph = readme[start:readme.index("\n\n", start)]
+    files = news_comparison.to_csv(tmp_path)
+    headers = {f.name: f.read_text(encoding="utf-8").splitlines()[0].split(",") for f in files}
+    assert all(f"`{name}`" in paragraph for name in headers)
+    for name in ("pairs.csv", "all_pairs.csv"):
+        for interval in ("system_interval", "baseline_interval", "difference_interval"):
+            assert {f"{interval}_low", f"{interval}_high"} <= set(headers[name])
+            assert not any(column == interval for column in headers[name])  # no [low, high] cell left
+    assert "`system_interval_low`, `system_interval_high`" in paragraph and "`difference_interval_*`" in paragraph
+    assert {"bonferroni_threshold", "ar_significant_bonferroni"} <= set(headers["all_pairs.csv"])
+    for name in ("length_buckets.csv", "length_difference_buckets.csv", "sentence_bleu_buckets.csv"):
+        assert headers[name] == ["bucket", "system", "count", "bleu", "interval_low", "interval_high"]
+    assert "`interval_low`,\n`interval_high`" in paragraph or "`interval_low`, `interval_high`" in paragraph

@@ -153,7 +153,8 @@ def _flat(row: dict) -> dict:
 def to_csv(c: ComparisonData, directory: str | Path) -> list[Path]:
     """scores.csv, pairs.csv (against the baseline), all_pairs.csv (every pair, with the Bonferroni reading when
     there are more than two systems), word_accuracy.csv, length_buckets.csv, length_difference_buckets.csv,
-    sentence_bleu_buckets.csv, salient_ngrams.csv, examples.csv."""
+    sentence_bleu_buckets.csv, salient_ngrams.csv, examples.csv. Each interval is two columns, NAME_low and
+    NAME_high (the README lists them)."""
     folder = Path(directory)
     folder.mkdir(parents=True, exist_ok=True)
     data = to_dict(c)
