@@ -160,3 +160,19 @@ def test_version(capsys):
         compare("--version")
     assert exit_.value.code == 0
     assert capsys.readouterr().out.startswith(f"bleu-lab {bleu_lab.__version__} (sacrebleu ")
+
+
+def test_too_many_draws_names_the_flag_and_what_fits(tmp_path, capsys):
+    """The paired tests' memory bound (significance.MAX_DRAWS) said with this command's flags."""
+    from bleu_lab.significance import MAX_DRAWS
+
+    lines = "a b\n" * 1000
+    for name in ("r.txt", "a.txt", "b.txt"):
+        (tmp_path / name).write_text(lines, encoding="utf-8")
+    trials = MAX_DRAWS // 1000 + 1
+    code = compare("--refs", str(tmp_path / "r.txt"), "--systems", str(tmp_path / "a.txt"), str(tmp_path / "b.txt"),
+                   "--samples", "10", "--trials", str(trials))
+    error = capsys.readouterr().err
+    assert code == 2 and error.count("\n") == 1 and "n_trials" not in error
+    assert f"--trials {trials} on 1,000 segments" in error
+    assert f"use --trials {MAX_DRAWS // 1000} or fewer, or compare at most {MAX_DRAWS // trials:,} segments" in error

@@ -15,6 +15,7 @@ import ipywidgets as w
 
 from ..compare import Comparison, compare_systems
 from ..compare.bucketers import LENGTH_DIFFERENCE, REFERENCE_LENGTH, SENTENCE_BLEU
+from ..compare.cli import DRAW_FLAGS
 from ..compare.comparison import Example
 from ..compare.files import (
     ComparisonInputs,
@@ -201,13 +202,13 @@ def compare_widget(
         return MessageWidget(f"These files cannot be compared: {err}")
 
 
-TEST_DRAWS = {"n_trials": ("randomization trials", "--trials"), "n_samples": ("bootstrap resamples", "--samples")}
+TEST_DRAWS = {"n_trials": "randomization trials", "n_samples": "bootstrap resamples"}
 
 
 def too_many_segments_message(err: TooManyDraws) -> str:
     """What a student can do when the upload has more segments than the page's paired tests can test (the bound of
     ``significance.check_draws``): fewer lines at a time, or the command line with fewer trials (or resamples)."""
-    what, flag = TEST_DRAWS.get(err.name, (err.name, f"--{err.name}"))
+    what, flag = TEST_DRAWS.get(err.name, err.name), DRAW_FLAGS.get(err.name, err.name)
     return (f"These files have {err.segments:,} segments (lines), and this page can test at most "
             f"{err.most_segments:,} at once: its paired tests run {err.count:,} {what} over every segment, and more "
             f"would not fit in memory. Compare at most {err.most_segments:,} lines at a time (cut every file at the "
