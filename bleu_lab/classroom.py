@@ -28,8 +28,9 @@ strangers needs (see docs/instructor.md, "A classroom server that holds"):
   and one student's reload must never replace a classmate's kernel; why the IP as the fallback: a script that
   refuses cookies would otherwise be a new student on every request.
 - **One kernel per client**: a page request from a client shuts down the kernel the client already has (a reload
-  replaces it); concurrent requests from one client are served one at a time, and a request overtaken by a newer one
-  from the same client is answered without a kernel.
+  replaces it, and a page still open on the old kernel says its kernel is gone); concurrent requests from one
+  client are served one at a time, and a request overtaken by a newer one from the same client is answered without
+  a kernel.
 - **A cap on the room** (``max_students``): beyond it a page says the classroom is full, and spare kernels are only
   kept while there is room for them, so the server never runs more than ``max_students`` kernels.
 - **Owner-scoped kernels**: the kernel API, its websocket and Voilà's shutdown request answer only the kernel's
@@ -140,6 +141,7 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
         self._reserved = 0  # page requests admitted that have not got their kernel yet
         self._latest: dict[str, int] = {}  # client -> number of its newest page request
         self._client_locks: dict[str, asyncio.Lock] = {}
+        self._sockets: dict[str, set] = {}  # kernel id -> the websocket handlers of pages connected to it
         if hasattr(self, "fill_if_needed"):  # Voilà's pool (preheat_kernel): keep spares only while there is room
             self._fill_pool = self.fill_if_needed
             self.fill_if_needed = self._fill_within_room
@@ -189,6 +191,22 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
                 del self._client_locks[idle]
                 self._latest.pop(idle, None)
         return self._client_locks.setdefault(client, asyncio.Lock())
+
+    def watch_socket(self, kernel_id: str, handler, connected: bool = True) -> None:
+        """Record (or, ``connected`` False, forget) a page's websocket on ``kernel_id``."""
+        if connected:
+            self._sockets.setdefault(kernel_id, set()).add(handler)
+        else:
+            self._sockets.get(kernel_id, set()).discard(handler)
+
+    async def shutdown_kernel(self, kernel_id: str, now: bool = False, restart: bool = False):
+        """Shut a kernel down and close its pages' websockets (jupyter_server leaves them open on a kernel that is
+        gone, and the page would not know): the page then finds its kernel gone and says so (the bleu_lab template)."""
+        result = await super().shutdown_kernel(kernel_id, now=now, restart=restart)
+        if not restart:
+            for handler in self._sockets.pop(kernel_id, set()):
+                handler.close(1001, "kernel shut down")  # 1001: going away
+        return result
 
     def top_up_pool(self) -> None:
         """Refill the pools up to the room left (after a client's kernel went, the pool may have room again)."""
@@ -249,6 +267,7 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
         self.top_up_pool()
         self._unconnected_since = {k: t for k, t in self._unconnected_since.items() if k in self._kernels}
         self._ever_connected &= set(self._kernels)
+        self._sockets = {k: handlers for k, handlers in self._sockets.items() if k in self._kernels}
 
     async def cull_kernel_if_idle(self, kernel_id: str):
         """jupyter_server's idle check, once the kernel has been without a page for the timeout."""
@@ -427,11 +446,20 @@ def _classroom_handlers():
             await require_owner(self, self.path_args[0] if self.path_args else "")
 
     class OwnedKernelWebsocketHandler(VoilaKernelWebsocketHandler):
-        """The kernel's websocket (what the widgets speak) for the kernel's owner only."""
+        """The kernel's websocket (what the widgets speak) for the kernel's owner only; closed when the kernel is shut
+        down (``ClassroomKernelManager.shutdown_kernel``)."""
 
         async def pre_get(self):
             await super().pre_get()
             await require_owner(self, self.kernel_id)
+
+        async def open(self, kernel_id):
+            await super().open(kernel_id)
+            self.kernel_manager.watch_socket(self.kernel_id, self)
+
+        def on_close(self):
+            self.kernel_manager.watch_socket(self.kernel_id, self, connected=False)
+            super().on_close()
 
     return {TornadoVoilaHandler: ClassroomPageHandler, KernelHandler: OwnedKernelHandler,
             VoilaShutdownKernelHandler: OwnedShutdownHandler, VoilaKernelWebsocketHandler: OwnedKernelWebsocketHandler}

@@ -273,6 +273,30 @@ def test_a_page_whose_kernel_dies_says_so_in_plain_words(projector_page, classro
     page_errors.assert_clean(ignore=[re.compile("WebSocket|websocket|Kernel|kernel|404")])
 
 
+def test_a_page_opened_again_in_another_tab_says_its_kernel_is_gone(browser: Browser, classroom_voila: ServerProcess):
+    """A second tab of the same student replaces the kernel (one kernel per student): the first tab says its Python
+    process is no longer running and why that may be, not that it ran out of memory."""
+    url = classroom_voila.url
+    context = browser.new_context(viewport=PROJECTOR)  # one student: the tabs share the login cookie
+    context.set_default_timeout(30_000)
+    try:
+        first = context.new_page()
+        open_in_voila(first, url)
+        kernel = _page_kernel_id(first)
+        second = context.new_page()
+        open_in_voila(second, url)
+        assert _page_kernel_id(second) != kernel
+        expect(first.get_by_role("alert")).to_contain_text(
+            "This page's Python process is no longer running (it stopped, or this page was opened again in another "
+            "tab or window). Reload the page to start again.", timeout=60_000)
+        expect(first.get_by_role("alert")).not_to_contain_text("memory")
+        expect(second.locator("#bleu-kernel-stopped")).to_have_count(0)
+        type_into_widget(second, second.locator(".bleu-playground .bleu-hypothesis"), "there is a cat on the mat")
+        expect(second.locator(".bleu-playground " + SCORE)).to_have_text("1.0000")
+    finally:
+        context.close()
+
+
 @pytest.fixture(scope="module")
 def readme_lab_url(browser_tmp: Path) -> Iterator[str]:
     """JupyterLab as the README starts it (`bleu-lab lab`, a fresh working copy): no user settings, the venv's
