@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from . import default_notebooks_dir
-from .grade import DEFAULT_TIMEOUT, grade_batch
+from .grade import DEFAULT_TIMEOUT, MARK_MEMORY, SANDBOX_MODES, grade_batch
 from .release import release
 
 EXIT_ERROR = 2
@@ -49,6 +49,12 @@ def build_parser(prog: str = "bleu-lab") -> argparse.ArgumentParser:
                      help="seed of the hidden cases (default: a random one, printed first)")
     grd.add_argument("--lesson", default=None, metavar="NAME",
                      help="grade every notebook as this lesson (e.g. 03_brevity_penalty), whatever it claims")
+    grd.add_argument("--sandbox", choices=SANDBOX_MODES, default="auto",
+                     help="run each kernel under bubblewrap: 'auto' where it can start (the report's second line "
+                     "says which), 'bubblewrap' to refuse to grade without it, 'none' not to use it")
+    grd.add_argument("--memory", type=int, default=MARK_MEMORY, metavar="MB",
+                     help=f"memory that marking one notebook may use, in MB (default {MARK_MEMORY}); beyond it, or "
+                     "beyond --timeout, the notebook gets 0 with a note")
     return parser
 
 
@@ -63,7 +69,8 @@ def main(argv: Sequence[str], prog: str = "bleu-lab") -> int:
                   f"  {done.solved}  (with solutions: for instructors, and to test the grader)\n"
                   f"  {done.nbgrader}  (nbgrader's source/ and nbgrader_config.py, for courses that use nbgrader)")
             return 0
-        return grade_batch(list(args.notebooks), timeout=args.timeout, seed=args.seed, lesson=args.lesson)
+        return grade_batch(list(args.notebooks), timeout=args.timeout, seed=args.seed, lesson=args.lesson,
+                           sandbox=args.sandbox, memory=args.memory)
     except (OSError, ValueError) as err:
         print(f"{prog}: error: {err}", file=sys.stderr)
         return EXIT_ERROR

@@ -25,6 +25,8 @@ MAX_DEPTH = 40
 MAX_ITEMS = 100_000
 MAX_TEXT = 200_000  # characters of one string
 TAG = "$bleu_lab"
+ARRAY_DTYPES = frozenset({"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16",
+                          "float32", "float64", "complex64", "complex128"})
 
 
 class TooLarge(ValueError):
@@ -158,7 +160,10 @@ def decode(data: object, classes: Mapping[str, type] | Callable[[str], type | No
     if kind == "ndarray":
         import numpy as np
 
-        return np.asarray(inner(data["v"]), dtype=data.get("dtype") or None)
+        # Only a plain number's dtype is taken from the sender; any other (a sub-array such as "(40000000,)f8",
+        # a structure, a 200,000-character string type) is inferred from the values, which the wire bounds.
+        dtype = data.get("dtype")
+        return np.asarray(inner(data["v"]), dtype=dtype if dtype in ARRAY_DTYPES else None)
     if kind == "counter":
         return Counter({_key(inner(k)): inner(v) for k, v in data["v"]})
     if kind == "dict":
