@@ -66,9 +66,10 @@ def _write(path: Path, nb: nbformat.NotebookNode) -> Path:
     return path
 
 
-def _grade(paths: list[Path], mode: str, cwd: Path, python: Path | None = None) -> subprocess.CompletedProcess:
+def _grade(paths: list[Path], mode: str, cwd: Path, python: Path | None = None,
+           *options: str) -> subprocess.CompletedProcess:
     """``bleu-lab grade`` as an instructor runs it (or this venv's entry point under another ``python``)."""
-    args = ["grade", *map(str, paths), "--seed", str(SEED), "--timeout", str(TIMEOUT), "--sandbox", mode]
+    args = ["grade", *map(str, paths), "--seed", str(SEED), "--timeout", str(TIMEOUT), "--sandbox", mode, *options]
     if python is None:
         command = [str(Path(sys.executable).parent / "bleu-lab"), *args]
     else:
@@ -274,6 +275,34 @@ def test_an_answer_claiming_a_huge_dtype_allocates_nothing(attacked):
     report = _report(attacked, "dtype")
     assert re.search(r"reading the explanation\s+0 / 1", report)
     assert "marking exceeded" not in report and "MemoryError" not in report
+
+
+# The kernel's reply is the student's to write: here 3,000,000 numbers (12 MB of JSON, within the reply's bound) for
+# p1, which marking would decode into some 120 MB of Python objects.
+HUGE_REPLY = """\
+import json
+_dumps = json.dumps
+
+def dumps(obj, *args, **kwargs):
+    if isinstance(obj, dict) and "p1" in obj:
+        return '{"p1": {"ok": [' + ",".join(["1.5"] * 3_000_000) + ']}}'
+    return _dumps(obj, *args, **kwargs)
+
+json.dumps = dumps
+"""
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_marking_has_a_memory_limit_and_the_batch_goes_on(mode, released, tmp_path):
+    _need(mode)
+    solved = _nb(released, "solved", "00_start_here")
+    paths = [_write(tmp_path / "greedy" / "00_start_here.ipynb", _with_cell(solved, HUGE_REPLY, at=len(solved.cells))),
+             _write(tmp_path / "after" / "00_start_here.ipynb", solved)]
+    done = _grade(paths, mode, tmp_path, None, "--memory", "64")
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    reports = _reports(done.stdout)
+    assert "note: not graded: marking exceeded 64 MB" in reports[1] and reports[1].rstrip().endswith("score: 0 / 2")
+    assert reports[2].rstrip().endswith("score: 2 / 2")  # marking a solved lesson 0 fits in 64 MB
 
 
 # ------------------------------------------------------------------------------------------------ a tampered module
