@@ -38,8 +38,9 @@ def build_parser(prog: str = "bleu-lab") -> argparse.ArgumentParser:
                      help="replace the files an earlier release wrote in OUTDIR (never anything else)")
     grd = commands.add_parser("grade", help="run submitted notebooks and mark their exercises",
                               description="Run each notebook from a private copy in an isolated kernel, read back "
-                              "the values of its answers, and mark them in this process with the lesson's checks and "
-                              "hidden cases drawn from --seed: 1 point for the visible check, 1 for the hidden cases; "
+                              "the values of its answers, and mark them outside the kernel (under --timeout and "
+                              "--memory) with the lesson's checks and hidden cases drawn from --seed: 1 point for the "
+                              "visible check, 1 for the hidden cases; "
                               "written answers are listed for manual grading.")
     grd.add_argument("notebooks", metavar="NOTEBOOK", nargs="+", type=Path)
     grd.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="SECONDS",
