@@ -378,3 +378,31 @@ def test_a_tampered_module_never_runs_in_the_grader(mode, released, test_venv, t
             assert re.findall(r"^score: .*$", done.stdout, re.MULTILINE)[-1] == "score: 2 / 2"
     finally:
         target.write_bytes(original)
+
+
+def test_a_module_imported_during_a_batch_is_checked_first(tmp_path, monkeypatch):
+    """After the snapshot, a changed module is refused, and a new .pyc (say, forged for a module never compiled, with
+    its source's size and time) is never read: the module is compiled from its checked source."""
+    import importlib.util
+    import py_compile
+
+    for name in ("forged_pyc", "changed_source"):
+        (tmp_path / f"{name}.py").write_text("VALUE = 'source'\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(grading, "protected_roots", lambda: [tmp_path])
+    guard = grading.ImportGuard(grading.Snapshot.take())
+    monkeypatch.setattr(sys, "meta_path", [guard, *sys.meta_path])
+    source, forged = tmp_path / "forged_pyc.py", tmp_path / "elsewhere" / "forged_pyc.py"
+    forged.parent.mkdir()
+    forged.write_text("VALUE = 'forged'\n", encoding="utf-8")
+    os.utime(forged, ns=(source.stat().st_atime_ns, source.stat().st_mtime_ns))
+    py_compile.compile(str(forged), cfile=importlib.util.cache_from_source(str(source)))
+    with open(tmp_path / "changed_source.py", "a", encoding="utf-8") as f:
+        f.write("VALUE = 'tampered'\n")
+    try:
+        assert importlib.import_module("forged_pyc").VALUE == "source"
+        with pytest.raises(grading.TamperingError, match="changed_source.py"):
+            importlib.import_module("changed_source")
+    finally:
+        for name in ("forged_pyc", "changed_source"):
+            sys.modules.pop(name, None)

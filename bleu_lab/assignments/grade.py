@@ -717,38 +717,62 @@ class Snapshot:
 
 
 class ImportGuard:
-    """A ``sys.meta_path`` finder that lets no module be imported from a protected file that changed (or appeared,
-    a new ``.pyc`` included) since the snapshot: ``TamperingError`` instead. The grader imports what marking needs
-    before the first submission runs; this covers whatever is imported later."""
+    """A ``sys.meta_path`` finder that lets no module be imported from a protected source file that changed (or
+    appeared) since the snapshot: ``TamperingError`` instead. A ``.pyc`` that appeared since (another process may
+    compile a module for the first time; a submission may forge one) is never read: the module is compiled from its
+    checked source. The grader imports what marking needs before the first submission runs; this covers the rest."""
 
     def __init__(self, snapshot: Snapshot) -> None:
         self.files = {os.path.realpath(path): state for path, state in snapshot.files.items()}
         self.roots = [os.path.realpath(root) for root in snapshot.roots]
 
-    def _verify(self, path: str | None) -> None:
+    def _state(self, path: str | None) -> str:
+        """"same" as in the snapshot, "changed", "new" (in a protected folder, not in the snapshot) or "outside"."""
         if not path or not os.path.isabs(path):
-            return
+            return "outside"
         real = os.path.realpath(path)
         try:
             st = os.lstat(real)
         except OSError:
-            return
-        state = (st.st_size, st.st_ino, st.st_ctime_ns)
-        inside = any(real.startswith(root + os.sep) for root in self.roots)
-        if (real in self.files and self.files[real] != state) or (inside and real not in self.files):
-            raise TamperingError("a module about to be imported changed since the grader started", [path])
+            return "outside"
+        if real in self.files:
+            return "same" if self.files[real] == (st.st_size, st.st_ino, st.st_ctime_ns) else "changed"
+        return "new" if any(real.startswith(root + os.sep) for root in self.roots) else "outside"
 
     def find_spec(self, name, path=None, target=None):
         import importlib.machinery
 
         spec = importlib.machinery.PathFinder.find_spec(name, path, target)
-        if spec is not None and spec.has_location:
-            self._verify(spec.origin)
-            self._verify(getattr(spec, "cached", None))
-        return None  # the usual finders import it
+        if spec is None or not spec.has_location:
+            return None  # the usual finders import it
+        if self._state(spec.origin) in ("changed", "new"):
+            raise TamperingError("a module about to be imported changed since the grader started", [spec.origin])
+        cached = getattr(spec, "cached", None)
+        state = self._state(cached) if cached and os.path.exists(cached) else "outside"
+        if state == "changed":
+            raise TamperingError("a module about to be imported changed since the grader started", [cached])
+        if state == "new" and isinstance(spec.loader, importlib.machinery.SourceFileLoader):
+            spec.loader = _SourceOnlyLoader(spec.loader.name, spec.loader.path)
+            return spec
+        return None
 
     def invalidate_caches(self) -> None:
         pass
+
+
+def _source_only_loader_class():
+    import importlib.machinery
+
+    class SourceOnlyLoader(importlib.machinery.SourceFileLoader):
+        """Compiles the module from its source, never from a ``.pyc``."""
+
+        def get_code(self, fullname):
+            return compile(self.get_data(self.path), self.path, "exec", dont_inherit=True)
+
+    return SourceOnlyLoader
+
+
+_SourceOnlyLoader = _source_only_loader_class()
 
 
 def protected_roots() -> list[Path]:
