@@ -252,8 +252,8 @@ def test_the_installed_solutions_are_out_of_reach_in_the_sandbox(attacked):
     score = _score(attacked, "solutions")
     if attacked["mode"] == "bubblewrap":
         assert score == "score: 0 / 5  (+ 1 to grade by hand)"
-    else:  # documented: without the sandbox a notebook reads what this user can (instructor guide)
-        assert score in ("score: 0 / 5  (+ 1 to grade by hand)", "score: 5 / 5  (+ 1 to grade by hand)")
+    else:  # the known limit, documented in the guide: without the sandbox a notebook reads what this user can
+        assert score == "score: 5 / 5  (+ 1 to grade by hand)"
 
 
 def test_marking_has_a_time_limit_and_the_batch_goes_on(attacked):
