@@ -22,6 +22,9 @@ COURSE_FILES = (
     "docs/*.md",  # the reading list the lessons link to, the instructor's guide
     "jupyter-settings/overrides.d/*.json",  # JupyterLab settings (no news or update toasts)
     "jupyter-settings/voila-template/*",  # the classroom's offline Voila template
+    "jupyter-settings/jupyterhub_config.py",  # a course hub on one server (docs/instructor.md, "On a JupyterHub")
+    "jupyter-settings/singleuser/*.py",  # each student's server on a hub: Voila template, save hook, message size
+    "jupyter-settings/z2jh/*",  # Zero to JupyterHub: config.yaml and the single-user image's Dockerfile
     "voila.json",  # classroom mode's Voila configuration
 )
 PACKAGE_FOLDER = Path("bleu_lab") / "course_files"

@@ -2,7 +2,8 @@
 # A wheel alone gives the whole course. Builds the sdist, and the wheel from it, installs the wheel (with the versions
 # requirements.txt pins) in a clean venv outside the repository, and from an empty folder: imports bleu_lab, loads the
 # shipped data, copies the lessons with `bleu-lab lessons` (twice: the second run keeps a changed lesson), runs one
-# lesson top to bottom from the copy, releases the assignments and grades a solved lesson (full marks).
+# lesson top to bottom from the copy, releases the assignments and grades a solved lesson (full marks); then builds a
+# Gradescope autograder carrying the wheel, and runs its setup.sh and run_autograder in a temporary /autograder.
 # Usage: .ci/wheel_check.sh [PYTHON]   (default python3)
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
@@ -49,6 +50,8 @@ from bleu_lab.published_scores import load_system_scores
 assert load_system_scores(), "no published scores"
 assert len(list(default_notebooks_dir().glob("*.ipynb"))) >= 12
 share = Path(sys.prefix) / "share" / "jupyter"
+for hub_file in ("jupyterhub_config.py", "singleuser/jupyter_server_config.py", "z2jh/config.yaml", "z2jh/Dockerfile"):
+    assert (course_root() / "jupyter-settings" / hub_file).is_file(), f"the wheel lacks jupyter-settings/{hub_file}"
 for data_file in ("lab/settings/overrides.d/bleu_lab.json", "voila/templates/bleu_lab/index.html.j2"):
     assert (share / data_file).is_file(), f"the wheel did not install {share / data_file}"
 print(f"bleu_lab {bleu_lab.__version__} from {Path(bleu_lab.__file__).parent}: {corpus}")
@@ -87,4 +90,26 @@ test -f released/student/03_brevity_penalty.ipynb
 score="$(grep -o 'score: [0-9]* / [0-9]*' "$work/grade.txt")"
 read -r _ got _ possible <<< "$score"
 [ "$got" = "$possible" ] && [ "$possible" -gt 0 ] || { echo "the solved lesson got $score" >&2; exit 1; }
+echo "== bleu-lab gradescope: the autograder zip, set up and run in a folder laid out like Gradescope's /autograder"
+"$bin/bleu-lab" gradescope 03_brevity_penalty -o "$work/autograder.zip" --wheel "$wheel" --timeout 120
+ag="$work/autograder"
+mkdir -p "$ag/source" "$ag/submission"
+"$bin/python" -c "import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])" "$work/autograder.zip" \
+    "$ag/source"
+cp "$ag/source/run_autograder" "$ag/run_autograder"
+# setup.sh finds a Python >= 3.11, makes $ag/bleu-lab-venv and installs the wheel with its dependencies from PyPI
+(cd "$ag" && AUTOGRADER_ROOT="$ag" bash source/setup.sh > "$work/setup.log" 2>&1) \
+    || { tail -n 40 "$work/setup.log" >&2; exit 1; }
+cp released/solved/03_brevity_penalty.ipynb "$ag/submission/"
+(cd "$ag" && AUTOGRADER_ROOT="$ag" bash run_autograder > "$work/run.log" 2>&1) || { tail -n 40 "$work/run.log" >&2; exit 1; }
+"$bin/python" - "$ag/results/results.json" <<'EOF'
+import json
+import sys
+
+results = json.load(open(sys.argv[1], encoding="utf-8"))
+possible = sum(test["max_score"] for test in results["tests"])
+assert results["score"] == possible == 5, results
+print(f"Gradescope autograder: {results['score']} / {possible} for the solved lesson")
+EOF
+
 echo "wheel check passed: $(basename "$wheel") on $("$bin/python" --version)"

@@ -38,8 +38,7 @@ from .sacrebleu_style import BleuScore, corpus_score, sentence_score
 from .significance import BootstrapResult, RandomizationResult, paired_bootstrap, paired_randomization
 from .statistics import BleuStats, corpus_stats, segment_stats
 from .tokenization import tokenize
-
-__version__ = "0.1.0"
+from .version import __version__ as __version__
 
 __all__ = [
     "BleuScore",

@@ -6,7 +6,11 @@ systems (a, b) and compare the signs of the two differences:
     pairwise accuracy = #{pairs with sign(metric_a - metric_b) == sign(human_a - human_b)} / #pairs
 
 (Kocmi et al. 2021, https://aclanthology.org/2021.wmt-1.57/: how often the metric makes the decision a person
-would make about a pair of systems.) Kendall's tau counts the same pairs with a sign:
+would make about a pair of systems.) Ties need a rule, and the sources differ (``TIE_RULES``): by default a pair
+counts as agreeing when both signs are equal, so a pair both judges tie agrees and a pair one of them ties does not
+(mt-metrics-eval's ``stats.Agreement``); Kocmi et al.'s released code leaves out the pairs people tie and counts a
+metric tie as a disagreement; one can also leave out every tied pair, or count every tie as a disagreement.
+Kendall's tau counts the same pairs with a sign:
 
     tau_b = (C - D) / sqrt((P - T_x) * (P - T_y))
 
@@ -35,7 +39,7 @@ class PairDecision:
 
     @property
     def agree(self) -> bool:
-        """Both differences have the same sign (both zero counts as agreeing, as in Kocmi et al.)."""
+        """Both differences have the same sign (both zero counts as agreeing: ``TIE_RULES['sign']``)."""
         return _sign(self.metric_difference) == _sign(self.human_difference)
 
     def __str__(self) -> str:
@@ -51,10 +55,33 @@ def pair_decisions(names: Sequence[str], metric: Sequence[float], human: Sequenc
             for i, j in combinations(range(len(names)), 2)]
 
 
-def pairwise_accuracy(metric: Sequence[float], human: Sequence[float]) -> float:
-    """Share of system pairs that the metric orders as people do (Kocmi et al. 2021)."""
+# How a pair tied in one list or both counts (see the module's docstring): rule -> what it does.
+TIE_RULES = {
+    "sign": "all pairs; agree when sign(metric difference) == sign(human difference): a pair both tie agrees, a pair "
+            "one ties disagrees (mt-metrics-eval's stats.Agreement)",
+    "kocmi": "pairs people tie are left out; a metric tie counts as a disagreement (Kocmi et al.'s released code, "
+             "github.com/MicrosoftTranslator/ToShipOrNotToShip, evaluation/analysis.py and tools.py)",
+    "exclude": "every pair tied in either list is left out",
+    "strict": "all pairs; a tie in either list counts as a disagreement",
+}
+
+
+def pairwise_accuracy(metric: Sequence[float], human: Sequence[float], *, ties: str = "sign") -> float:
+    """Share of system pairs that the metric orders as people do (Kocmi et al. 2021), ties counted by ``ties``, one
+    of ``TIE_RULES``: #{pairs that agree} / #{pairs counted}."""
+    if ties not in TIE_RULES:
+        raise ValueError(f"ties must be one of {', '.join(map(repr, TIE_RULES))}, not {ties!r}")
     decisions = pair_decisions(_index_names(metric), metric, human)
-    return sum(d.agree for d in decisions) / len(decisions)
+    counted = [d for d in decisions if not _left_out(d, ties)]
+    if not counted:
+        raise ValueError(f"every pair is tied, and ties={ties!r} leaves tied pairs out: no pair to count")
+    agree = sum(d.agree and not (ties == "strict" and d.metric_difference == 0) for d in counted)
+    return agree / len(counted)
+
+
+def _left_out(decision: PairDecision, ties: str) -> bool:
+    human_tie, metric_tie = decision.human_difference == 0, decision.metric_difference == 0
+    return ties == "kocmi" and human_tie or ties == "exclude" and (human_tie or metric_tie)
 
 
 def kendall_tau(x: Sequence[float], y: Sequence[float]) -> float:

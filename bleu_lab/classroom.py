@@ -227,11 +227,20 @@ FULL_PAGE = """<!DOCTYPE html>
 <title>Classroom full</title></head>
 <body style="font: 24px/1.4 sans-serif; max-width: 40em; margin: 3em auto">
 <h1>The classroom is full</h1>
-<p>All {students} places of this BLEU page are taken. Ask your instructor: a place frees up when a student
+<p>{taken} Ask your instructor: a place frees up when a student
 closes their tab (within about two minutes), and the instructor can start the classroom for more students
 (<code>bleu-lab classroom --students N</code>). This page tries again every {retry} seconds.</p>
 </body></html>
 """
+
+
+def full_page(students: int, retry: int = 30) -> str:
+    """The page a student gets when all ``students`` places are taken ("the only place" for a room of one)."""
+    taken = ("The only place of this BLEU page is taken." if students == 1
+             else f"All {students} places of this BLEU page are taken.")
+    return FULL_PAGE.format(taken=taken, retry=retry)
+
+
 SUPERSEDED_PAGE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>Reloaded</title></head>
 <body><p>This page was opened again in the meantime; use the newest one.</p></body></html>
@@ -344,7 +353,7 @@ def _classroom_handlers():
                     self.log.warning("classroom: full (%d students); %s turned away", manager.max_students, client)
                     self.set_status(503)
                     self.set_header("Retry-After", "30")
-                    return self.finish(FULL_PAGE.format(students=manager.max_students, retry=30))
+                    return self.finish(full_page(manager.max_students))
                 self.claiming = Claiming(manager, client)
                 try:
                     await super().get(path)

@@ -5,7 +5,8 @@
     bleu-lab hyp.de ref.A.de --explain 7           ...and every step of segment 7's sentence BLEU
     bleu-lab base.de ref.A.de --compare new.de     a paired test of new against base: approximate randomization
     bleu-lab base.de ref.A.de --compare new.de --paired-bs    ...the paired bootstrap instead (both: add --paired-ar)
-    bleu-lab release OUTDIR | grade NOTEBOOK ...   assignments for instructors (bleu_lab.assignments.cli)
+    bleu-lab release OUTDIR | grade NOTEBOOK ... | gradescope LESSON ... -o ZIP
+                                                   assignments for instructors (bleu_lab.assignments.cli)
     bleu-lab lessons [DIR] | lab [DIR]             the lessons in a working copy of your own (bleu_lab.course)
     bleu-lab classroom [--page compare] [--students N] [--token T]
                                                    the playground (or the comparison page) as a Voilà app for a room
@@ -24,11 +25,13 @@ import sys
 import textwrap
 import unicodedata
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
+from .commands import add_version, note_empty_reference_lines, run_with_clear_errors
 from .data import line_count_error, read_lines, references_per_segment
 from .explain import explain
 from .sacrebleu_style import corpus_score
+from .scripts import tokenizer_warning
 from .significance import (
     BootstrapResult,
     RandomizationResult,
@@ -39,9 +42,8 @@ from .significance import (
 from .smoothing import SACREBLEU_METHODS
 from .tokenization import ALL_TOKENIZERS, OPTIONAL_TOKENIZERS, TOKENIZERS
 
-EXIT_ERROR = 2
 DEFAULT_SAMPLES, DEFAULT_TRIALS = 1000, 10000  # sacrebleu's defaults for --paired-bs-n and --paired-ar-n
-CLASSROOM_COMMANDS = ("release", "grade")
+CLASSROOM_COMMANDS = ("release", "grade", "gradescope")
 COURSE_COMMANDS = ("lessons", "lab")
 
 
@@ -65,9 +67,11 @@ def build_parser(prog: str = "bleu-lab") -> argparse.ArgumentParser:
         "setting reproduce a reported BLEU; 'bleu-lab compare --refs REF --systems SYS SYS' shows where systems "
         "differ (lesson 11). For instructors: 'bleu-lab release OUTDIR' writes the lessons as an assignment "
         "(OUTDIR/student without solutions, OUTDIR/solved with them), 'bleu-lab grade NOTEBOOK [NOTEBOOK ...]' marks "
-        "submitted lessons, and 'bleu-lab classroom --students N' serves the playground to a room "
+        "submitted lessons (--csv, --gradescope: the marks for a gradebook), 'bleu-lab gradescope LESSON -o ZIP' "
+        "writes a Gradescope autograder, and 'bleu-lab classroom --students N' serves the playground to a room "
         "('--page compare': the comparison page).",
     )
+    add_version(parser, prog)
     parser.add_argument("hypothesis", metavar="HYP", help="hypothesis file (system output)")
     parser.add_argument("references", metavar="REF", nargs="+", help="reference file(s)")
     parser.add_argument("-t", "--tokenize", default="13a", choices=ALL_TOKENIZERS, metavar="TOK",
@@ -127,25 +131,6 @@ def main(argv: Sequence[str] | None = None, prog: str = "bleu-lab") -> int:
     return run_with_clear_errors(run, build_parser(prog).parse_args(argv), prog)
 
 
-def run_with_clear_errors(run: Callable[[argparse.Namespace], object], args: argparse.Namespace, prog: str) -> int:
-    """``run(args)``; return 0, or print one line ("PROG: error: ...") and return 2 for an error of the input.
-
-    A warning (e.g. a byte order mark) prints as one "note:" line."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("always", UserWarning)
-        warnings.showwarning = _note
-        try:
-            run(args)
-        except (OSError, ValueError, TypeError, MemoryError) as err:
-            print(f"{prog}: error: {err or type(err).__name__}", file=sys.stderr)
-            return EXIT_ERROR
-    return 0
-
-
-def _note(message: Warning | str, *args: object, **kwargs: object) -> None:
-    print(f"note: {message}", file=sys.stderr)
-
-
 def _print(text: object, nrefs: int) -> None:
     """Print a result; with several reference files the signature counts the files, as sacrebleu's does (a blank
     line in one of them is a missing reference for that segment, not one reference fewer for the corpus)."""
@@ -171,6 +156,9 @@ def run(args: argparse.Namespace) -> None:
     streams = [read_lines(path, role) for path, role in zip(args.references, roles)]
     for path, role, lines in zip(args.references, roles, streams):
         _check_count(path, role, lines, args.hypothesis, hyps)
+    warning = tokenizer_warning((line for lines in streams for line in lines), args.tokenize)
+    if warning:
+        warnings.warn(warning, stacklevel=2)
     references = _references(args, streams)
     options = {"tokenize": args.tokenize, "lowercase": args.lowercase, "smooth_method": args.smooth,
                "smooth_value": args.smooth_value}
@@ -199,18 +187,7 @@ def _references(args: argparse.Namespace, streams: list[list[str]]) -> list[list
     ``# Remove undefined references`` / ``lines = [x for x in refs if x is not None]`` (sacrebleu/metrics/base.py).
     An empty reference has length 0 and no n-grams, but its length can be the closest one for the brevity penalty.
     """
-    for path, lines in zip(args.references, streams):
-        empty = sum(1 for line in lines if not line.strip())
-        if empty:
-            lines_word = "line" if empty == 1 else "lines"
-            if args.drop_empty_refs and len(streams) > 1:
-                meaning = "'no reference for this segment' (--drop-empty-refs)"
-            else:
-                meaning = "an empty reference, as sacrebleu reads it" + (
-                    "" if args.drop_empty_refs or len(streams) == 1 else
-                    " (length 0: a short hypothesis there escapes the brevity penalty, see lesson 8; "
-                    "--drop-empty-refs reads it as no reference)")
-            print(f"note: {path} has {empty} empty {lines_word}, read as {meaning}", file=sys.stderr)
+    note_empty_reference_lines(args.references, streams, dropped=args.drop_empty_refs)
     if not args.drop_empty_refs:
         return [list(refs) for refs in zip(*streams)]
     references = references_per_segment(streams)

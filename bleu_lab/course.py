@@ -1,7 +1,8 @@
 """The course on disk: where its files are, a student's working copy of it, and JupyterLab on that copy.
 
     bleu-lab lessons [DIR]            copy the lessons to DIR (default bleu-lab-course/); run again to add what is new
-    bleu-lab lessons DIR --update     ...and put a newer version of a lesson you changed beside yours (NAME.new.ipynb)
+    bleu-lab lessons DIR --update     ...and put a newer version of a lesson you changed beside yours (NAME.new.ipynb;
+                                      NAME.new-2.ipynb if you changed NAME.new.ipynb too: nothing you edit is replaced)
     bleu-lab lab [DIR]                the same copy, then JupyterLab with DIR as its root
 
 The course (lessons, worked solutions, data, docs, the classroom's settings) sits at the top of a clone of the
@@ -23,6 +24,8 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
+from .version import __version__
+
 DEFAULT_DIR = Path("bleu-lab-course")
 MANIFEST_NAME = ".bleu-lab-course.json"
 FIRST_LESSON = "notebooks/00_start_here.ipynb"
@@ -31,6 +34,9 @@ FIRST_LESSON = "notebooks/00_start_here.ipynb"
 # plus bleu_lab's source to read (package_sources).
 WORKING_COPY = ("notebooks/*.ipynb", "notebooks/solutions/*.py", "data/**/*", "docs/reading_list.md")
 EXIT_ERROR = 2
+# An upload reaches the kernel as one websocket message holding every file chosen at once; Jupyter's servers take at
+# most 10 MiB by default, and a bigger message is dropped without a word. voila.json and ``bleu-lab lab`` raise it to:
+UPLOAD_MESSAGE_BYTES = 128 * 2**20
 
 
 def course_root() -> Path:
@@ -74,10 +80,12 @@ def sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def new_name(relative: str) -> str:
-    """Where ``--update`` puts the new version of a file the student changed: NAME.new.ipynb beside NAME.ipynb."""
+def new_name(relative: str, number: int = 1) -> str:
+    """Where ``--update`` puts the new version of a file the student changed: NAME.new.ipynb beside NAME.ipynb (the
+    ``number``-th candidate: NAME.new-2.ipynb, NAME.new-3.ipynb ... when the first ones are the student's)."""
     path = Path(relative)
-    return str(path.with_name(f"{path.stem}.new{path.suffix}").as_posix())
+    tail = "" if number == 1 else f"-{number}"
+    return str(path.with_name(f"{path.stem}.new{tail}{path.suffix}").as_posix())
 
 
 @dataclass
@@ -89,6 +97,8 @@ class CopyReport:
     replaced: list[str] = field(default_factory=list)  # shipped in an older version, untouched by the student
     kept: list[str] = field(default_factory=list)  # changed by the student, and bleu_lab has a newer version
     offered: list[str] = field(default_factory=list)  # the newer versions written beside them (--update)
+    offered_as: dict[str, str] = field(default_factory=dict)  # ... and where each one is
+    edited_offers: list[str] = field(default_factory=list)  # NAME.new.ipynb files the student changed: kept
     yours: list[str] = field(default_factory=list)  # changed by the student, no newer version
     unchanged: list[str] = field(default_factory=list)
 
@@ -102,10 +112,13 @@ class CopyReport:
             lines.append(f"  yours, left as they are: {_files(self.yours)}")
         for relative in self.kept:
             if relative in self.offered:
-                lines.append(f"  kept {relative} (you changed it); the new version is beside it: {new_name(relative)}")
+                where = self.offered_as.get(relative, new_name(relative))
+                lines.append(f"  kept {relative} (you changed it); the new version is beside it: {where}")
             else:
                 lines.append(f"  kept {relative} (you changed it); a newer version exists: run with --update to get "
                              f"it as {new_name(relative)}")
+        for relative in self.edited_offers:
+            lines.append(f"  kept {relative} (you changed this new version too): the next one went beside it")
         if not (self.added or self.replaced or self.kept):
             lines.append(f"  up to date ({len(self.unchanged) + len(self.yours)} files)")
         return "\n".join(lines)
@@ -128,17 +141,51 @@ def read_manifest(directory: Path) -> dict[str, str]:
     return {k: v for k, v in files.items() if isinstance(v, str)} if isinstance(files, dict) else {}
 
 
+def read_offers(directory: Path) -> dict[str, str]:
+    """The SHA-256 of each NAME.new.ipynb ``--update`` wrote into ``directory`` ({} if none)."""
+    try:
+        data = json.loads((directory / MANIFEST_NAME).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    offered = data.get("offered") if isinstance(data, dict) else None
+    return {k: v for k, v in offered.items() if isinstance(v, str)} if isinstance(offered, dict) else {}
+
+
+def offer(directory: Path, relative: str, shipped: bytes, offers: dict[str, str], report: CopyReport) -> None:
+    """Write the new version of ``relative`` beside the student's: at the first of NAME.new.ipynb, NAME.new-2.ipynb
+    ... that is free, already holds it, or holds an earlier offer the student left untouched. A NAME.new file the
+    student changed (or wrote) is never replaced."""
+    shipped_hash = hashlib.sha256(shipped).hexdigest()
+    number = 1
+    while True:
+        name = new_name(relative, number)
+        target = directory / name
+        if target.is_symlink() or (target.exists() and not target.is_file()):
+            number += 1
+            continue
+        current = sha256(target) if target.exists() else None
+        if current is None or current == shipped_hash or current == offers.get(name):
+            if current != shipped_hash:
+                _write(target, shipped)
+            offers[name] = shipped_hash
+            report.offered.append(relative)
+            report.offered_as[relative] = name
+            return
+        report.edited_offers.append(name)
+        number += 1
+
+
 def copy_course(directory: Path | str = DEFAULT_DIR, *, update: bool = False,
                 source: Path | None = None) -> CopyReport:
     """Copy the course into ``directory``: new files are added, nothing the student changed is overwritten.
 
     A file already there is replaced only when it is byte for byte what bleu_lab wrote last time (the manifest's
     hash): then it is an older shipped version, not the student's work. A changed file is kept; with
-    ``update=True`` the new version is written beside it (``NAME.new.ipynb``). A deleted file comes back fresh.
+    ``update=True`` the new version is written beside it (``NAME.new.ipynb``, or the next free ``NAME.new-2.ipynb``
+    if the student changed that one too: ``offer``). A deleted file comes back fresh.
     """
     if not isinstance(directory, (str, Path)):
         raise TypeError(f"directory must be a path (str or Path), not {type(directory).__name__}")
-    from . import __version__
 
     directory = Path(directory)
     source = course_root() if source is None else source
@@ -147,6 +194,7 @@ def copy_course(directory: Path | str = DEFAULT_DIR, *, update: bool = False,
     if directory.resolve() == source.resolve() or directory.resolve() == (source / "notebooks").resolve():
         raise ValueError(f"{directory} is the course's own folder: give a folder of your own, e.g. {DEFAULT_DIR}")
     manifest = read_manifest(directory)
+    offers = read_offers(directory)
     report = CopyReport(directory)
     files = {relative: source / relative for relative in course_files(source)}
     if source == course_root():
@@ -169,13 +217,12 @@ def copy_course(directory: Path | str = DEFAULT_DIR, *, update: bool = False,
         else:
             report.kept.append(relative)
             if update:
-                _write(directory / new_name(relative), shipped)
-                report.offered.append(relative)
+                offer(directory, relative, shipped, offers, report)
             if relative in manifest:
                 continue  # keep the hash of what we wrote: the file stays "changed by the student"
         manifest[relative] = shipped_hash
-    _write(directory / MANIFEST_NAME, (json.dumps({"bleu_lab": __version__, "files": manifest}, indent=1,
-                                                  sort_keys=True) + "\n").encode("utf-8"))
+    record = {"bleu_lab": __version__, "files": manifest, **({"offered": offers} if offers else {})}
+    _write(directory / MANIFEST_NAME, (json.dumps(record, indent=1, sort_keys=True) + "\n").encode("utf-8"))
     return report
 
 
@@ -210,8 +257,6 @@ def save_without_python_version(model: dict, **kwargs: object) -> None:
 
 def lab_command(directory: Path, open_file: str | None, extra: Sequence[str]) -> list[str]:
     """The JupyterLab command for a working copy (run with ``directory`` as the working directory = server root)."""
-    from .compare.files import UPLOAD_MESSAGE_BYTES
-
     command = [sys.executable, "-m", "jupyterlab", f"--ServerApp.root_dir={directory.resolve()}",
                f"--ContentsManager.pre_save_hook={__name__}.save_without_python_version",
                f"--ServerApp.tornado_settings={{'websocket_max_message_size': {UPLOAD_MESSAGE_BYTES}}}", *extra]
@@ -232,7 +277,7 @@ def build_parser(prog: str = "bleu-lab") -> argparse.ArgumentParser:
     lessons.add_argument("directory", metavar="DIR", nargs="?", type=Path, default=DEFAULT_DIR)
     lessons.add_argument("--update", action="store_true",
                          help="for a file you changed that has a newer version, write the new one beside yours "
-                         "(NAME.new.ipynb)")
+                         "(NAME.new.ipynb; NAME.new-2.ipynb ... if you changed that one too)")
     lab = commands.add_parser(
         "lab", help="copy the lessons to DIR as 'lessons' does, then start JupyterLab there",
         description="Bring the working copy DIR up to date (as 'bleu-lab lessons DIR' does, never overwriting your "

@@ -24,7 +24,7 @@ from html import escape
 from pathlib import Path
 from typing import BinaryIO
 
-from .course import course_root
+from .course import DEFAULT_DIR, course_root
 
 DOWNLOAD_TIMEOUT = 60  # seconds before an unreachable download server counts as offline
 
@@ -60,12 +60,32 @@ def read_lines(path: str | Path, what: str = "text") -> list[str]:
         with opener(path, "rb") as stream:
             return _read_stream(stream, what, path)
     except FileNotFoundError:
-        raise FileNotFoundError(f"{what} file not found: {path}") from None
+        raise FileNotFoundError(f"{what} file not found: {path}{_course_hint(path)}") from None
     except IsADirectoryError:
         raise IsADirectoryError(f"{what} file {path} is a directory, not a text file") from None
     except (gzip.BadGzipFile, EOFError, zlib.error) as err:
         raise ValueError(f"{what} file {path} is not a valid gzip file: {err}") from None
 
+
+
+def _course_hint(path: Path) -> str:
+    """Where the course's copy of a missing file is, when the course ships a file of that name (its examples are
+    named relative to the course folder: data/news/ref.A.de)."""
+    if path.is_absolute():
+        return ""
+    try:
+        data = course_root() / "data"
+    except FileNotFoundError:
+        return ""
+    found = next((p for p in sorted(data.rglob("*")) if p.name == path.name and p.is_file()), None)
+    if found is None:
+        return ""
+    relative = found.relative_to(course_root())
+    copy = DEFAULT_DIR / relative
+    if copy.is_file():
+        return f" (the course's copy is {copy}: give that path, or run this in {DEFAULT_DIR}/)"
+    return (f" (the course ships it as {relative.as_posix()} in the course folder: 'bleu-lab lessons' makes "
+            f"{DEFAULT_DIR}/, then give {(DEFAULT_DIR / relative).as_posix()} or run this in {DEFAULT_DIR}/)")
 
 
 def decode_lines(data: bytes, path: object, what: str = "text") -> list[str]:

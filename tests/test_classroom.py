@@ -155,6 +155,15 @@ def test_a_clients_newer_request_overtakes_the_waiting_one_and_idle_clients_are_
     assert len(manager._client_locks) < 10  # a script that makes up a client per request grows nothing
 
 
+@pytest.mark.parametrize(("students", "sentence"), [(1, "The only place of this BLEU page is taken."),
+                                                    (2, "All 2 places of this BLEU page are taken."),
+                                                    (30, "All 30 places of this BLEU page are taken.")])
+def test_the_full_page_counts_places_in_good_english(students, sentence):
+    page = classroom.full_page(students, retry=30)
+    assert sentence in page and "1 places" not in page
+    assert '<meta http-equiv="refresh" content="30">' in page and "every 30 seconds" in page
+
+
 def test_the_playground_and_voila_json_are_found_in_one_place():
     files = classroom.classroom_files()
     assert files.notebook.is_file() and (files.root / "voila.json").is_file()
@@ -167,7 +176,8 @@ def test_the_playground_and_voila_json_are_found_in_one_place():
 
 
 def test_voila_takes_uploads_as_big_as_the_comparison_page_accepts():
-    from bleu_lab.compare.files import MAX_UPLOAD_BYTES, UPLOAD_MESSAGE_BYTES
+    from bleu_lab.compare.files import MAX_UPLOAD_BYTES
+    from bleu_lab.course import UPLOAD_MESSAGE_BYTES
 
     settings = json.loads((classroom.classroom_files().root / "voila.json").read_text(encoding="utf-8"))
     assert settings["Voila"]["tornado_settings"]["websocket_max_message_size"] == UPLOAD_MESSAGE_BYTES

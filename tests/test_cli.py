@@ -346,3 +346,54 @@ def test_standard_input_through_sacrebleus_own_command_line(tmp_path):
     theirs = subprocess.run([str(Path(sys.executable).with_name("sacrebleu")), ref, "-b", "-w", "2"], input=data,
                             capture_output=True, check=True)
     assert ours.stdout.decode().startswith(f"BLEU = {theirs.stdout.decode().strip()} ")
+
+
+# --- guard rails ----------------------------------------------------------------------------------------------------
+
+
+def test_version_names_bleu_lab_sacrebleu_nltk_and_python(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["--version"])
+    assert exit_.value.code == 0
+    out = capsys.readouterr().out.strip()
+    assert out.startswith(f"bleu-lab {bleu_lab.__version__} (sacrebleu {sacrebleu.__version__}, nltk ")
+    assert f"Python {sys.version_info.major}.{sys.version_info.minor}" in out
+
+
+@pytest.mark.parametrize("language,ref,hyp,advice", [
+    ("Chinese", "我们今天去公园散步。\n他喜欢读书和写字。\n", "我们今天去公园走路。\n他喜欢看书和写字。\n",
+     ["use --tokenize zh"]),
+    ("Japanese", "猫はマットの上に座っていた。\n今日は良い天気です。\n",
+     "猫がマットの上に座った。\n今日はいい天気です。\n", ["use --tokenize ja-mecab", "--tokenize char"]),
+    ("Thai", "แมวนั่งอยู่บนเสื่อ\nวันนี้อากาศดี\n", "แมวนั่งบนเสื่อ\nวันนี้อากาศดีมาก\n", ["use --tokenize char"]),
+])
+def test_unspaced_text_scored_with_a_word_tokenizer_gets_a_warning_naming_the_tokenizer(capsys, tmp_path, language,
+                                                                                       ref, hyp, advice):
+    ref_file, hyp_file = write(tmp_path / "ref.txt", ref.encode()), write(tmp_path / "hyp.txt", hyp.encode())
+    code, out, err = run_main(capsys, hyp_file, ref_file)
+    assert code == 0 and "BLEU = " in out
+    (note,) = [line for line in err.splitlines() if line.startswith("note: ")]
+    assert f"look like {language} text" in note and "--tokenize 13a" in note and "#147" in note
+    assert all(a in note for a in advice), note
+    code, out, err = run_main(capsys, hyp_file, ref_file, "--tokenize", "char")
+    assert code == 0 and "look like" not in err
+
+
+def test_german_text_gets_no_tokenizer_warning(capsys):
+    code, out, err = run_main(capsys, STRONG, REF_A)
+    assert code == 0 and "look like" not in err
+
+
+def test_a_missing_file_hints_at_the_course_folder(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run_main(capsys, "data/news/sys.strong.de", "data/news/ref.A.de")
+    assert code == 2
+    assert "hypothesis file not found: data/news/sys.strong.de" in err
+    assert "bleu-lab lessons" in err and "bleu-lab-course/data/news/sys.strong.de" in err
+    copy = tmp_path / "bleu-lab-course" / "data" / "news"
+    copy.mkdir(parents=True)
+    (copy / "sys.strong.de").write_text("x\n", encoding="utf-8")
+    code, out, err = run_main(capsys, "data/news/sys.strong.de", "data/news/ref.A.de")
+    assert code == 2 and "the course's copy is bleu-lab-course/data/news/sys.strong.de" in err
+    code, out, err = run_main(capsys, "nothere.txt", "data/news/ref.A.de")
+    assert err.strip().endswith("hypothesis file not found: nothere.txt")  # no course file of that name: no hint

@@ -87,3 +87,76 @@ def test_an_upload_too_big_names_the_file():
 
     with pytest.raises(ValueError, match=r"reference file big.txt has 200 bytes; at most 10 are accepted"):
         decode_text_file("big.txt", b"x\n" * 100, "reference", max_bytes=10)
+
+
+# --- guard rails: checked before any work ---------------------------------------------------------------------------
+
+
+def _no_work(*args, **kwargs):
+    raise AssertionError("the comparison ran before its inputs and outputs were checked")
+
+
+@pytest.mark.parametrize("case,message", [
+    ("html_is_a_folder", r"--html .*out is a folder: give a file name, e.g. --html .*report.html"),
+    ("json_folder_missing", r"--json .*nowhere/r.json: the folder .*nowhere does not exist"),
+    ("latex_is_a_folder", r"--latex .*out is a folder"),
+    ("csv_is_a_file", r"--csv .*taken.txt is a file: --csv takes a folder"),
+    ("csv_folder_missing", r"--csv .*nowhere/tables: the folder .*nowhere does not exist"),
+    ("same_system_twice", r"--systems: .*sys.strong.de is given twice: give each file once"),
+    ("same_system_by_two_paths", r"--systems: .*sys.strong.de is given twice \(as .*sys.strong.de\)"),
+])
+def test_outputs_and_repeated_systems_are_refused_before_any_work(tmp_path, capsys, monkeypatch, case, message):
+    import bleu_lab.compare.cli
+
+    monkeypatch.setattr(bleu_lab.compare.cli, "compare_systems", _no_work)
+    (tmp_path / "out").mkdir()
+    strong, fluent = str(NEWS / "sys.strong.de"), str(NEWS / "sys.fluent.de")
+    base = ["--refs", str(NEWS / "ref.A.de"), "--systems", strong, fluent]
+    args = {
+        "html_is_a_folder": [*base, "--html", str(tmp_path / "out")],
+        "json_folder_missing": [*base, "--json", str(tmp_path / "nowhere" / "r.json")],
+        "latex_is_a_folder": [*base, "--latex", str(tmp_path / "out")],
+        "csv_is_a_file": [*base, "--csv", write(tmp_path / "taken.txt", "x\n")],
+        "csv_folder_missing": [*base, "--csv", str(tmp_path / "nowhere" / "tables")],
+        "same_system_twice": ["--refs", str(NEWS / "ref.A.de"), "--systems", strong, fluent, strong],
+        "same_system_by_two_paths": ["--refs", str(NEWS / "ref.A.de"), "--systems", strong,
+                                     str(NEWS / ".." / "news" / "sys.strong.de")],
+    }[case]
+    assert compare(*args, *FAST) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("bleu-lab compare: error: "), err
+    assert re.search(message, err[0]), err[0]
+
+
+def test_an_output_folder_that_is_not_writable_is_refused(tmp_path, capsys, monkeypatch):
+    import os
+
+    import bleu_lab.compare.cli
+
+    if os.geteuid() == 0:
+        pytest.skip("root may write into any folder: the permission check cannot fail here")
+    locked = tmp_path / "locked"
+    locked.mkdir(mode=0o500)
+    monkeypatch.setattr(bleu_lab.compare.cli, "compare_systems", _no_work)
+    assert compare("--refs", str(NEWS / "ref.A.de"), "--systems", str(NEWS / "sys.strong.de"),
+                   "--html", str(locked / "r.html"), *FAST) == 2
+    assert "is not writable" in capsys.readouterr().err
+
+
+def test_chinese_scored_with_13a_gets_a_warning_naming_zh(tmp_path, capsys):
+    ref = write(tmp_path / "ref.zh", "我们今天去公园散步。\n他喜欢读书和写字。\n")
+    hyp = write(tmp_path / "hyp.zh", "我们今天去公园走路。\n他喜欢看书和写字。\n")
+    assert compare("--refs", ref, "--systems", hyp, "--no-chrf", *FAST) == 0
+    notes = [line for line in capsys.readouterr().err.splitlines() if line.startswith("note: ")]
+    assert any("Chinese" in n and "--tokenize 13a" in n and "use --tokenize zh" in n and "#147" in n for n in notes)
+    assert compare("--refs", ref, "--systems", hyp, "--no-chrf", "--tokenize", "zh", *FAST) == 0
+    assert "Chinese" not in capsys.readouterr().err
+
+
+def test_version(capsys):
+    import bleu_lab
+
+    with pytest.raises(SystemExit) as exit_:
+        compare("--version")
+    assert exit_.value.code == 0
+    assert capsys.readouterr().out.startswith(f"bleu-lab {bleu_lab.__version__} (sacrebleu ")

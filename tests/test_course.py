@@ -41,7 +41,9 @@ def test_setup_py_packages_what_the_working_copy_needs():
     packaged = {"/".join(p.parts) for p in _setup_module().course_files(REPO)}
     assert set(course.course_files()) <= packaged
     assert {"voila.json", "jupyter-settings/voila-template/index.html.j2",
-            "jupyter-settings/overrides.d/bleu_lab.json"} <= packaged
+            "jupyter-settings/overrides.d/bleu_lab.json", "jupyter-settings/jupyterhub_config.py",
+            "jupyter-settings/singleuser/jupyter_server_config.py", "jupyter-settings/z2jh/config.yaml",
+            "jupyter-settings/z2jh/Dockerfile"} <= packaged
 
 
 def _setup_module():
@@ -126,6 +128,51 @@ def test_an_update_replaces_untouched_files_and_keeps_the_students(tmp_path):
     assert course.copy_course(target, source=v2).kept == ["notebooks/b.ipynb"]
 
 
+def test_update_twice_never_replaces_an_edited_new_version(tmp_path, capsys):
+    """Issue 28: `lessons --update` run twice kept the lesson but replaced the student's edits of NAME.new.ipynb."""
+    v1 = _fake_course(tmp_path / "v1", {"notebooks/b.ipynb": "b1"})
+    target = tmp_path / "work"
+    course.copy_course(target, source=v1)
+    (target / "notebooks/b.ipynb").write_text("b1, with my answers")
+    v2 = _fake_course(tmp_path / "v2", {"notebooks/b.ipynb": "b2"})
+    first = course.copy_course(target, update=True, source=v2)
+    assert first.offered_as == {"notebooks/b.ipynb": "notebooks/b.new.ipynb"}
+    again = course.copy_course(target, update=True, source=v2)  # the same offer, untouched: nothing new written
+    assert again.offered_as == {"notebooks/b.ipynb": "notebooks/b.new.ipynb"} and not again.edited_offers
+    assert sorted(p.name for p in (target / "notebooks").iterdir()) == ["b.ipynb", "b.new.ipynb"]
+    (target / "notebooks/b.new.ipynb").write_text("b2, where I copied my answers")
+    third = course.copy_course(target, update=True, source=v2)
+    assert (target / "notebooks/b.new.ipynb").read_text() == "b2, where I copied my answers"
+    assert (target / "notebooks/b.new-2.ipynb").read_text() == "b2"
+    assert (target / "notebooks/b.ipynb").read_text() == "b1, with my answers"
+    text = str(third)
+    assert "the new version is beside it: notebooks/b.new-2.ipynb" in text
+    assert "kept notebooks/b.new.ipynb (you changed this new version too)" in text
+    # A newer release replaces an offer the student left untouched, and still never an edited one.
+    v3 = _fake_course(tmp_path / "v3", {"notebooks/b.ipynb": "b3"})
+    fourth = course.copy_course(target, update=True, source=v3)
+    assert fourth.offered_as == {"notebooks/b.ipynb": "notebooks/b.new-2.ipynb"}
+    assert (target / "notebooks/b.new-2.ipynb").read_text() == "b3"
+    assert (target / "notebooks/b.new.ipynb").read_text() == "b2, where I copied my answers"
+    # The same through the command line, on the real course: the second --update says where the next one went.
+    monkeypatch_dir = tmp_path / "cli"
+    monkeypatch_dir.mkdir()
+    lesson = monkeypatch_dir / "c" / "notebooks" / "03_brevity_penalty.ipynb"
+    assert main(["lessons", str(monkeypatch_dir / "c")]) == 0
+    manifest = json.loads((monkeypatch_dir / "c" / course.MANIFEST_NAME).read_text())
+    manifest["files"]["notebooks/03_brevity_penalty.ipynb"] = "0" * 64  # as if an older version had shipped
+    (monkeypatch_dir / "c" / course.MANIFEST_NAME).write_text(json.dumps(manifest))
+    lesson.write_text(lesson.read_text() + " ")
+    assert main(["lessons", str(monkeypatch_dir / "c"), "--update"]) == 0
+    offered = lesson.with_name("03_brevity_penalty.new.ipynb")
+    offered.write_text(offered.read_text() + "  ")
+    capsys.readouterr()
+    assert main(["lessons", str(monkeypatch_dir / "c"), "--update"]) == 0
+    out = capsys.readouterr().out
+    assert "beside it: notebooks/03_brevity_penalty.new-2.ipynb" in out
+    assert offered.read_text().endswith("  ") and lesson.with_name("03_brevity_penalty.new-2.ipynb").is_file()
+
+
 def test_a_file_that_was_there_before_bleu_lab_is_kept(tmp_path):
     v1 = _fake_course(tmp_path / "v1", {"notebooks/a.ipynb": "ours"})
     target = _fake_course(tmp_path / "work", {"notebooks/a.ipynb": "the student's own file"})
@@ -177,7 +224,7 @@ def test_lab_command_serves_the_working_copy_and_saves_without_the_python_versio
     assert "--ContentsManager.pre_save_hook=bleu_lab.course.save_without_python_version" in command
     assert command[-2:] == ["--no-browser", course.FIRST_LESSON]
     # uploads in lesson 11's widget reach the kernel as one message: past Jupyter's 10 MiB it would be dropped
-    from bleu_lab.compare.files import UPLOAD_MESSAGE_BYTES
+    from bleu_lab.course import UPLOAD_MESSAGE_BYTES
 
     settings = next(c for c in command if c.startswith("--ServerApp.tornado_settings="))
     assert ast.literal_eval(settings.split("=", 1)[1]) == {"websocket_max_message_size": UPLOAD_MESSAGE_BYTES}

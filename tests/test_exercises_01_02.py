@@ -179,6 +179,15 @@ def test_p2_by_hand_right_answer_passes_in_every_exact_form():
     assert ex2.check_p2_by_hand(f"{right.numerator}/{right.denominator}").passed
 
 
+def test_p2_by_hand_a_float_of_the_fraction_passes_with_a_note():
+    import numpy as np
+
+    for answer in (0.625, np.float32(0.625), "0.625", "5/8", np.float64(0.625)):
+        fb = ex2.check_p2_by_hand(answer)
+        assert fb.passed, (answer, str(fb))
+    assert "read your 0.625 as 5/8" in text(ex2.check_p2_by_hand(0.625))
+
+
 @pytest.mark.parametrize(
     "answer, expected_phrase",
     [
@@ -187,7 +196,7 @@ def test_p2_by_hand_right_answer_passes_in_every_exact_form():
         (Fraction(5, 6), "distinct 2-grams"),
         (Fraction(2, 3), "that is p_1"),
         (Fraction(1, 8), "look at bl.clip_table"),
-        (0.625, "enter the exact fraction"),
+        (0.6283185307179586, "enter the exact fraction"),  # pi / 5: no fraction of small counts
         ((5, 8), "not the tuple"),
         ("five eighths", "is not a fraction"),
         (..., "replace ..."),

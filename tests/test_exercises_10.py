@@ -46,6 +46,57 @@ def test_pairwise_accuracy_slips_get_their_hint(wrong, words):
     assert not fb.passed and words in text(fb)
 
 
+def _tie_excluding_accuracy(metric, human):
+    """The expert's answer (issue 31): pairs tied in either list are left out."""
+    pairs = [(i, j) for i, j in combinations(range(len(metric)), 2) if metric[i] != metric[j] and human[i] != human[j]]
+    return sum((metric[i] - metric[j]) * (human[i] - human[j]) > 0 for i, j in pairs) / len(pairs)
+
+
+def _kocmi_accuracy(metric, human):
+    """Kocmi et al.'s released code: pairs people tie are left out, a metric tie is a disagreement."""
+    pairs = [(i, j) for i, j in combinations(range(len(metric)), 2) if human[i] != human[j]]
+    return sum((metric[i] - metric[j]) * (human[i] - human[j]) > 0 for i, j in pairs) / len(pairs)
+
+
+@pytest.mark.parametrize("func", [_tie_excluding_accuracy, _kocmi_accuracy,
+                                  lambda m, h: _agreeing_pairs(m, h) / (len(m) * (len(m) - 1) / 2)])
+def test_every_tie_rule_passes_visible_and_hidden_cases(func):
+    from bleu_lab.assignments.grade import hidden_rng
+
+    fb = ex10.check_pairwise_accuracy(func)
+    assert fb.passed, str(fb)
+    assert any(c[1][0] == c[1][1] for c in ex10.ACCURACY_CASES)  # a visible case has a tie: the rule shows
+    for seed in (0, 1, 2):
+        cases = ex10.hidden_accuracy_cases(hidden_rng(seed, "10_bleu_in_context", "my_pairwise_accuracy"))
+        assert ex10.check_pairwise_accuracy(func, **cases).passed, (seed, str(fb))
+
+
+def test_a_tie_rule_is_named_and_a_wrong_tie_answer_still_fails():
+    fb = ex10.check_pairwise_accuracy(_tie_excluding_accuracy)
+    assert "ties='exclude'" in text(fb)
+    # a function that counts every tied pair as agreeing follows no rule: the tie case fails
+    def ties_agree(m, h):
+        pairs = list(combinations(range(len(m)), 2))
+        return sum((m[i] - m[j]) * (h[i] - h[j]) >= 0 for i, j in pairs) / len(pairs)
+
+    fb = ex10.check_pairwise_accuracy(ties_agree)
+    assert not fb.passed and "tied by the metric" in text(fb)
+
+
+def test_pairwise_accuracy_tie_rules_by_hand():
+    from bleu_lab.agreement import TIE_RULES, pairwise_accuracy
+
+    metric, human = [1, 1, 2, 3], [0.1, 0.2, 0.2, 0.5]  # pair (0, 1) tied by the metric, pair (1, 2) by people
+    got = {rule: pairwise_accuracy(metric, human, ties=rule) for rule in TIE_RULES}
+    assert got == {"sign": 4 / 6, "kocmi": 4 / 5, "exclude": 4 / 4, "strict": 4 / 6}
+    assert pairwise_accuracy([1, 1, 2], [5, 5, 6], ties="sign") == 1.0  # both tie: agree
+    assert pairwise_accuracy([1, 1, 2], [5, 5, 6], ties="strict") == pytest.approx(2 / 3)
+    with pytest.raises(ValueError, match="ties must be one of"):
+        pairwise_accuracy(metric, human, ties="drop")
+    with pytest.raises(ValueError, match="every pair is tied"):
+        pairwise_accuracy([1, 1], [2, 3], ties="exclude")
+
+
 def test_rank_positions_instead_of_pairs_is_named():
     def same_rank_share(metric, human):
         rank = ex10._ranks
@@ -74,13 +125,20 @@ def test_reference_ranks_counted_from_the_worst_is_named():
     assert not fb.passed and text(fb).count("counted from the worst") == 4
 
 
+def test_reference_ranks_as_strings_pass():
+    """Issue 31: {"A": "6", ...} is a right answer in another form."""
+    ranks = {key: str(value) for key, value in ex10.expected_reference_ranks().items()}
+    assert ranks["A"] == "6" and ex10.check_reference_ranks(ranks).passed
+    assert ex10.check_reference_ranks({key: f" {value}.0 " for key, value in ranks.items()}).passed
+
+
 def test_reference_ranks_wrong_value_gets_a_hint_without_the_answer():
     fb = ex10.check_reference_ranks({"A": 1, "C": 3, "D": 2, "all": 2})
     assert not fb.passed and "ranks['A'] is not right" in text(fb) and "6" not in text(fb)
 
 
-@pytest.mark.parametrize("answer", [None, {"A": 1}, [6, 3, 2, 2], {"A": 6, "C": 3, "D": 2, "all": "2"},
-                                    {"A": 6, "C": 3, "D": 2, "all": 0}])
+@pytest.mark.parametrize("answer", [None, {"A": 1}, [6, 3, 2, 2], {"A": 6, "C": 3, "D": 2, "all": "two"},
+                                    {"A": 6, "C": 3, "D": 2, "all": 0}, {"A": 6, "C": 3, "D": 2, "all": "1e999999999"}])
 def test_reference_ranks_bad_shapes(answer):
     fb = ex10.check_reference_ranks(answer)
     assert not fb.passed and ("dict with one rank per reference" in text(fb) or "whole number" in text(fb))

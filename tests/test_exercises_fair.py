@@ -185,3 +185,174 @@ def test_executed_lessons_save_their_check_cells_without_outputs():
                 assert new == old
         cleared_any += len(cleared)
     assert cleared_any >= 30
+
+
+# ------------------------------------------------------------------------------------------- issue 31: right forms
+
+def test_l7_token_counts_with_a_string_count_pass():
+    assert ex7.check_token_counts({"13a": 9, "intl": "13", "none": 8}).passed
+
+
+def test_l7_nltk_word_bleu_as_float32_passes_visible_and_hidden_cases():
+    import random
+
+    from nltk.translate.bleu_score import sentence_bleu
+
+    def nltk_word_bleu(reference, hypothesis):
+        return np.float32(sentence_bleu([reference.split()], hypothesis.split()))
+
+    assert ex7.check_nltk_word_bleu(nltk_word_bleu).passed
+    for seed in range(3):
+        assert ex7.check_nltk_word_bleu(nltk_word_bleu, **ex7.hidden_nltk_cases(random.Random(seed))).passed
+    # the tolerance a float32 meets still tells a wrong score: 1 part in 10^5 off is not right
+    assert not ex7.check_nltk_word_bleu(lambda r, h: sentence_bleu([r.split()], h.split()) * (1 + 1e-5)).passed
+
+
+def test_l10_ranks_as_strings_pass():
+    ranks = {key: str(value) for key, value in ex10.expected_reference_ranks().items()}
+    assert ex10.check_reference_ranks(ranks).passed
+
+
+def test_tolerance_is_float32_wide_and_no_wider():
+    assert same_number(np.float32(2 / 3), 2 / 3) and same_number(np.float32(1e-78), 1e-78)
+    assert not same_number(2 / 3 * (1 + 1e-5), 2 / 3)
+    assert not same_number(0.0, 1e-231) and not same_number(1e-77, 1e-231)
+    assert same_number("0.6666666666", 2 / 3) and same_number(Fraction(2, 3), Fraction(2, 3))
+
+
+# ------------------------------------------------------------------------------------------- issue 28: bounded work
+
+BIG_EXPONENTS = ["1e999999999", "1E-999999999", "2/1e999999999", " 1e99999999999999999999 ", "9" * 5000,
+                 "1/" + "7" * 100_000]
+
+
+@pytest.mark.parametrize("text", BIG_EXPONENTS)
+def test_numbers_as_text_are_read_without_exponent_arithmetic(text):
+    import time
+
+    start = time.perf_counter()
+    assert as_number(text) is None and as_whole(text) is None and not same_number(text, 1)
+    assert as_number(Decimal("1e999999999")) is None
+    assert time.perf_counter() - start < 5  # a guard: each call is microseconds; Fraction(text) never returns
+
+
+def test_l0_a_huge_exponent_gets_a_clear_hint_fast():
+    import time
+
+    start = time.perf_counter()
+    fb = ex0.check_reading("1e999999999", "1/5", 1)
+    assert time.perf_counter() - start < 5
+    assert not fb.passed and "exponent between -400 and 400" in str(fb)
+    assert "1e999999999" in str(fb)
+    long = ex0.check_reading("1" * 200_000, "1/5", 1)
+    assert "read up to 100 characters" in str(long) and len(str(long)) < 2_000  # the value is shown cut short
+    assert as_number("1e-3") == Fraction(1, 1000) and as_number("-2.5e2") == -250
+    assert as_number("5 / 8") == Fraction(5, 8)
+
+
+def test_an_array_like_with_a_huge_dtype_costs_nothing():
+    """The grader rebuilds arrays from the wire: a student's dtype "(40000000,)f8" (320 MB per item) is not used."""
+    import json
+    import time
+    import tracemalloc
+
+    from bleu_lab.assignments import wire
+
+    class Attack:
+        dtype = "(40000000,)f8"
+        shape = (1,)
+        size = 1
+
+        def tolist(self):
+            return [1.0]
+
+    start = time.perf_counter()
+    tracemalloc.start()
+    try:
+        values = [wire.decode(json.loads(wire.dumps(Attack()))) for _ in range(3)]
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 10_000_000 and time.perf_counter() - start < 5
+    assert all(v.nbytes == 8 and v.dtype == np.float64 for v in values)
+    assert wire.decode(json.loads(wire.dumps(np.array([0.5], dtype=np.float32)))).dtype == np.float32  # plain: kept
+    with pytest.raises(wire.TooLarge):
+        wire.decode({wire.TAG: "ndarray", "v": [[0.0] * 1000] * 101, "dtype": "f8"})
+
+    class HugeArray:  # what as_list sees in a kernel: the size is read before any tolist
+        shape, size, ndim = (10**9,), 10**9, 1
+
+        def tolist(self):
+            raise AssertionError("tolist must not be called on an array beyond the limit")
+
+    assert as_list(HugeArray()) is None
+
+
+@pytest.mark.parametrize("chars", [48_000, 200_000])
+def test_written_answers_are_read_in_linear_time(chars):
+    import time
+
+    answer = ("Short outputs would score high because precision, not BP, sees only their words, ok " * 3000)[:chars]
+    for check in (ex3.check_without_bp, ex10.check_metric_choice):
+        start = time.perf_counter()
+        fb = check(answer)
+        assert time.perf_counter() - start < 5  # today's answer to 146 s on 200,000 characters: milliseconds
+        assert f"only the first 2,000 of your {chars:,} characters were read" in str(fb)
+    unbroken = "a" * chars  # one clause, no spaces
+    start = time.perf_counter()
+    ex3.check_without_bp("short high " * (chars // 11))
+    ex3.check_without_bp(unbroken)
+    assert time.perf_counter() - start < 5
+
+
+# ------------------------------------------------------------------------------------------- issue 31: negations
+
+def test_a_paired_test_is_the_significance_point():
+    found, missing = key_points_found("not significant unless a paired test says so", ex10.METRIC_CHOICE_KEY_POINTS)
+    assert found == ["test whether the gain is more than noise"]
+    found, _ = key_points_found("run a statistical test first", ex10.METRIC_CHOICE_KEY_POINTS)
+    assert found == ["test whether the gain is more than noise"]
+
+
+EXPERT_NEGATED = ("A significance test and human evaluation are unnecessary here, BLEU went up so the new system is "
+                  "better")
+
+
+def test_a_negated_point_is_not_a_point_made():
+    found, missing = key_points_found(EXPERT_NEGATED, ex10.METRIC_CHOICE_KEY_POINTS)
+    assert found == [] and len(missing) == 2
+    fb = ex10.check_metric_choice(EXPERT_NEGATED)
+    shown = str(fb) + fb._repr_html_()
+    assert not fb.passed and "✔" not in shown and "key points mentioned: none of them" in shown
+    assert "this looks reversed" in shown and "system is better" in shown and "unnecessary" in shown
+
+
+@pytest.mark.parametrize("answer", [
+    "There is no need for a significance test or for human evaluation.",
+    "We don't need a significance test, and we do not need people to rate the systems.",
+    "Ship it without a significance test or human evaluation.",
+    "Skip the bootstrap and the human evaluation: BLEU went up.",
+    "Human evaluation and a paired test are not needed here.",
+    "Neither a significance test nor human raters are required.",
+])
+def test_dismissals_in_any_form_are_not_points(answer):
+    found, _ = key_points_found(answer, ex10.METRIC_CHOICE_KEY_POINTS)
+    assert found == [], answer
+    assert not ex10.check_metric_choice(answer).passed
+
+
+@pytest.mark.parametrize("answer", [
+    "Without a significance test the gain means nothing, and people must rate both systems.",
+    "I would not ship it yet and ask human raters to compare both; a statistical test says whether +0.8 is real.",
+    "Not until a paired bootstrap test and a human evaluation both agree would I ship it.",
+])
+def test_a_condition_or_a_later_clause_is_not_a_negation(answer):
+    found, missing = key_points_found(answer, ex10.METRIC_CHOICE_KEY_POINTS)
+    assert missing == [], answer
+
+
+def test_a_claim_after_a_clause_opening_without_is_still_a_claim():
+    fb = ex3.check_without_bp("Without BP short outputs would get a lower score because precision punishes them.")
+    assert not fb.passed and "this looks reversed" in str(fb)
+    fb = ex3.check_without_bp("Without BP, short outputs would not be punished: their precision stays high.")
+    assert "this looks reversed" not in str(fb)

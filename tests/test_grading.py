@@ -7,6 +7,7 @@ at once with one seed, and each test reads its part of that one report (about 10
 
 from __future__ import annotations
 
+import hashlib
 import inspect
 import json
 import random
@@ -495,6 +496,37 @@ def test_release_force_keeps_what_it_did_not_write(tmp_path, capsys):
     (outdir / ".bleu-lab-release.json").unlink()  # no record: nothing there is the release's own
     assert assignments_main(["release", str(outdir), "--force"]) == 2
     assert "was not written by it" in capsys.readouterr().err
+
+
+def test_release_never_deletes_or_writes_outside_outdir_whatever_its_manifest_says(tmp_path, capsys):
+    """Issue 28: an edited .bleu-lab-release.json naming a file by absolute path or '..' made release --force
+    delete it; a link inside OUTDIR must not lead a write out of it either."""
+    outdir = tmp_path / "course"
+    release(outdir, NOTEBOOKS)
+    outside = {name: tmp_path / name for name in ("precious.txt", "notes.txt", "linked.txt")}
+    for path in outside.values():
+        path.write_text(f"the instructor's {path.name}", encoding="utf-8")
+    digest = hashlib.sha256(b"the instructor's precious.txt").hexdigest()
+    manifest_path = outdir / ".bleu-lab-release.json"
+    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    manifest[str(outside["precious.txt"])] = digest  # absolute
+    manifest["../notes.txt"] = hashlib.sha256(b"the instructor's notes.txt").hexdigest()
+    manifest["student/../../notes.txt"] = manifest["../notes.txt"]
+    (outdir / "student" / "link.txt").symlink_to(outside["linked.txt"])
+    manifest["student/link.txt"] = hashlib.sha256(b"the instructor's linked.txt").hexdigest()
+    manifest_path.write_text(json.dumps(manifest), encoding="utf-8")
+    assert assignments_main(["release", str(outdir), "--force"]) == 0
+    for path in outside.values():
+        assert path.read_text(encoding="utf-8") == f"the instructor's {path.name}"
+    assert (outdir / "student" / "link.txt").is_symlink()
+    assert str(outside["precious.txt"]) not in manifest_path.read_text(encoding="utf-8")
+    # A release file that is a link out of OUTDIR: refused before anything is written, the target untouched.
+    lesson = outdir / "solved" / f"{LESSON}.ipynb"
+    lesson.unlink()
+    lesson.symlink_to(outside["linked.txt"])
+    assert assignments_main(["release", str(outdir), "--force"]) == 2
+    assert "was not written by it" in capsys.readouterr().err
+    assert outside["linked.txt"].read_text(encoding="utf-8") == "the instructor's linked.txt"
 
 
 def test_release_refuses_overlapping_paths(released, capsys):

@@ -1,4 +1,4 @@
-"""sacrebleu's optional 'ja-mecab' and 'ko-mecab' tokenizers (the "mecab" extra: pip install "bleu_lab[mecab]").
+"""sacrebleu's optional 'ja-mecab' and 'ko-mecab' tokenizers (the "mecab" extra: tokenization.MECAB_INSTALL).
 
 With the extra installed, bleu_lab's scores equal sacrebleu's (sentence and corpus, counts and signature) and ``why``
 finds a ja-mecab number. Without it these tests skip with a reason, unless BLEU_LAB_REQUIRE_MECAB is set (CI sets it
@@ -39,7 +39,7 @@ def require(name: str) -> None:
         modules = " and ".join(tokenization.OPTIONAL_TOKENIZERS[name][1])
         if os.environ.get("BLEU_LAB_REQUIRE_MECAB"):
             pytest.fail(f"BLEU_LAB_REQUIRE_MECAB is set but {modules} cannot be imported in this venv")
-        pytest.skip(f"{name} needs {modules} (pip install \"bleu_lab[mecab]\"); CI runs these tests")
+        pytest.skip(f"{name} needs {modules} (the mecab extra: {tokenization.MECAB_INSTALL}); CI runs these tests")
 
 
 def per_segment(streams: list[list[str]]) -> list[list[str]]:
@@ -131,9 +131,10 @@ def test_without_the_packages_the_error_says_what_to_install(without_mecab, name
     for call in (lambda: bl.corpus_score(hyps, per_segment(streams), tokenize=name),
                  lambda: bl.sentence_score(hyps[0], streams[0][:1], tokenize=name),
                  lambda: bl.tokenize(hyps[0], tokenize=name)):
-        with pytest.raises(ImportError, match=r'pip install "bleu_lab\[mecab\]"') as info:
+        with pytest.raises(ImportError, match=r'\.whl\[mecab\]') as info:
             call()
         assert isinstance(info.value, ValueError) and name in str(info.value)
+        assert tokenization.MECAB_INSTALL in str(info.value)
     assert name not in tokenization.available_tokenizers()
     workspace = Workspace(hyps, per_segment(streams))
     assert all(r.settings.get("tokenize") != name for r in readings(workspace))  # `why` runs without them
@@ -144,7 +145,15 @@ def test_without_the_packages_the_cli_prints_one_error_line(without_mecab, tmp_p
     hyp_file.write_text(JAPANESE[0][0] + "\n", encoding="utf-8")
     assert main([str(hyp_file), str(hyp_file), "-t", "ja-mecab"]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and 'pip install "bleu_lab[mecab]"' in err and "Traceback" not in err
+    assert err.count("\n") == 1 and tokenization.MECAB_INSTALL in err and "Traceback" not in err
+
+
+def test_the_install_hint_names_this_versions_wheel_and_a_clone():
+    """A student with a wheel cannot `pip install "bleu_lab[mecab]"` (bleu_lab is not on PyPI): the hint gives the
+    wheel's file name with the extra, for the version installed, and the editable form for a clone."""
+    assert f'pip install "bleu_lab-{bl.__version__}-py3-none-any.whl[mecab]"' in tokenization.MECAB_INSTALL
+    assert 'pip install -e ".[mecab]"' in tokenization.MECAB_INSTALL
+    assert "bleu_lab[mecab]" not in tokenization.MECAB_INSTALL.replace(".whl[mecab]", "")
 
 
 def test_unknown_tokenizers_are_still_refused():

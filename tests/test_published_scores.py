@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from test_real_data import official_scores
 
 from bleu_lab.agreement import kendall_tau, pair_decisions, pairwise_accuracy, ranking
-from bleu_lab.published_scores import REFERENCES, load_system_scores
+from bleu_lab.published_scores import COMET_REFERENCES, REFERENCES, load_system_scores
 
 # A second, independent copy of the published MQM table: the README of github.com/google/wmt-mqm-human-evaluation,
 # "newstest2021 / English to German", rows "| System | expert-based MQM | WMT DA |" as printed there.
@@ -99,6 +99,52 @@ def test_bleu_and_chrf_are_the_official_wmt21_numbers(mtdata):
         for ref in REFERENCES:
             assert row.bleu[ref] == official[("en-de", row.official_name, f"bleu-{ref}")], (row.system, ref)
             assert row.chrf[ref] == official[("en-de", row.official_name, f"chrf-{ref}")], (row.system, ref)
+
+
+def published_comet(mtdata, ref: str) -> dict[str, float]:
+    """One of the organisers' files: "system<TAB>COMET against reference ref", one line per system."""
+    path = mtdata / "comet" / "en-de" / f"COMET_newstest2021_ref-{ref}.tsv"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return {system: float(score) for system, score in (line.split("\t") for line in lines)}
+
+
+def test_comet_is_the_organisers_published_numbers(mtdata):
+    """Every COMET number of data/wmt21 equals the organisers' file for its reference, to the last digit; a human
+    translation is scored against the other references only, and the files have no row for it against itself."""
+    rows = load_system_scores()
+    for ref in COMET_REFERENCES:
+        published = published_comet(mtdata, ref)
+        assert f"ref-{ref}" not in published
+        for row in rows:
+            if row.system == f"ref-{ref}":
+                assert ref not in row.comet
+            else:
+                assert row.comet[ref] == published[row.system], (row.system, ref)
+
+
+def test_every_system_has_comet_against_every_reference_but_its_own():
+    for row in load_system_scores():
+        own = {row.system.removeprefix("ref-")} if row.is_human else set()
+        assert set(row.comet) == set(COMET_REFERENCES) - own, row.system
+        assert all(0 < value < 1 for value in row.comet.values())
+
+
+def test_comet_against_mqm_the_numbers_lesson_10_prints():
+    """Lesson 10: on the 8 machine systems COMET orders 20, 22 and 21 of the 28 pairs as MQM does (references A, C,
+    D), fewer than BLEU with the same reference (26, 25, 24) or with all three (24); against DA 17, 17 and 18.
+    Against reference D, which scores the human translations too, COMET orders 29 of the 45 pairs as MQM does."""
+    rows = load_system_scores()
+    machines = [r for r in rows if not r.is_human]
+    quality, da = [-r.mqm for r in machines], [r.wmt_da_by_rank for r in machines]
+    for ref, comet_pairs, bleu_pairs, da_pairs in (("A", 20, 26, 17), ("C", 22, 25, 17), ("D", 21, 24, 18)):
+        comet = [r.comet[ref] for r in machines]
+        assert pairwise_accuracy(comet, quality) * 28 == pytest.approx(comet_pairs), ref
+        assert pairwise_accuracy([r.bleu[ref] for r in machines], quality) * 28 == pytest.approx(bleu_pairs), ref
+        assert pairwise_accuracy(comet, da) * 28 == pytest.approx(da_pairs), ref
+        assert kendall_tau(comet, quality) == pytest.approx((2 * comet_pairs - 28) / 28), ref
+    comet_d = [r.comet["D"] for r in rows]
+    assert pairwise_accuracy(comet_d, [-r.mqm for r in rows]) * 45 == pytest.approx(29)
+    assert pairwise_accuracy(comet_d, [r.wmt_da_by_rank for r in rows]) * 45 == pytest.approx(32)
 
 
 # ---------------------------------------------------------------------------------------------- agreement

@@ -39,11 +39,11 @@ nonempty = st.lists(st.sampled_from(WORDS), min_size=1, max_size=10).map(" ".joi
 
 
 @st.composite
-def corpora(draw, min_refs=1, max_refs=3, hyp=segment):
+def corpora(draw, min_refs=1, max_refs=3, hyp=segment, ref=nonempty):
     n = draw(st.integers(1, 5))
     k = draw(st.integers(min_refs, max_refs))
     hyps = [draw(hyp) for _ in range(n)]
-    refs = [[draw(nonempty) for _ in range(k)] for _ in range(n)]
+    refs = [[draw(ref) for _ in range(k)] for _ in range(n)]
     return hyps, refs
 
 
@@ -72,7 +72,7 @@ def peer(path: str, name: str):
 
 
 @settings(max_examples=60)
-@given(corpora())
+@given(corpora(ref=segment))  # empty references too: sacrebleu keeps '' as a reference of length 0
 def test_sacrebleu_readings_equal_sacrebleu(corpus):
     hyps, refs = corpus
     streams = [list(s) for s in zip(*refs)]
@@ -121,7 +121,7 @@ def nltk_call(hyps, refs, settings_, sentence_mean=False):
 
 
 @settings(max_examples=60)
-@given(corpora(hyp=nonempty))
+@given(corpora(hyp=nonempty, ref=segment))
 def test_nltk_readings_equal_nltk(corpus):
     hyps, refs = corpus
     ours = reading_scores(hyps, refs, "nltk corpus_bleu")
@@ -146,7 +146,7 @@ def test_nltk_before_3_4_gives_the_number_the_ship_tutorial_printed():
 
 
 @settings(max_examples=60)
-@given(corpora(hyp=nonempty))
+@given(corpora(hyp=nonempty, ref=segment))
 def test_evaluate_readings_equal_tensorflow_nmt_on_evaluates_13a_tokens(corpus):
     hyps, refs = corpus
     nmt = peer("tensorflow-nmt/bleu.py", "peer_nmt_bleu")
@@ -156,9 +156,12 @@ def test_evaluate_readings_equal_tensorflow_nmt_on_evaluates_13a_tokens(corpus):
     for key, value in ours.items():
         s = dict(key)
         # evaluate's Bleu._compute: references = [[tokenizer(r) for r in ref] ...]; compute_bleu(..., max_order, smooth)
-        theirs = nmt.compute_bleu([[tok(r) for r in seg] for seg in refs], [tok(h) for h in hyps],
-                                  max_order=s.get("max_order", 4), smooth=s.get("smooth", False))[0]
-        assert close(value, 100 * theirs, rel=1e-9), (s, value, theirs)
+        try:
+            theirs = 100 * nmt.compute_bleu([[tok(r) for r in seg] for seg in refs], [tok(h) for h in hyps],
+                                            max_order=s.get("max_order", 4), smooth=s.get("smooth", False))[0]
+        except ZeroDivisionError:  # every shortest reference empty: r = 0, ratio = c / r
+            theirs = None
+        assert close(value, theirs, rel=1e-9), (s, value, theirs)
 
 
 def test_evaluate_uses_the_shortest_reference():
@@ -392,6 +395,132 @@ def test_why_on_a_real_wmt21_pair(mtdata):
     tm_refs = [[seg[0]] for seg in refs]
     assert scores["Moses multi-bleu.perl"] == pytest.approx(
         sacrebleu.corpus_bleu(hyps, [[seg[0] for seg in tm_refs]], tokenize="none", smooth_method="none").score)
+
+
+OFFICIAL = {"en-de": "sacrebleu corpus_bleu", "de-en": "sacrebleu corpus_bleu",  # MANIFEST.txt: 13a, zh, char
+            "en-zh": "sacrebleu corpus_bleu (tokenize='zh')", "en-ja": "sacrebleu corpus_bleu (tokenize='char')"}
+
+
+def official_scores(mtdata):
+    import csv
+
+    with open(mtdata / "wmt21-official-automatic-scores.tsv", encoding="utf-8") as f:
+        return {(r["pair"], r["system"], r["metric"]): float(r["score"]) for r in csv.DictReader(f, delimiter="\t")}
+
+
+def wmt21(mtdata, pair, system, refs):
+    folder = mtdata / pair
+    hyps = next(folder.glob(f"*.hyp.{system}.*")).read_text(encoding="utf-8").splitlines()
+    streams = [next(folder.glob(f"*.ref.{r}.*")).read_text(encoding="utf-8").splitlines() for r in refs]
+    return hyps, [list(seg) for seg in zip(*streams)]
+
+
+@pytest.mark.parametrize("pair,system,refs", [
+    ("en-de", "Facebook-AI", "A"), ("de-en", "Online-B", "AB"), ("en-zh", "WeChat-AI", "A"),
+    ("en-zh", "Facebook-AI", "B"), ("en-ja", "Online-B", "A"), ("en-ja", "WeChat-AI", "A"),
+    ("en-ja", "Facebook-AI", "A"),
+])
+def test_why_leads_with_the_official_setting_on_wmt21_numbers_printed_to_one_decimal(mtdata, pair, system, refs):
+    """The official WMT21 score (scores/automatic-scores.tsv) as a paper prints it: one decimal, and two."""
+    official = official_scores(mtdata)[pair, system, "bleu-" + (refs if len(refs) == 1 else "all")]
+    hyps, segments = wmt21(mtdata, pair, system, refs)
+    for printed in (f"{official:.1f}", f"{official:.2f}"):
+        result = why(hyps, segments, printed)
+        assert result.matches[0].label() == OFFICIAL[pair], (printed, [m.label() for m in result.matches[:3]])
+        assert result.verdict.startswith(f"{printed} is reproduced by {OFFICIAL[pair]}:")
+
+
+def test_a_13a_number_on_chinese_is_reproduced_and_called_meaningless(mtdata):
+    hyps, segments = wmt21(mtdata, "en-zh", "Facebook-AI", "A")
+    value = sacrebleu.corpus_bleu(hyps, [[seg[0] for seg in segments]]).score  # 7.16: the mistake of sacrebleu #147
+    result = why(hyps, segments, f"{value:.2f}")
+    assert result.matches[0].label() == "sacrebleu corpus_bleu"
+    (note,) = [f.message for f in result.findings if f.kind == "tokenizer"]
+    assert "Chinese" in note and "use tokenize zh" in note
+
+
+def test_why_says_more_references_may_have_been_used(mtdata):
+    official = official_scores(mtdata)["en-zh", "WeChat-AI", "bleu-all"]  # references A and B
+    hyps, segments = wmt21(mtdata, "en-zh", "WeChat-AI", "A")
+    result = why(hyps, segments, f"{official:.1f}")
+    assert not any(m.order == 4 for m in result.matches)
+    assert "more references may have been used" in result.verdict
+    assert any(f.kind == "references" and "above every BLEU-4 reading" in f.message for f in result.findings)
+
+
+def test_why_names_the_subset_of_references_that_gives_the_number(news):
+    hyps = news[0]
+    corpus = bleu_lab.load_corpus("news")
+    streams = list(corpus.reference_streams.values())  # A, and B with empty lines (empty references)
+    a_only = sacrebleu.corpus_bleu(hyps, [streams[0]]).score
+    result = why(hyps, [list(seg) for seg in zip(*streams)], f"{a_only:.1f}", reference_names=["A", "B"])
+    best = result.matches[0]
+    assert best.label() == "sacrebleu corpus_bleu against reference A only", result.verdict
+    assert best.score == pytest.approx(a_only, rel=1e-12)
+    assert result.verdict.startswith(f"{a_only:.1f} is reproduced by sacrebleu corpus_bleu against reference A only")
+    assert any(f.kind == "references" and "reference A only" in f.message for f in result.findings)
+    assert "Segment" in str(bleu_lab.readings.readings_view(result))  # explained against its own references
+    with pytest.raises(ValueError, match="reference_names"):
+        why(hyps, [list(seg) for seg in zip(*streams)], 30, reference_names=["A"])
+
+
+def test_a_number_printed_on_the_0_1_scale_is_headed_by_a_library_that_prints_it(news):
+    hyps, refs = news
+    value = nltk_corpus_bleu([[r.split() for r in seg] for seg in refs], [h.split() for h in hyps])
+    result = why(hyps, refs, f"{value:.4f}")  # nltk's own number; multi-bleu.perl gives the same x 100
+    best = result.matches[0]
+    assert best.native_scale == 1 and best.library == "nltk", result.verdict
+    assert best.label() in result.verdict and "0–1 scale" in result.verdict
+    (scale,) = [f for f in result.findings if f.kind == "scale"]
+    assert best.label() in scale.message
+
+
+def test_why_says_which_readings_it_could_not_try():
+    hyps = ["猫がマットの上に座った。", "今日はいい天気です。"]
+    refs = [["猫はマットの上に座っていた。"], ["今日は良い天気です。"]]
+    untried = [f.message for f in why(hyps, refs, 99.9).findings if f.kind == "untried"]
+    if "ja-mecab" in available_tokenizers():
+        assert not any("ja-mecab" in m for m in untried)
+    else:
+        assert any("'ja-mecab'" in m and "Japanese" in m and "mecab" in m for m in untried), untried
+    assert any("spm" in m for m in untried)  # no match: what else could have made it
+
+
+def test_why_reads_empty_references_as_sacrebleu_and_the_scoring_command(tmp_path, capsys):
+    hyp, ref_a, ref_b = tmp_path / "hyp.txt", tmp_path / "ref.A.txt", tmp_path / "ref.B.txt"
+    hyp.write_text("the cat sat on the mat\nhello world\nit is\n", encoding="utf-8")
+    ref_a.write_text("the cat sat on a mat\nhello there world\n\n", encoding="utf-8")
+    ref_b.write_text("a cat sat on the mat\n\nit is here now\n", encoding="utf-8")
+    streams = [ref_a.read_text().splitlines(), ref_b.read_text().splitlines()]
+    expected = sacrebleu.corpus_bleu(hyp.read_text().splitlines(), streams).score  # '' kept as a reference
+    assert bleu_lab.cli.main([str(hyp), str(ref_a), str(ref_b)]) == 0
+    assert f"BLEU = {expected:.2f}" in capsys.readouterr().out
+    assert why_main(["why", str(hyp), str(ref_a), str(ref_b), "--reported", f"{expected:.2f}"]) == 0
+    assert f"{expected:.2f} is reproduced by sacrebleu corpus_bleu:" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("system,names", [("degraded", ("A",)), ("degraded", ("A", "B")), ("fluent", ("A",)),
+                                          ("fluent", ("A", "B")), ("strong", ("A",))])
+def test_a_setting_leads_before_its_variants_that_round_alike(system, names):
+    """intl + lowercase printed to one decimal: its add-k and effective-order variants round alike, and come after."""
+    corpus = bleu_lab.load_corpus("news")
+    hyps, refs = corpus.systems[system], corpus.references_for(*names)
+    value = bleu_lab.corpus_score(hyps, refs, tokenize="intl", lowercase=True).score
+    result = why(hyps, refs, f"{value:.1f}")
+    assert result.matches[0].settings == {"tokenize": "intl", "lowercase": True}, result.verdict
+    departures = [m.departures for m in result.matches]
+    assert departures == sorted(departures)
+
+
+def test_cli_why_names_the_reference_file_that_gives_the_number(capsys):
+    news_dir = bleu_lab.data.corpus_dir() / "news"
+    hyp, ref_a, ref_b = (str(news_dir / f) for f in ("sys.strong.de", "ref.A.de", "ref.B.de"))
+    a_only = sacrebleu.corpus_bleu(bleu_lab.load_corpus("news").systems["strong"],
+                                   [bleu_lab.load_corpus("news").reference_streams["A"]]).score
+    assert why_main(["why", hyp, ref_a, ref_b, "--reported", f"{a_only:.1f}"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"{a_only:.1f} is reproduced by sacrebleu corpus_bleu against reference A only:"), out
+    assert "note (references)" in out
 
 
 # --- lesson 7, exercise 4: the setting behind a paper's number ------------------------------------------------------

@@ -96,3 +96,14 @@ def test_uploads_are_compared_or_explained():
     assert view.compare() is None and "reference file ref.de has" in view.message.value
     view.references.value = ()
     assert view.compare() is None and "no reference file" in view.message.value
+
+
+def test_chinese_uploads_compared_with_13a_get_a_note_naming_zh():
+    view = compare_upload(**FAST, chrf=False)
+    view.systems.value = (upload("a.zh", "我们今天去公园走路。\n他喜欢看书。\n".encode()),
+                          upload("b.zh", "我们今天去公园散步。\n他喜欢读书。\n".encode()))
+    view.references.value = (upload("ref.zh", "我们今天去公园散步。\n他喜欢读书和写字。\n".encode()),)
+    assert view.compare() is not None
+    assert "look like Chinese text" in view.message.value and "use tokenizer zh" in view.message.value
+    view.tokenize.value = "zh"
+    assert view.compare() is not None and "Chinese" not in view.message.value

@@ -1,13 +1,16 @@
-"""The instructors' subcommands of ``bleu-lab``: ``release OUTDIR`` and ``grade NOTEBOOK [NOTEBOOK ...]``.
+"""The instructors' subcommands of ``bleu-lab``: ``release OUTDIR``, ``grade NOTEBOOK [NOTEBOOK ...]`` and
+``gradescope LESSON [LESSON ...]``.
 
     bleu-lab release course/                 course/student/ (no solutions), course/solved/ (with them) and
                                              course/nbgrader/ (an nbgrader course's source/ and its config)
     bleu-lab grade alice/03_brevity_penalty.ipynb bob/03_brevity_penalty.ipynb [--seed N] [--timeout S]
+                   [--csv marks.csv] [--gradescope results.json]     ...and the marks as CSV / Gradescope's JSON
+    bleu-lab gradescope 03_brevity_penalty -o autograder.zip [--wheel W]   a Gradescope autograder (gradescope.py)
 
 ``grade`` prints the seed of the hidden cases, then one report per notebook ending in its one ``score:`` line (a
 notebook that cannot be read or placed gets ``score: not graded`` and the batch goes on). It exits with 0 once every
 notebook is graded, whatever the marks; with 2 (and one line on stderr) for a missing file or a bad option; with 3
-if the grader's own files changed during a run (marks withheld from there on).
+if the grader's own files changed during a run (marks withheld from there on, and no export written).
 """
 
 from __future__ import annotations
@@ -17,8 +20,11 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from . import default_notebooks_dir
-from .grade import DEFAULT_TIMEOUT, MARK_MEMORY, SANDBOX_MODES, grade_batch
+from . import default_notebooks_dir, lesson_gradings
+from .grade import DEFAULT_TIMEOUT, MARK_MEMORY, SANDBOX_MODES, NotebookGrade, grade_batch
+from .gradebook import gradescope_results, same_student_clashes, student_id, write_gradescope, write_marks_csv
+from .gradescope import DEFAULT_TIMEOUT as GRADESCOPE_TIMEOUT
+from .gradescope import build_autograder
 from .release import release
 
 EXIT_ERROR = 2
@@ -50,13 +56,81 @@ def build_parser(prog: str = "bleu-lab") -> argparse.ArgumentParser:
                      help="seed of the hidden cases (default: a random one, printed first)")
     grd.add_argument("--lesson", default=None, metavar="NAME",
                      help="grade every notebook as this lesson (e.g. 03_brevity_penalty), whatever it claims")
+    grd.add_argument("--csv", type=Path, default=None, metavar="FILE",
+                     help="also write the marks as CSV for an LMS: a row per student (nbgrader's submitted/STUDENT/ "
+                     "folder, else the file's folder or name), a column per exercise, each lesson's total and possible")
+    grd.add_argument("--gradescope", type=Path, default=None, metavar="FILE",
+                     help="also write the marks as Gradescope's results.json (one submission: at most one notebook "
+                     "per lesson)")
     grd.add_argument("--sandbox", choices=SANDBOX_MODES, default="auto",
                      help="run each kernel under bubblewrap: 'auto' where it can start (the report's second line "
                      "says which), 'bubblewrap' to refuse to grade without it, 'none' not to use it")
     grd.add_argument("--memory", type=int, default=MARK_MEMORY, metavar="MB",
                      help=f"memory that marking one notebook may use, in MB (default {MARK_MEMORY}); beyond it, or "
                      "beyond --timeout, the notebook gets 0 with a note")
+    gs = commands.add_parser("gradescope", help="write a Gradescope autograder (zip) for LESSON ...",
+                             description="Write a Gradescope autograder: setup.sh installs the bleu_lab wheel the zip "
+                             "carries (and its dependencies, from PyPI, when Gradescope builds the image); "
+                             "run_autograder grades the submitted notebooks with bleu-lab grade into "
+                             "results/results.json. Hidden cases' details are shown to students once grades are "
+                             "published.")
+    gs.add_argument("lessons", metavar="LESSON", nargs="+",
+                    help="the lessons of the assignment, e.g. 03_brevity_penalty")
+    gs.add_argument("-o", "--output", type=Path, required=True, metavar="ZIP", help="the zip to write")
+    gs.add_argument("--wheel", type=Path, default=None, metavar="WHEEL",
+                    help="the bleu_lab wheel to carry (default: build this clone's with pip wheel)")
+    gs.add_argument("--timeout", type=float, default=GRADESCOPE_TIMEOUT, metavar="SECONDS",
+                    help=f"wall-clock limit to run one notebook, > 0 (default {GRADESCOPE_TIMEOUT}); marking it "
+                    "afterwards has the same limit again")
+    gs.add_argument("--seed", type=int, default=None, metavar="N",
+                    help="seed of the hidden cases (default: a fresh one for each submission)")
     return parser
+
+
+def _exports_ok(args: argparse.Namespace) -> None:
+    """Before grading: the export files can be written and are none of the notebooks, and no two notebooks would
+    land in one cell of the CSV (ValueError / FileNotFoundError naming the option)."""
+    notebooks = {p.resolve() for p in args.notebooks}
+    for flag, path in (("--csv", args.csv), ("--gradescope", args.gradescope)):
+        if path is None:
+            continue
+        if path.resolve() in notebooks:
+            raise ValueError(f"{flag} {path} is one of the notebooks to grade: give another file name")
+        if not path.parent.is_dir():
+            raise FileNotFoundError(f"{flag} {path}: the folder {path.parent} does not exist")
+        if path.is_dir():
+            raise IsADirectoryError(f"{flag} {path} is a folder: give a file name")
+    if args.gradescope is not None:
+        students = sorted({student_id(path, lesson_gradings()) for path in args.notebooks})
+        clashes = same_student_clashes(args.notebooks, lesson_gradings())
+        if len(students) > 1 or clashes:
+            why = f"notebooks of {len(students)} students ({', '.join(students[:3])})" if len(students) > 1 else (
+                f"two notebooks of one name: {clashes[0]}")
+            raise ValueError(f"--gradescope writes one submission's results, and these are {why}: grade one "
+                             "student's notebooks at a time, or use --csv")
+    if args.csv is not None:
+        clashes = same_student_clashes(args.notebooks, lesson_gradings())
+        if clashes:
+            raise ValueError(f"--csv: two notebooks of the same name for one student: {clashes[0]}. Give each "
+                             "student's notebooks a folder of their own (or nbgrader's submitted/STUDENT/ASSIGNMENT/)")
+
+
+def _grade(args: argparse.Namespace, prog: str) -> int:
+    _exports_ok(args)
+    grades: list[NotebookGrade] = []
+    code = grade_batch(list(args.notebooks), timeout=args.timeout, seed=args.seed, lesson=args.lesson, grades=grades,
+                       sandbox=args.sandbox, memory=args.memory)
+    if code != 0:
+        if args.csv or args.gradescope:
+            print(f"{prog}: no marks exported (grading stopped)", file=sys.stderr)
+        return code
+    if args.csv is not None:
+        write_marks_csv(args.csv, grades)
+        print(f"{prog}: wrote {args.csv} ({len(grades)} notebooks)", file=sys.stderr)
+    if args.gradescope is not None:
+        write_gradescope(args.gradescope, gradescope_results(grades))
+        print(f"{prog}: wrote {args.gradescope}", file=sys.stderr)
+    return 0
 
 
 def main(argv: Sequence[str], prog: str = "bleu-lab") -> int:
@@ -70,9 +144,15 @@ def main(argv: Sequence[str], prog: str = "bleu-lab") -> int:
                   f"  {done.solved}  (with solutions: for instructors, and to test the grader)\n"
                   f"  {done.nbgrader}  (nbgrader's source/ and nbgrader_config.py, for courses that use nbgrader)")
             return 0
-        return grade_batch(list(args.notebooks), timeout=args.timeout, seed=args.seed, lesson=args.lesson,
-                           sandbox=args.sandbox, memory=args.memory)
-    except (OSError, ValueError) as err:
+        if args.command == "gradescope":
+            done = build_autograder(args.lessons, args.output, wheel=args.wheel, timeout=args.timeout, seed=args.seed)
+            print(f"wrote {done.path}: Gradescope's autograder for {', '.join(done.lessons)}, carrying {done.wheel}.\n"
+                  f"  Upload it on the assignment's Configure Autograder page; set Gradescope's autograder timeout "
+                  f"to at least {int(2 * done.timeout * len(done.lessons) + 60)} s (2 x --timeout per lesson, and "
+                  "a minute to start).")
+            return 0
+        return _grade(args, prog)
+    except (OSError, ValueError, RuntimeError) as err:
         print(f"{prog}: error: {err}", file=sys.stderr)
         return EXIT_ERROR
     return 0

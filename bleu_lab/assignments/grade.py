@@ -45,7 +45,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..exercises import Feedback, GradedExercise, LessonGrading, reset_tries
+from ..exercises import MAX_ANSWER_CHARS, Feedback, GradedExercise, LessonGrading, reset_tries, shown
 from . import METADATA_KEY, lesson_gradings, wire
 from .limits import Exceeded, run_limited
 from .processes import descendants, end_leftovers, subreaper
@@ -75,6 +75,7 @@ class ExerciseResult:
     messages: list[str] = field(default_factory=list)
     answer: str = ""  # a written answer, for the person who grades it
     key_points: str = ""
+    hidden_points: int = 0  # of ``points``, those the hidden cases earned (the rest: the visible check)
 
 
 @dataclass
@@ -126,7 +127,8 @@ def grade_exercise(exercise: GradedExercise, namespace: Mapping[str, object], se
         return result
     visible = _run_check(exercise.check, args, {})
     if exercise.manual:
-        result.answer = "; ".join(f"{name} = {value!r}" for name, value in zip(exercise.answers, args))
+        result.answer = "; ".join(f"{name} = {shown(value, MAX_ANSWER_CHARS)}"  # as much as the check reads
+                                  for name, value in zip(exercise.answers, args))
         result.key_points = exercise.manual
         result.messages += [m for m in visible.messages if not m.startswith(("recorded:", "a model answer"))]
         return result
@@ -137,6 +139,7 @@ def grade_exercise(exercise: GradedExercise, namespace: Mapping[str, object], se
         cases = exercise.hidden(hidden_rng(seed, lesson, exercise.name))
         hidden = _run_check(exercise.check, args, cases)
         result.points += hidden.passed
+        result.hidden_points = int(hidden.passed)
         if not hidden.passed and visible.passed:
             result.messages.append("hidden cases: " + str(hidden))
         elif not hidden.passed:
@@ -850,11 +853,12 @@ class BatchFiles:
 
 
 def grade_batch(paths: list[Path], *, timeout: int = DEFAULT_TIMEOUT, seed: int | None = None,
-                lesson: str | None = None, out=None, sandbox: str = "auto", memory: int = MARK_MEMORY) -> int:
+                lesson: str | None = None, out=None, grades: list[NotebookGrade] | None = None,
+                sandbox: str = "auto", memory: int = MARK_MEMORY) -> int:
     """Grade each notebook of ``paths`` and print its report (one ``score:`` line each) to ``out``; return the exit
     code: 0, or 3 if the grader's files changed during a run (that notebook's marks and the rest are withheld).
-    ``sandbox``: "auto", "bubblewrap" (required) or "none" (``choose_sandbox``); ``memory``: megabytes for marking
-    one notebook."""
+    Each reported ``NotebookGrade`` is also appended to ``grades`` (for ``gradebook``'s exports). ``sandbox``:
+    "auto", "bubblewrap" (required) or "none" (``choose_sandbox``); ``memory``: megabytes for marking one notebook."""
     out = out or sys.stdout
     check_timeout(timeout)
     check_sandbox(sandbox)
@@ -887,6 +891,8 @@ def grade_batch(paths: list[Path], *, timeout: int = DEFAULT_TIMEOUT, seed: int 
                     _tampered(path, grade)
                     return 3
                 print(format_grade(grade), file=out, flush=True)
+                if grades is not None:
+                    grades.append(grade)
     finally:
         context.close()
         batch.close()

@@ -77,8 +77,13 @@ def release(outdir: Path, notebooks_dir: Path, *, force: bool = False) -> Releas
     previous = _previous_release(outdir)
     ours = {path for path, digest in previous.items() if path.is_file() and _digest(path.read_bytes()) == digest}
     _check_targets(result, files, previous, ours, force)
+    for path in [*files, outdir / MANIFEST]:  # before anything is written or deleted
+        if not _inside(outdir, path):
+            raise FileExistsError(f"{path} leads out of {outdir} (a link): release writes only inside OUTDIR. Remove "
+                                  "the link, or release into another OUTDIR")
     for path in ours - files.keys():  # our own unchanged files of an earlier release that this one does not write
-        path.unlink()
+        if _inside(outdir, path):  # checked again just before: never a file outside OUTDIR
+            path.unlink()
     for path, text in files.items():
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
@@ -99,13 +104,30 @@ def _digest(data: bytes) -> str:
 
 
 def _previous_release(outdir: Path) -> dict[Path, str]:
-    """The files an earlier release wrote in ``outdir`` and their digests (empty if there was none)."""
+    """The files an earlier release wrote in ``outdir`` and their digests (empty if there was none). An entry that
+    names anything outside ``outdir`` (an absolute path, ``..``, a link out of it) is not the release's: the manifest
+    is a file anyone can edit, and it never leads ``release`` to delete or overwrite a file elsewhere."""
     try:
         manifest = json.loads((outdir / MANIFEST).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
+    if not isinstance(manifest, dict):
+        return {}
     return {outdir / name: digest for name, digest in manifest.items()
-            if isinstance(name, str) and isinstance(digest, str) and ".." not in Path(name).parts}
+            if isinstance(name, str) and isinstance(digest, str) and _inside(outdir, outdir / name)}
+
+
+def _inside(outdir: Path, path: Path) -> bool:
+    """``path`` is a file name under ``outdir`` that stays there once links are followed (and is no link itself)."""
+    relative = Path(path)
+    try:
+        relative = relative.relative_to(outdir)
+    except ValueError:
+        return False
+    if relative.is_absolute() or not relative.parts or ".." in relative.parts or path.is_symlink():
+        return False
+    root = outdir.resolve()
+    return root in path.resolve().parents
 
 
 def _check_targets(result: Release, files: dict[Path, str], previous: dict[Path, str], ours: set[Path],

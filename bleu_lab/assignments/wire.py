@@ -25,8 +25,6 @@ MAX_DEPTH = 40
 MAX_ITEMS = 100_000
 MAX_TEXT = 200_000  # characters of one string
 TAG = "$bleu_lab"
-ARRAY_DTYPES = frozenset({"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16",
-                          "float32", "float64", "complex64", "complex128"})
 
 
 class TooLarge(ValueError):
@@ -160,10 +158,13 @@ def decode(data: object, classes: Mapping[str, type] | Callable[[str], type | No
     if kind == "ndarray":
         import numpy as np
 
-        # Only a plain number's dtype is taken from the sender; any other (a sub-array such as "(40000000,)f8",
-        # a structure, a 200,000-character string type) is inferred from the values, which the wire bounds.
-        dtype = data.get("dtype")
-        return np.asarray(inner(data["v"]), dtype=dtype if dtype in ARRAY_DTYPES else None)
+        values = inner(data["v"])
+        if _leaves(values) > MAX_ITEMS:
+            raise TooLarge(f"an array of more than {MAX_ITEMS:,} items")
+        try:  # the dtype only if plain: "(40000000,)f8" would make one item 320 MB
+            return np.asarray(values, dtype=_plain_dtype(data.get("dtype")))
+        except (TypeError, ValueError, OverflowError):
+            return Opaque("ndarray", str(values)[:120])
     if kind == "counter":
         return Counter({_key(inner(k)): inner(v) for k, v in data["v"]})
     if kind == "dict":
@@ -188,6 +189,34 @@ def decode(data: object, classes: Mapping[str, type] | Callable[[str], type | No
     if kind == "opaque":
         return Opaque(str(data.get("type")), str(data.get("text"))[:120])
     raise ValueError(f"not a value of the grading wire: {str(data)[:80]}")
+
+
+def _plain_dtype(name: object):
+    """The numpy dtype a student's array names, if it is a plain bool, int, float or complex of at most 16 bytes
+    (no sub-array shape, no fields, no object or text); else None, and numpy infers one from the values."""
+    if not isinstance(name, str) or len(name) > 32:
+        return None
+    import numpy as np
+
+    try:
+        dtype = np.dtype(name)
+    except (TypeError, ValueError, OverflowError, MemoryError):
+        return None
+    if dtype.kind not in "biufc" or dtype.shape != () or dtype.names is not None or dtype.itemsize > 16:
+        return None
+    return dtype
+
+
+def _leaves(values: object) -> int:
+    """How many numbers a nested list holds (counted without recursion)."""
+    count, stack = 0, [values]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, (list, tuple)):
+            stack.extend(item)
+        else:
+            count += 1
+    return count
 
 
 def _key(value: object) -> object:

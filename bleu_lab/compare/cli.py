@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 from collections.abc import Sequence
 
-from ..cli import run_with_clear_errors
+from ..commands import add_version, check_output_file, check_output_folder, refuse_repeated_files, run_with_clear_errors
+from ..scripts import tokenizer_warning
 from ..tokenization import ALL_TOKENIZERS, OPTIONAL_TOKENIZERS, TOKENIZERS
 from .comparison import compare_systems
 from .files import comparison_inputs, default_names, read_text_file
@@ -28,6 +30,7 @@ def build_parser(prog: str = "bleu-lab compare") -> argparse.ArgumentParser:
         epilog="Example: bleu-lab compare --refs data/news/ref.A.de --systems data/news/sys.strong.de "
         "data/news/sys.fluent.de --names strong fluent --html report.html",
     )
+    add_version(parser, "bleu-lab")
     parser.add_argument("--refs", nargs="+", required=True, metavar="REF", help="reference file(s)")
     parser.add_argument("--systems", nargs="+", required=True, metavar="SYS", help="system output files")
     parser.add_argument("--names", nargs="+", metavar="NAME", help="one name per system (default: the file names)")
@@ -65,12 +68,21 @@ def run(args: argparse.Namespace) -> None:
     if args.names is not None and len(args.names) != len(args.systems):
         raise ValueError(f"--names has {len(args.names)} names but --systems has {len(args.systems)} files: "
                          "give one name per system")
+    refuse_repeated_files("--systems", args.systems)
+    for flag, path in (("--json", args.json), ("--html", args.html), ("--latex", args.latex)):
+        if path:
+            check_output_file(flag, path)
+    if args.csv:
+        check_output_folder("--csv", args.csv)
     inputs = comparison_inputs(
         args.names or default_names(args.systems),
         [read_text_file(p, "system") for p in args.systems],
         [read_text_file(p, "reference") for p in args.refs],
         read_text_file(args.source, "source") if args.source else None,
     )
+    warning = tokenizer_warning((r for seg in inputs.references for r in seg), args.tokenize)
+    if warning:
+        warnings.warn(warning, stacklevel=2)
     comparison = compare_systems(
         inputs.systems, inputs.references, tokenize=args.tokenize, lowercase=args.lowercase, baseline=args.baseline,
         sources=inputs.sources, frequencies=args.frequencies, n_samples=args.samples, n_trials=args.trials,

@@ -36,10 +36,7 @@ def read_text_file(path: str | Path, what: str) -> TextFile:
     return TextFile(f"{what} file {path}", read_lines(path, what))
 
 
-MAX_UPLOAD_BYTES = 20 * 2**20  # one uploaded file
-# An upload reaches the kernel as one websocket message holding every file chosen at once; Jupyter's servers take at
-# most 10 MiB by default, and a bigger message is dropped without a word. voila.json and ``bleu-lab lab`` raise it to:
-UPLOAD_MESSAGE_BYTES = 128 * 2**20
+MAX_UPLOAD_BYTES = 20 * 2**20  # one uploaded file (files chosen at once: course.UPLOAD_MESSAGE_BYTES)
 
 
 def decode_text_file(name: str, data: bytes, what: str, max_bytes: int = MAX_UPLOAD_BYTES) -> TextFile:

@@ -24,7 +24,9 @@ from . import (
     as_number,
     as_whole,
     check_written_answer,
+    close,
     run_student_code,
+    shown,
 )
 
 # (case name, r, c): every branch of the definition, and the ones students miss.
@@ -64,10 +66,10 @@ def check_brevity_penalty(
                 fb.messages[-1] += " — handle c == 0 before dividing by c (what should an empty hypothesis get?)"
             continue
         if as_number(got, strings=False) is None:
-            fb.fail(f"case {case}: return a number, not {type(got).__name__} ({got!r})")
+            fb.fail(f"case {case}: return a number, not {type(got).__name__} ({shown(got)})")
             continue
         got = float(as_number(got, strings=False))
-        if math.isclose(got, expected, rel_tol=1e-9, abs_tol=1e-12):
+        if close(got, expected):
             continue
         fb.fail(f"case {case}, r = {r}, c = {c}: expected BP = {expected:.6g}, you returned {got:.6g}. "
                 + _bp_hint(r, c, float(got)))
@@ -81,23 +83,23 @@ def _bp_hint(r: int, c: int, got: float) -> str:
     if c == 0:
         return "An empty hypothesis has nothing to reward: BP = 0 (and exp(1 - r/c) would divide by zero)."
     if c > r:
-        if math.isclose(got, math.exp(1 - r / c)):
+        if close(got, math.exp(1 - r / c)):
             return "When c > r there is no penalty: BP = 1. exp(1 - r/c) is above 1 here — cap it."
-        if math.isclose(got, brevity_penalty(c, r)):
+        if close(got, brevity_penalty(c, r)):
             return ("That is BP with r and c swapped: the function is called as my_brevity_penalty(r, c), "
                     "reference length first. With c > r there is no penalty: BP = 1.")
         return "When the hypothesis is longer than the reference there is no penalty: BP = 1."
     if c == r:
         return "exp(1 - r/c) = exp(0) = 1: a hypothesis exactly as long as the reference is not penalised."
-    if math.isclose(got, math.exp(1 - c / r)):
+    if close(got, math.exp(1 - c / r)):
         return ("You computed exp(1 - c/r): the ratio is upside down, or you swapped the arguments "
                 "(the function takes r first, then c).")
-    if math.isclose(got, 1.0):
+    if close(got, 1.0):
         return ("A hypothesis shorter than the reference must be penalised: BP = exp(1 - r/c) < 1 when c < r. "
                 "(If your formula is right, check the argument order: r first, then c.)")
-    if math.isclose(got, 1 - r / c):
+    if close(got, 1 - r / c):
         return "You forgot the exponential: BP = exp(1 - r/c)."
-    if math.isclose(got, c / r):
+    if close(got, c / r):
         return "BP is not the plain length ratio c/r: it is exp(1 - r/c)."
     return "For c < r the formula is BP = exp(1 - r/c)."
 
@@ -116,7 +118,7 @@ def check_closest_ref_length(
             continue
         got = as_whole(got) if as_whole(got) is not None else got
         fb.fail(f"case {case}: reference lengths {list(ref_lens)}, c = {c}: expected r = {expected}, "
-                f"you returned {got!r}. " + _closest_hint(ref_lens, c, got, expected))
+                f"you returned {shown(got)}. " + _closest_hint(ref_lens, c, got, expected))
     if fb.passed:
         fb.note("all cases right, including ties (they go to the shorter reference, as in nltk and sacrebleu)")
     return fb

@@ -27,7 +27,9 @@ from . import (
     as_number,
     call_student,
     choices_text,
+    close,
     run_student_code,
+    shown,
     tiered_hint,
 )
 
@@ -60,7 +62,7 @@ def check_ar_p_value(
             fb.fail(f"case {case}: return the p-value as a number, not {type(got).__name__} ({got!r:.60})")
             continue
         got = as_number(got, strings=False)
-        if math.isclose(got, p_value_with_ties(np.asarray(gaps), observed), rel_tol=1e-9, abs_tol=1e-12):
+        if close(got, p_value_with_ties(np.asarray(gaps), observed)):
             continue
         hint, recipe = _ar_hint(gaps, observed, float(got))
         message = f"case {case}: gaps {list(gaps)}, observed {observed}: your p = {float(got):.4f} is not right. {hint}"
@@ -99,7 +101,7 @@ def _ar_hint(gaps: Sequence[float], observed: float, got: float) -> tuple[str, s
         (float(above + 1), a_count, formula),
     ]
     for value, hint, recipe in candidates:
-        if math.isclose(got, value, rel_tol=1e-9, abs_tol=1e-12):
+        if close(got, value):
             return hint, recipe
     return ("Count the trials whose gap is at least as large as the observed one, then turn the count into a "
             "share of the trials plus the observed test set itself.", None)
@@ -188,7 +190,7 @@ def _check_run(fb: Feedback, result: BootstrapResult, expected: BootstrapResult)
                 "corpus.references_for('A'), with the default options")
         return
     if result.method != expected.method:
-        fb.fail(f"your run reports {result.method!r} p-values: pass method='shift' for the two-sided p-value of "
+        fb.fail(f"your run reports {shown(result.method)} p-values: pass method='shift' for the two-sided p-value of "
                 "section 2 (the default, 'sacrebleu', is what sacrebleu prints: roughly a one-sided p)")
         return
     if result.n_samples != expected.n_samples or result.seed != expected.seed:
@@ -243,7 +245,7 @@ def check_bonferroni(
             continue
         if set(got) == expected:
             continue
-        fb.fail(f"case {case}: expected {sorted(expected)}, you returned {sorted(got)}. "
+        fb.fail(f"case {case}: expected {sorted(expected)}, you returned {shown(sorted(got))}. "
                 + _bonferroni_hint(p_values, alpha, set(got)))
     if fb.passed:
         fb.note("all cases right: with m comparisons, each one must reach p < alpha / m")

@@ -26,9 +26,11 @@ from . import (
     as_number,
     choice_mistakes,
     choices_text,
+    close,
     random_sentence,
     random_variant,
     run_student_code,
+    shown,
 )
 
 # The lesson's worked example: a short, good segment and a long, weaker one (lowercase words, no punctuation,
@@ -108,10 +110,10 @@ def check_corpus_bleu(
         if isinstance(got, BleuScore):
             got = got.score
         if as_number(got, strings=False) is None:
-            fb.fail(f"case {case}: return the score as a number (0–100), not {type(got).__name__} ({got!r})")
+            fb.fail(f"case {case}: return the score as a number (0–100), not {type(got).__name__} ({shown(got)})")
             continue
         got = float(as_number(got, strings=False))
-        if math.isclose(got, expected.score, rel_tol=0, abs_tol=TOLERANCE):
+        if close(got, expected.score, abs_tol=TOLERANCE):
             continue
         fb.fail(f"case {case}: expected corpus BLEU {expected.score:.4f}, you returned {got:.4f}. "
                 + _corpus_hint(stats, expected, float(got)))
@@ -123,7 +125,7 @@ def check_corpus_bleu(
 def _corpus_hint(stats: Sequence[BleuStats], expected: BleuScore, got: float) -> str:
     """Name the mistake a wrong corpus score points to (the first candidate that reproduces ``got``)."""
     for value, hint in _mistakes(stats, expected):
-        if value is not None and math.isclose(got, value, rel_tol=0, abs_tol=1e-6):
+        if value is not None and close(got, value, abs_tol=1e-6):
             return hint
     total = expected.stats
     return (f"Sum the statistics (c = {total.hyp_len}, r = {total.ref_len}, matches {list(total.matches)}, "

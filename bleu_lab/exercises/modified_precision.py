@@ -21,10 +21,15 @@ from . import (
     Feedback,
     GradedExercise,
     LessonGrading,
+    as_number,
     call_student,
+    close,
     enough_failures,
+    number_text_problem,
     random_sentence,
     random_variant,
+    same_number,
+    shown,
     tiered_hint,
 )
 
@@ -85,24 +90,27 @@ def _as_exact(fb: Feedback, answer: object, example: str) -> Fraction | None:
         fb.fail(f"give a number such as {example}, not {answer}")
         return None
     if isinstance(answer, tuple):
-        fb.fail(f"give one number, Fraction(matches, total), not the tuple {answer}")
+        fb.fail(f"give one number, Fraction(matches, total), not the tuple {shown(answer)}")
         return None
-    if isinstance(answer, str):
-        try:
-            return Fraction(answer)
-        except ValueError:
-            fb.fail(f"{answer!r} is not a fraction; write it like {example}")
+    number = as_number(answer)
+    if number is None:
+        problem = number_text_problem(answer)
+        fb.fail(f"{shown(answer)} is not a fraction{' (' + problem + ')' if problem else ''}; write it like {example}"
+                if isinstance(answer, str) else f"give a Fraction such as {example}, not a {type(answer).__name__}")
+        return None
+    if isinstance(number, float):
+        if not math.isfinite(number):
+            fb.fail(f"give a fraction such as {example}, not {number}")
             return None
-    if isinstance(answer, Rational):
-        return _exact(answer)
-    if isinstance(answer, Real):
-        fb.fail(
-            f"you entered the float {answer!r}; enter the exact fraction, e.g. {example}, so the counts stay visible "
-            "(floats like 0.1 + 0.2 are not exact)"
-        )
-        return None
-    fb.fail(f"give a Fraction such as {example}, not a {type(answer).__name__}")
-    return None
+        exact = Fraction(number).limit_denominator(100)  # counts by hand are small
+        if not close(number, exact):
+            fb.fail(f"you entered the float {number!r}; enter the exact fraction, e.g. {example}, so the counts stay "
+                    "visible")
+            return None
+        fb.note(f"read your {number!r} as {exact}: an exact Fraction keeps the counts visible (and 0.1 + 0.2 is not "
+                "exact)")
+        return exact
+    return Fraction(number)
 
 
 def check_modified_precision(
@@ -134,13 +142,13 @@ def _result_problem(refs: Sequence[str], hyp: str, n: int, expected: Fraction, r
     if result is None:
         return "your function returned None; return a Fraction(matches, total)"
     if isinstance(result, tuple):
-        return f"you returned the tuple {result}; return one number, Fraction(matches, total)"
-    if isinstance(result, bool) or not isinstance(result, Real):
+        return f"you returned the tuple {shown(result)}; return one number, Fraction(matches, total)"
+    number = as_number(result, strings=False)
+    if number is None or isinstance(number, float) and not math.isfinite(number):
         return f"you returned a {type(result).__name__}; return a number, ideally Fraction(matches, total)"
-    exact = isinstance(result, Rational)
-    if exact:
-        result = _exact(result)
-    if (result == expected) if exact else math.isclose(float(result), float(expected), rel_tol=1e-12):
+    exact = isinstance(number, (int, Fraction))
+    result = number
+    if same_number(number, expected, strings=False):
         return None
     return f"expected {expected} = {float(expected):.4g}, you returned {_show(result)}; " + _precision_hint(
         list(refs), hyp, n, result, exact
@@ -189,7 +197,7 @@ def _precision_hint(refs: list[str], hyp: str, n: int, given: Real, exact: bool)
             p1 = modified_precision(refs, tokens, 1)
             mistakes.append((_exact(p1), f"that is p_1 = {p1}: did you ignore n and count single words?"))
     for value, message in mistakes:
-        same = (given == value) if exact else math.isclose(float(given), float(value), rel_tol=1e-12)
+        same = (given == value) if exact else close(given, value)
         if same and value != modified_precision(refs, tokens, n):
             return message
     return (
@@ -225,9 +233,10 @@ def check_word_salad(hypothesis: object) -> Feedback:
     refs = [WORD_SALAD_REFERENCE]
     for row in clip_table(refs, tokens, 1):
         if row.max_ref_count == 0:
-            fb.fail(f"{row.text!r} is not in the reference, so p_1 < 1: use only the reference's words")
+            fb.fail(f"{shown(row.text)} is not in the reference, so p_1 < 1: use only the reference's words")
         elif row.count > row.max_ref_count:
-            fb.fail(f"{row.text!r} is used {row.count} times but the reference has it only {row.max_ref_count} time(s)")
+            fb.fail(f"{shown(row.text)} is used {row.count} times but the reference has it only "
+                    f"{row.max_ref_count} time(s)")
     matched = [row.text for row in clip_table(refs, tokens, 2) if row.clipped > 0]
     p1, p2 = modified_precision(refs, tokens, 1), modified_precision(refs, tokens, 2)
     if matched:

@@ -20,6 +20,7 @@ from . import (
     call_student,
     enough_failures,
     random_sentence,
+    shown,
     tiered_hint,
 )
 
@@ -81,7 +82,7 @@ def _count_problem(tokens: tuple[str, ...], n: int, result: object) -> str | Non
     if bad_key is not None:
         remark = ": even a 1-gram is a tuple" if n == 1 else ""
         return (
-            f"the key {bad_key!r} is a {type(bad_key).__name__}; every n-gram must be a tuple of tokens, "
+            f"the key {shown(bad_key)} is a {type(bad_key).__name__}; every n-gram must be a tuple of tokens, "
             f"e.g. {_example_ngram(expected, n)}{remark}"
         )
     wrong_len = next((k for k in given if len(k) != n), None)
@@ -89,7 +90,7 @@ def _count_problem(tokens: tuple[str, ...], n: int, result: object) -> str | Non
         return f"the key {wrong_len} has {len(wrong_len)} tokens, but an n-gram for n={n} has exactly {n}"
     bad_value = next((v for v in given.values() if as_whole(v) is None or isinstance(v, str)), None)
     if bad_value is not None:
-        return f"the count {bad_value!r} is not a whole number; each value must be how often its n-gram occurs"
+        return f"the count {shown(bad_value)} is not a whole number; each value must be how often its n-gram occurs"
     given = {k: as_whole(v) for k, v in given.items()}
     if given == dict(expected):
         return None
@@ -150,7 +151,8 @@ def _clip_problem(
     expected = clip_counts(hyp_counts, max_reference_counts(list(refs), n))
     bad_key = next((g for g in result if not isinstance(g, tuple)), None)
     if bad_key is not None:
-        return f"the key {bad_key!r} is not an n-gram tuple; use the keys of hyp_counts, e.g. {next(iter(hyp_counts))}"
+        return (f"the key {shown(bad_key)} is not an n-gram tuple; use the keys of hyp_counts, e.g. "
+                f"{next(iter(hyp_counts))}")
     extra = [g for g in result if g not in hyp_counts and result[g] != 0]
     if extra:
         return f"{extra[0]} is not in the hypothesis: only the hypothesis n-grams get a clipped count"
@@ -172,8 +174,8 @@ def diagnose_clipped_count(ngram: Ngram, given: object, count: int, ref_counts: 
     want = min(count, most)
     if given is None or given is Ellipsis:
         return f"fill in the clipped count of {ngram} (replace the ...)"
-    if as_whole(given) is None or isinstance(given, str):
-        return f"your clipped count for {ngram} is {given!r}; give a whole number (int)"
+    if as_whole(given) is None:
+        return f"your clipped count for {ngram} is {shown(given)}; give a whole number (int)"
     given = as_whole(given)
     if given == want:
         return None
@@ -232,7 +234,7 @@ def check_clip_by_hand(answer: object, *, reveal: bool = False) -> Feedback:
             fb.fail(f"{gram[0]!r} is missing: it is a word of the hypothesis, so it needs a row")
             continue
         message = diagnose_clipped_count(gram, given[gram], hyp_counts[gram], [c[gram] for c in refs_counts])
-        if message and as_whole(given[gram]) is not None and not isinstance(given[gram], str):
+        if message and as_whole(given[gram]) is not None:
             wrong.append(message)
         elif message:
             fb.fail(message)

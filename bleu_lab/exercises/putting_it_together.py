@@ -16,7 +16,17 @@ from ..brevity import brevity_penalty, closest_ref_length
 from ..geometric_mean import bleu_from_precisions
 from ..nltk_style import sentence_bleu, without_warnings
 from ..precision import modified_precision
-from . import Feedback, GradedExercise, LessonGrading, as_number, random_sentence, random_variant, run_student_code
+from . import (
+    Feedback,
+    GradedExercise,
+    LessonGrading,
+    as_number,
+    close,
+    random_sentence,
+    random_variant,
+    run_student_code,
+    shown,
+)
 
 UNIFORM = (0.25, 0.25, 0.25, 0.25)
 
@@ -60,10 +70,10 @@ def check_geometric_mean(
                                     "the geometric mean is 0; return 0.0 before taking logs")
             continue
         if as_number(got, strings=False) is None:
-            fb.fail(f"case {case}: return a number, not {type(got).__name__} ({got!r})")
+            fb.fail(f"case {case}: return a number, not {type(got).__name__} ({shown(got)})")
             continue
         got = float(as_number(got, strings=False))
-        if math.isclose(got, expected, rel_tol=1e-9, abs_tol=1e-12):
+        if close(got, expected):
             continue
         fb.fail(f"case {case}: p_n = {_fmt(precisions)}, weights = {_fmt(weights)}: expected {expected:.6g}, "
                 f"you returned {float(got):.6g}. " + _geometric_hint(precisions, weights, float(got), zero))
@@ -80,17 +90,17 @@ def _geometric_hint(precisions: Sequence[float], weights: Sequence[float], got: 
     """Name the likely mistake behind a wrong weighted geometric mean."""
     positive = [(w, p) for w, p in zip(weights, precisions) if p > 0]
     if zero:
-        if math.isclose(got, math.exp(math.fsum(w * math.log(p) for w, p in positive))):
+        if close(got, math.exp(math.fsum(w * math.log(p) for w, p in positive))):
             return ("You skipped the zero precision, which treats it as p = 1 (old nltk did this). "
                     "A product with a factor 0 is 0: the geometric mean is 0.")
         return "One p_n with weight > 0 is 0, so the weighted product — and the geometric mean — is 0."
-    if math.isclose(got, math.fsum(w * p for w, p in zip(weights, precisions))):
+    if close(got, math.fsum(w * p for w, p in zip(weights, precisions))):
         return "That is the weighted *arithmetic* mean sum w_n p_n; BLEU takes exp(sum w_n log p_n)."
-    if math.isclose(got, math.fsum(w * math.log(p) for w, p in positive)):
+    if close(got, math.fsum(w * math.log(p) for w, p in positive)):
         return "That is sum w_n log p_n, still on the log scale: take exp() of it."
-    if math.isclose(got, math.prod(precisions)):
+    if close(got, math.prod(precisions)):
         return "That is the plain product of the p_n; each factor must be raised to its weight: prod p_n ** w_n."
-    if math.isclose(got, math.exp(math.fsum(map(math.log, precisions)) / len(precisions))):
+    if close(got, math.exp(math.fsum(map(math.log, precisions)) / len(precisions))):
         return "You ignored the weights (an unweighted mean of the logs); use w_n * log p_n."
     return "Compute exp(sum over n of w_n * log p_n), or equivalently prod p_n ** w_n."
 
@@ -109,10 +119,10 @@ def check_sentence_bleu(
         if got is None:
             continue
         if as_number(got, strings=False) is None:
-            fb.fail(f"case {case}: return a number, not {type(got).__name__} ({got!r})")
+            fb.fail(f"case {case}: return a number, not {type(got).__name__} ({shown(got)})")
             continue
         got = float(as_number(got, strings=False))
-        if math.isclose(got, expected, rel_tol=1e-9):
+        if close(got, expected):
             continue
         fb.fail(f"case {case}: expected BLEU = {expected:.6g}, you returned {float(got):.6g}. "
                 + _sentence_hint(refs, hypothesis, float(got)))
@@ -133,17 +143,17 @@ def _sentence_hint(refs: list[str], hypothesis: str, got: float) -> str:
     wrong_r = [(label, other) for label, other in (
         ("the first reference's", len(refs[0].split())), ("the shortest reference's", min(lengths)),
         ("the longest reference's", max(lengths))) if other != r]
-    if bp != 1 and math.isclose(got, mean):
+    if bp != 1 and close(got, mean):
         also = [f"took {label} length {other} as r" for label, other in wrong_r if brevity_penalty(other, c) == 1]
         return (f"You left out the brevity penalty{' (or ' + also[0] + ', which gives BP = 1)' if also else ''}. "
                 f"{parts}")
     for label, other in wrong_r:
-        if math.isclose(got, brevity_penalty(other, c) * mean):
+        if close(got, brevity_penalty(other, c) * mean):
             return f"You used {label} length {other} as r; r is the length closest to c (ties to the shorter). {parts}"
     first_only = bleu_from_precisions(bp, UNIFORM, [modified_precision(refs[:1], hypothesis, n) for n in range(1, 5)])
-    if len(refs) > 1 and math.isclose(got, first_only):
+    if len(refs) > 1 and close(got, first_only):
         return f"You clipped against the first reference only; the counts are clipped against all of them. {parts}"
-    if math.isclose(got, bp * math.fsum(0.25 * float(p) for p in p_n)):
+    if close(got, bp * math.fsum(0.25 * float(p) for p in p_n)):
         return f"You took the arithmetic mean of the p_n; BLEU uses the geometric mean. {parts}"
     return (f"{parts} Assemble BLEU-4 as BP(r, c) times the uniform geometric mean of p_1 ... p_4, with c the "
             "hypothesis length and r the reference length closest to c.")

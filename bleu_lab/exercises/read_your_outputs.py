@@ -12,13 +12,21 @@ Expected values come from ``bleu_lab.compare``; the checks compare, and say what
 
 from __future__ import annotations
 
-import math
 import random
 from collections import Counter
 from collections.abc import Callable, Sequence
 
 from ..compare.scorers import WordCounts, salient_ngrams, word_counts
-from . import Feedback, GradedExercise, LessonGrading, as_number, call_student, random_sentence, random_variant
+from . import (
+    Feedback,
+    GradedExercise,
+    LessonGrading,
+    as_number,
+    call_student,
+    close,
+    random_sentence,
+    random_variant,
+)
 
 MAX_FAILURES = 3
 
@@ -104,7 +112,7 @@ def _check_numbers(fb: Feedback, func: Callable, cases: Sequence[tuple], expecte
         number = _number(got)
         if number is None:
             fb.fail(f"{describe(*case)}: return a number, not {type(got).__name__}")
-        elif not math.isclose(number, expected(*case), rel_tol=1e-9, abs_tol=1e-12):
+        elif not close(number, expected(*case)):
             fb.fail(f"{describe(*case)}: your {number:.4f} is not right. {hint(*case, number)}")
         if len(fb.messages) >= MAX_FAILURES:
             break
@@ -130,11 +138,11 @@ NO_MATCH = "With no match, P and R are 0 and the formula divides 0 by 0: return 
 def _f_hint(m: int, o: int, r: int, got: float | None) -> str:
     if got is None:  # the function raised: a hint only for the no-match case
         return NO_MATCH if not m else ""
-    if m and math.isclose(got, (m / o + m / r) / 2):
+    if m and close(got, (m / o + m / r) / 2):
         return "That is the arithmetic mean of P and R; the F-measure is their harmonic mean."
-    if m and (math.isclose(got, m / o) or math.isclose(got, m / r)):
+    if m and (close(got, m / o) or close(got, m / r)):
         return "That is precision or recall alone; the F-measure combines both."
-    if m and math.isclose(got, 100 * 2 * (m / o) * (m / r) / (m / o + m / r)):
+    if m and close(got, 100 * 2 * (m / o) * (m / r) / (m / o + m / r)):
         return "Keep it on the 0-1 scale (no factor 100)."
     if not m:
         return NO_MATCH
@@ -157,11 +165,11 @@ def check_salient_score(func: Callable, *, cases: Sequence[tuple[int, int, float
 def _salient_hint(c1: int, c2: int, alpha: float, got: float | None) -> str:
     if got is None:
         return ""
-    if c1 + c2 and math.isclose(got, c1 / (c1 + c2)):
+    if c1 + c2 and close(got, c1 / (c1 + c2)):
         return "Without smoothing one occurrence against none already scores 1; add alpha to both counts."
-    if c1 + c2 and math.isclose(got, (c1 + alpha) / (c1 + c2 + alpha)):
+    if c1 + c2 and close(got, (c1 + alpha) / (c1 + c2 + alpha)):
         return "Both counts get alpha added, so the denominator gets it twice."
-    if c1 + c2 and math.isclose(got, (c2 + alpha) / (c1 + c2 + 2 * alpha)):
+    if c1 + c2 and close(got, (c2 + alpha) / (c1 + c2 + 2 * alpha)):
         return "Which system's count goes on top? A score near 1 should mean system 1 has the n-gram more."
     return "Add alpha to each system's count, then take system 1's share of the two."
 
@@ -169,7 +177,7 @@ def _salient_hint(c1: int, c2: int, alpha: float, got: float | None) -> str:
 MT_READING = {
     "A": ("p = 0.0000 means the probability that the two systems are equally good is zero.", False,
           "a p-value is never the probability that a hypothesis is true, and compare-mt's number is not even a "
-          "p-value of a test centred on 'no difference': read how it is computed in section 7."),
+          "p-value of a test centred on 'no difference': read how it is computed in section 6."),
     "B": ("In every one of its resamples (each of half the test set), system 1 scored higher than system 2.", True,
           "compare-mt prints 1 minus the larger win share: p=0.0000 says system 1 won every half-size resample. "
           "That is Koehn's (2004) win rate, a statement about these resamples, not a two-sided test."),

@@ -17,9 +17,17 @@ from ..precision import ModifiedPrecision
 from ..sacrebleu_style import sentence_score
 from ..smoothing import EPSILON, NLTK_METHODS, method1, sacrebleu_precisions
 from ..statistics import BleuStats
-from . import Feedback, GradedExercise, LessonGrading, as_list, as_number, call_student, enough_failures
-
-TOLERANCE = 1e-9
+from . import (
+    Feedback,
+    GradedExercise,
+    LessonGrading,
+    as_list,
+    as_number,
+    call_student,
+    close,
+    enough_failures,
+    shown,
+)
 
 # (matches, totals) per order 1-4 for my_exp_smoothing: one zero, zeros in a row, a gap between zeros, none.
 EXP_CASES: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...] = (
@@ -166,14 +174,14 @@ def check_library_match(answer: Mapping[str, str]) -> Feedback:
     for sacre in MATCHED_SACREBLEU_METHODS:
         choice = answer.get(sacre)
         if choice not in NLTK_METHODS:
-            fb.fail(f"answer[{sacre!r}] is {choice!r}; it must be one of 'method0' ... 'method7'")
+            fb.fail(f"answer[{sacre!r}] is {shown(choice)}; it must be one of 'method0' ... 'method7'")
             continue
         mismatch = _first_mismatch(sacre, choice)
         if mismatch:
             fb.fail(mismatch)
-    extra = sorted(set(answer) - set(MATCHED_SACREBLEU_METHODS))
+    extra = sorted(map(str, set(answer) - set(MATCHED_SACREBLEU_METHODS)))
     if extra:
-        fb.note(f"ignored keys {extra}: only 'exp', 'floor' and 'add-k' have an nltk twin to find")
+        fb.note(f"ignored keys {shown(extra)}: only 'exp', 'floor' and 'add-k' have an nltk twin to find")
     return fb
 
 
@@ -195,20 +203,20 @@ def _first_mismatch(sacre: str, choice: str) -> str | None:
 def _list_problem(result: object, length: int) -> list[str]:
     """A message if ``result`` is not a list of ``length`` numbers (empty list if it is)."""
     if result is None or result is Ellipsis:
-        return [f"your function returned {result!r}; return a list of {length} numbers, one p_n per order"]
+        return [f"your function returned {shown(result)}; return a list of {length} numbers, one p_n per order"]
     if isinstance(result, (str, bytes)) or not isinstance(result, Sequence):
         return [f"your function returned a {type(result).__name__}; return a list of {length} numbers"]
     if len(result) != length:
         return [f"your function returned {len(result)} values; return {length}, one per order n = 1..{length}"]
     bad = [v for v in result if as_number(v, strings=False) is None or math.isnan(float(as_number(v, strings=False)))]
     if bad:
-        return [f"every value must be a number; found {bad[0]!r}"]
+        return [f"every value must be a number; found {shown(bad[0])}"]
     result[:] = [float(as_number(v, strings=False)) for v in result]
     return []
 
 
 def _close(got: float, want: float) -> bool:
-    return math.isclose(got, want, rel_tol=TOLERANCE, abs_tol=1e-12)
+    return close(got, want)
 
 
 def _ordinal(k: int) -> str:

@@ -7,7 +7,7 @@ from fractions import Fraction
 
 from ..explain import explain
 from ..nltk_style import sentence_bleu, without_warnings
-from . import Feedback, GradedExercise, LessonGrading, as_number
+from . import Feedback, GradedExercise, LessonGrading, as_number, number_text_problem, same_number, shown
 
 CAT_REFERENCES = ("the cat is on the mat", "there is a cat on the mat")
 CAT_HYPOTHESIS = "the cat and the cat on the mat"
@@ -22,7 +22,10 @@ def _as_fraction(value: object) -> Fraction | None:
 
 
 def _shown(value: object) -> str:
-    return "still ... (not filled in)" if value is Ellipsis else repr(value)
+    if value is Ellipsis:
+        return "still ... (not filled in)"
+    problem = number_text_problem(value)
+    return shown(value) + (f" ({problem})" if problem else "")
 
 
 def check_reading(p1: object, p4: object, bp: object) -> Feedback:
@@ -36,22 +39,22 @@ def check_reading(p1: object, p4: object, bp: object) -> Feedback:
     elif got != Fraction(want_p1.matches, want_p1.denominator):
         unclipped = sum(row.count for row in want_p1.rows if row.max_ref_count > 0)
         if got == Fraction(unclipped, want_p1.total):
-            fb.fail(f"p1 = {p1}: that counts every 'the' that occurs in a reference ({unclipped} words); "
+            fb.fail(f"p1 = {shown(p1)}: that counts every 'the' that occurs in a reference ({unclipped} words); "
                     "'the' occurs 3 times but earns at most 2, the most any single reference has (clipping)")
         else:
-            fb.fail(f"p1 = {p1}: add up the 'clipped' column of the 1-gram table and divide by the "
+            fb.fail(f"p1 = {shown(p1)}: add up the 'clipped' column of the 1-gram table and divide by the "
                     f"{want_p1.total} words of the hypothesis")
     got = _as_fraction(p4)
     if got is None:
         fb.fail(f"p4 is {_shown(p4)}: write it as a fraction, e.g. p4 = '1/2'")
     elif got != Fraction(want_p4.matches, want_p4.denominator):
-        fb.fail(f"p4 = {p4}: the hypothesis has {want_p4.total} 4-grams (8 words - 4 + 1); count the ones with a "
-                "clipped count of 1 in the 4-gram table")
+        fb.fail(f"p4 = {shown(p4)}: the hypothesis has {want_p4.total} 4-grams (8 words - 4 + 1); count the ones "
+                "with a clipped count of 1 in the 4-gram table")
     if as_number(bp) is None:
         fb.fail(f"bp is {_shown(bp)}: give BP as a plain number, e.g. bp = 0.75 (read it from the line "
                 "'BP = ...' of the explanation)")
-    elif not abs(float(as_number(bp)) - view.bp) <= 1e-9:
-        fb.fail(f"bp = {bp}: find c (the hypothesis length) and r (the closest reference length) in the "
+    elif not same_number(bp, view.bp):
+        fb.fail(f"bp = {shown(bp)}: find c (the hypothesis length) and r (the closest reference length) in the "
                 "explanation, then ask which case of BP's formula they fall in")
     if fb.passed:
         fb.note(f"p1 = {want_p1.precision_text}, p4 = {want_p4.precision_text}, BP = {view.bp:g}: "

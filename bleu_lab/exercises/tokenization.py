@@ -19,14 +19,18 @@ from ..nltk_style import sentence_bleu, without_warnings
 from ..sacrebleu_style import corpus_score
 from ..tokenization import tokenize
 from . import (
+    MAX_ANSWER_CHARS,
     Feedback,
     GradedExercise,
     LessonGrading,
     as_number,
     as_whole,
+    close,
     random_sentence,
     random_variant,
     run_student_code,
+    same_number,
+    shown,
     tiered_hint,
 )
 
@@ -81,11 +85,11 @@ def check_token_counts(prediction: Mapping[str, int], *, reveal: bool = False) -
         return fb.fail(f"prediction must be {expected}, not {type(prediction).__name__}")
     rules, offs, answers = [], [], []
     for name in TOKEN_TOKENIZERS:
-        guess = prediction.get(name)
+        given = prediction.get(name)
         tokens = tokenize(TOKEN_SENTENCE, name)
-        guess = as_whole(guess) if as_whole(guess) is not None and not isinstance(guess, str) else guess
-        if isinstance(guess, bool) or not isinstance(guess, int):
-            fb.fail(f"prediction[{name!r}] is {guess!r}; write a whole number of tokens")
+        guess = as_whole(given)
+        if guess is None:
+            fb.fail(f"prediction[{name!r}] is {shown(given)}; write a whole number of tokens")
         elif guess != len(tokens):
             rules.append(f"{name}: {guess} is not right. {TOKENIZER_HINTS[name]}")
             offs.append(f"{name}: you predicted {guess}, which is {'too many' if guess > len(tokens) else 'too few'}")
@@ -131,11 +135,13 @@ def _nltk_problem(ref: str, hyp: str, got: object) -> tuple[str, str | None] | N
     """What is wrong with one nltk_word_bleu result (None if it equals word-level BLEU): the diagnosis, and the
     fix in code where the diagnosis has one (shown only on a later try)."""
     if as_number(got, strings=False) is None:
-        return f"your function returned {got!r}; return nltk's score, a number between 0 and 1", None
-    got = float(as_number(got, strings=False))
+        return f"your function returned {shown(got)}; return nltk's score, a number between 0 and 1", None
     want = without_warnings(sentence_bleu, [ref], hyp)
-    if _same(got, want):
+    if same_number(got, want, strings=False):
         return None
+    got = float(as_number(got, strings=False))
+    if not math.isfinite(got):
+        return f"your function returned {got}; return nltk's score, a number between 0 and 1", None
     message = f"you returned {float(got):.6g}, word-level BLEU is {want:.6g}"
     call = "nltk_sentence_bleu([reference.split()], hypothesis.split())"
     with warnings.catch_warnings():
@@ -168,6 +174,7 @@ def check_report_line(report: str) -> Feedback:
     fb = Feedback("report_line")
     if not isinstance(report, str):
         return fb.fail(f"report must be a string (an f-string is easiest), not {type(report).__name__}")
+    report = report[:MAX_ANSWER_CHARS]  # a report line is one line: the rest is not read
     result = _report_score(**REPORT_OPTIONS)
     _check_reported_score(fb, report, result.score)
     _check_reported_signature(fb, report, result.signature)
@@ -229,7 +236,7 @@ def _fields(signature: str) -> dict[str, str]:
 
 
 def _same(a: float, b: float) -> bool:
-    return math.isclose(float(a), float(b), rel_tol=1e-9, abs_tol=1e-300)
+    return close(a, b)
 
 # For ``bleu-lab grade``: hidden sentence pairs drawn at grading time (no hidden case ships).
 def hidden_nltk_cases(rng: random.Random) -> dict:
@@ -285,13 +292,14 @@ def check_find_setting(func: Callable, *, cases: Sequence[tuple[str, tuple[str, 
         try:
             value = corpus_score(hyps, refs, **options).score
         except (TypeError, ValueError) as err:
-            fb.fail(f"bl.corpus_score does not accept your settings {options!r}: {err}")
+            fb.fail(f"bl.corpus_score does not accept your settings {shown(options)}: {shown(str(err))}")
             break
         if round(value, 1) != reported:
             truth = next(f"tokenize={t!r}, lowercase={lc}" for t in TOKENIZERS for lc in (False, True)
                          if round(corpus_score(hyps, refs, tokenize=t, lowercase=lc).score, 1) == reported)
             tiered_hint(fb, [
-                f"system {system!r}: your settings {options!r} give BLEU = {value:.1f}, the paper reports {reported}. "
+                f"system {system!r}: your settings {shown(options)} give BLEU = {value:.1f}, the paper reports "
+                f"{reported}. "
                 "Which options of corpus_score change a corpus score by this much? (At corpus level smoothing almost "
                 "never matters: every order has matches.)",
                 "let your function try the options that change a corpus score, each combination in turn, and return "
@@ -310,7 +318,7 @@ def _setting_options(fb: Feedback, got: object) -> dict | None:
         return None
     unknown = [k for k in got if k not in SETTING_KEYS]
     if unknown:
-        fb.fail(f"{unknown[0]!r} is not an option of bl.corpus_score; its options are {', '.join(SETTING_KEYS)}")
+        fb.fail(f"{shown(unknown[0])} is not an option of bl.corpus_score; its options are {', '.join(SETTING_KEYS)}")
         return None
     options = dict(got)
     for key in ("lowercase", "effective_order"):

@@ -17,7 +17,17 @@ from ..brevity import brevity_penalty, closest_ref_length
 from ..explain import explain
 from ..nltk_style import sentence_bleu, without_warnings
 from ..precision import modified_precision
-from . import Feedback, GradedExercise, LessonGrading, as_number, random_sentence, random_variant, run_student_code
+from . import (
+    Feedback,
+    GradedExercise,
+    LessonGrading,
+    as_number,
+    close,
+    random_sentence,
+    random_variant,
+    run_student_code,
+    shown,
+)
 
 NASA_REFERENCE = "The NASA Opportunity rover is battling a massive dust storm on planet Mars."
 THRESHOLD = 0.1
@@ -80,12 +90,12 @@ def check_old_nltk_bleu(
         if got is None:
             continue
         if as_number(got, strings=False) is None:
-            fb.fail(f"{hypothesis!r}: return a number, not {type(got).__name__} ({got!r})")
+            fb.fail(f"{hypothesis!r}: return a number, not {type(got).__name__} ({shown(got)})")
             continue
         got = float(as_number(got, strings=False))
-        if math.isclose(got, printed, rel_tol=1e-9):
+        if close(got, printed):
             continue
-        fb.fail(f"{hypothesis!r}: the post printed {printed!r}, you returned {got!r}. "
+        fb.fail(f"{hypothesis!r}: the post printed {printed!r}, you returned {shown(got)}. "
                 + _old_nltk_hint(refs, hypothesis.split(), float(got)))
     if fb.passed:
         fb.note("all seven printed values reproduced: old nltk dropped the first order without a match and every "
@@ -95,10 +105,10 @@ def check_old_nltk_bleu(
 
 def _old_nltk_hint(refs: list[list[str]], hyp: list[str], got: float) -> str:
     """Compare with today's nltk values, the usual wrong turns."""
-    if math.isclose(got, without_warnings(sentence_bleu, refs, hyp), rel_tol=1e-9):
+    if close(got, without_warnings(sentence_bleu, refs, hyp)):
         return ("That is today's value: nltk now lets a zero p_n enter the mean as the tiniest float. "
                 "The old version left that order (and all higher ones) out of the sum instead.")
-    if math.isclose(got, without_warnings(sentence_bleu, refs, hyp, auto_reweigh=True), rel_tol=1e-9):
+    if close(got, without_warnings(sentence_bleu, refs, hyp, auto_reweigh=True)):
         return ("That is auto_reweigh, which spreads the weight as 1/c over the orders a short hypothesis has. "
                 "The old version kept w_n = 0.25 and simply dropped the failing orders.")
     return ("What did old nltk do with the first order whose clipped match count is 0, and with the orders above "

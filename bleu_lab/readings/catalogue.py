@@ -25,7 +25,7 @@ from ..nltk_style import UNIFORM_4
 from ..sacrebleu_style import ScoreOptions, score_from_stats
 from ..smoothing import NLTK_METHODS, SACREBLEU_METHODS
 from ..statistics import BleuStats
-from ..tokenization import available_tokenizers, make_preprocessor
+from ..tokenization import available_tokenizers, preprocess_corpus
 from .counts import MAX_ORDER, SegmentCounts, count_segments, pool
 from .formulas import d2l_sentence, multi_bleu, nltk_before_3_4, nltk_corpus, tf_nmt, torchmetrics_bleu
 
@@ -47,7 +47,7 @@ SOURCES: dict[str, str] = {
 NLTK_WEIGHTS = {1: (1.0,), 2: (0.5, 0.5), 3: (1 / 3, 1 / 3, 1 / 3), 4: UNIFORM_4}
 TOKENIZER_NOTES = {
     "13a": "13a splits punctuation off words (WMT's standard)",
-    "intl": "'intl' splits off every Unicode punctuation mark and symbol",
+    "intl": "'intl' splits off Unicode punctuation (but not between two digits) and symbols",
     "char": "'char' scores characters, not words",
     "zh": "'zh' splits Chinese characters apart",
     "none": "'none' only splits on spaces, so punctuation stays glued to words",
@@ -69,6 +69,9 @@ class Reading:
     call: str  # the call giving this number (hyps: strings; refs: per segment; streams = list(zip(*refs)))
     departures: int = 0  # settings changed from the library's defaults (fewer = a likelier explanation)
     native_scale: int = 100  # 1 when the library itself reports 0–1
+    mistake: bool = False  # a misuse of the library (input it does not expect), not one of its settings
+    order: int = 4  # the longest n-grams counted (BLEU-4 unless a setting changes it)
+    references: str = ""  # which of the given references, when not all of them: "reference A only"
     view: str = field(default="13a", repr=False)
     rule: str = field(default="closest", repr=False)
     equivalent: tuple[str, ...] = field(default=(), repr=False)  # other settings giving the same number
@@ -87,7 +90,8 @@ class Reading:
     def label(self) -> str:
         """``name`` and its non-default settings, for tables."""
         shown = ", ".join(f"{k}={v!r}" for k, v in self.settings.items())
-        return f"{self.name} ({shown})" if shown else self.name
+        label = f"{self.name} ({shown})" if shown else self.name
+        return f"{label} against {self.references}" if self.references else label
 
 
 class Workspace:
@@ -123,8 +127,21 @@ class Workspace:
         if kind == "decoded":  # subword markers removed
             hyps, refs = [decode_subwords(h) for h in hyps], [[decode_subwords(r) for r in seg] for seg in refs]
             kind, _, rest = rest.partition(":")
-        prep = make_preprocessor(kind, rest == "lc")
-        return [prep(h) for h in hyps], [[prep(r) for r in seg] for seg in refs]
+        flat = preprocess_corpus([*hyps, *(r for seg in refs for r in seg)], kind, rest == "lc")
+        hyp_tokens, rest_tokens = flat[: len(hyps)], iter(flat[len(hyps):])
+        return hyp_tokens, [[next(rest_tokens) for _ in seg] for seg in refs]
+
+    def with_references(self, columns: Sequence[int]) -> Workspace:
+        """The same corpus against only the references at positions ``columns`` of each segment (every segment must
+        have them); the tokens already cut are reused."""
+        def pick(seg: Sequence) -> list:
+            return [seg[k] for k in columns]
+
+        subset = Workspace(self.hypotheses, [pick(seg) for seg in self.references])
+        for view, (hyps, refs) in self._tokens.items():
+            if view.partition(":")[0] not in ("d2l", "transposed", "flat"):  # these read the layout itself
+                subset._tokens[view] = (hyps, [pick(seg) for seg in refs])
+        return subset
 
     def counts(self, view: str) -> list[SegmentCounts]:
         """Every segment of ``view`` counted once (orders 1..4, and 5 for the views nltk's readings use)."""
@@ -201,6 +218,8 @@ class Spec:
     native_scale: int
     per_segment: bool = False  # the mean of sentence scores instead of one corpus score
     departures: int = 0
+    mistake: bool = False
+    order: int = 4
 
 
 def specs(workspace: Workspace) -> Iterator[Spec]:
@@ -215,7 +234,7 @@ def specs(workspace: Workspace) -> Iterator[Spec]:
             "sacrebleu reads references as streams; given one list per segment it pairs segment j with the j-th "
             "reference of every segment and silently drops all but the first few segments",
             "sacrebleu.corpus_bleu(hyps, refs)  # should be streams = list(zip(*refs))", 100,
-            departures=1,
+            departures=1, mistake=True,
         )
     if all(len(seg) == 1 for seg in workspace.references):
         yield Spec(
@@ -224,7 +243,7 @@ def specs(workspace: Workspace) -> Iterator[Spec]:
             "sacrebleu given the reference strings themselves instead of [refs] takes each string as a stream and "
             "zips their characters: only as many segments as the shortest reference has characters are scored, "
             "each against single characters",
-            "sacrebleu.corpus_bleu(hyps, ref_lines)  # should be [ref_lines]", 100, departures=1,
+            "sacrebleu.corpus_bleu(hyps, ref_lines)  # should be [ref_lines]", 100, departures=1, mistake=True,
         )
     if workspace.has_subwords():
         yield from _subword_specs()
@@ -309,6 +328,7 @@ def _nltk_specs() -> Iterator[Spec]:
                     f"corpus_bleu([[{prep.replace('text', 'r')} for r in seg] for seg in refs], "
                     f"[{prep.replace('text', 'h')} for h "
                     f"in hyps]{extra})", 1, departures=base + (order != 4) + (method != "method0"),
+                    mistake=view == "chars", order=order,
                 )
             if view == "chars":
                 continue
@@ -322,7 +342,7 @@ def _nltk_specs() -> Iterator[Spec]:
                 "out of the geometric mean, so a missing 4-gram match did not make the score 0",
                 f"corpus_bleu([[{prep.replace('text', 'r')} for r in seg] for seg in refs], "
                 f"[{prep.replace('text', 'h')} for h in hyps]{extra4(order)})  # nltk 3.2-3.3", 1,
-                departures=base + (order != 4) + 1,
+                departures=base + (order != 4) + 1, order=order,
             )
         for method in NLTK_METHODS if view != "chars" else ():
             settings = {"input": tokens} if view != "none" else {}
@@ -374,7 +394,7 @@ def _other_specs() -> Iterator[Spec]:
                 " the SHORTEST reference, not the closest" + (f"; n-grams up to {order}" if order != 4 else "")
                 + ("; smooth adds 1 to the matches and n-grams of every order, unigrams too" if smooth else ""),
                 "evaluate.load('bleu').compute(predictions=hyps, references=refs" + "".join(
-                    f", {k}={v!r}" for k, v in settings.items()) + ")", 1, departures=len(settings),
+                    f", {k}={v!r}" for k, v in settings.items()) + ")", 1, departures=len(settings), order=order,
             )
             yield Spec(
                 "torchmetrics BLEUScore", "torchmetrics", {("n_gram" if k == "max_order" else k): v
@@ -384,7 +404,7 @@ def _other_specs() -> Iterator[Spec]:
                 "takes the first reference listed" + (f"; n-grams up to {order}" if order != 4 else "")
                 + ("; smooth adds 1 for orders 2 and up, but an order without a match still gives 0" if smooth else ""),
                 "BLEUScore(" + ", ".join(f"{'n_gram' if k == 'max_order' else k}={v!r}" for k, v in settings.items())
-                + ")(hyps, refs)", 1, departures=len(settings),
+                + ")(hyps, refs)", 1, departures=len(settings), order=order,
             )
     for lc in (False, True):
         yield Spec(
@@ -401,6 +421,7 @@ def _other_specs() -> Iterator[Spec]:
             f"d2l.ai's bleu(pred, label, k={k}) averaged over segments: weights 1/2, 1/4, ... (not uniform), no "
             "geometric mean, the first reference only, no punctuation splitting",
             f"mean(d2l.bleu(h, seg[0], k={k}) for h, seg in zip(hyps, refs))", 1, per_segment=True, departures=1,
+            order=k,
         )
 
 
@@ -424,7 +445,7 @@ def score(spec: Spec, workspace: Workspace) -> Reading:
         value = spec.scorer(*workspace.pooled(spec.view, spec.rule))
     score_100 = None if value is None else value * 100 / spec.native_scale
     return Reading(spec.name, spec.settings, score_100, spec.explanation, spec.library, spec.call, spec.departures,
-                   spec.native_scale, spec.view, spec.rule, scorer=spec.scorer)
+                   spec.native_scale, spec.mistake, spec.order, view=spec.view, rule=spec.rule, scorer=spec.scorer)
 
 
 def readings(workspace: Workspace) -> list[Reading]:

@@ -1,8 +1,9 @@
 """``bleu-lab why HYP REF [REF ...] --reported 27.3``: which reading of BLEU gives a reported number on these files.
 
-Files are UTF-8, one segment per line, as for ``bleu-lab HYP REF``; with several reference files an empty line means
-"no reference for this segment". Prints the readings that reproduce the number (closest first) or the nearest ones,
-then the input mistakes it can see. Errors print one line and exit with 2.
+Files are UTF-8, one segment per line, as for ``bleu-lab HYP REF``; an empty reference line is an empty reference, as
+the scoring command and sacrebleu's command line read it. Prints the readings that reproduce the number (the one with
+the fewest departures from its library's defaults first) or the nearest ones, then the input mistakes it can see, and
+the readings it could not try. Errors print one line and exit with 2.
 """
 
 from __future__ import annotations
@@ -10,8 +11,10 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
-from ..data import line_count_error, read_lines, references_per_segment
+from ..commands import note_empty_reference_lines
+from ..data import line_count_error, read_lines
 from .why import alignment_hint, why
 
 EXIT_ERROR = 2
@@ -45,7 +48,10 @@ def main(argv: Sequence[str], prog: str = "bleu-lab") -> int:
             if len(lines) != len(hyps):
                 err = line_count_error(f"reference file {path}", lines, f"hypothesis file {args.hypothesis}", hyps)
                 raise ValueError(f"{err}{alignment_hint(hyps, [[line] for line in lines])}")
-        result = why(hyps, references_per_segment(streams), args.reported, tolerance=args.tolerance)
+        note_empty_reference_lines(args.references, streams, drop_option=None)
+        names = reference_names(args.references)
+        result = why(hyps, [list(refs) for refs in zip(*streams)], args.reported, tolerance=args.tolerance,
+                     reference_names=names)
     except (OSError, ValueError, TypeError) as err:
         print(f"{prog} why: error: {err}", file=sys.stderr)
         return EXIT_ERROR
@@ -56,3 +62,17 @@ def main(argv: Sequence[str], prog: str = "bleu-lab") -> int:
             score = "   n/a" if reading.score is None else f"{reading.score:8.2f}"
             print(f"  {score}  {reading.label()}")
     return 0
+
+
+def reference_names(paths: Sequence[str]) -> list[str]:
+    """Short names of the reference files: the part that differs between them (ref.A.de, ref.B.de -> A, B), else
+    the file names, else the paths."""
+    names = [Path(p).name for p in paths]
+    if len(set(names)) != len(names):
+        return list(paths)
+    parts = [n.split(".") for n in names]
+    if len({len(p) for p in parts}) == 1 and len(parts) > 1:
+        differing = [i for i in range(len(parts[0])) if len({p[i] for p in parts}) > 1]
+        if len(differing) == 1:
+            return [p[differing[0]] for p in parts]
+    return names

@@ -5,14 +5,11 @@ from __future__ import annotations
 
 import html
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from ..explain import Explanation, explain
 from ..nltk_style import without_warnings
-from .catalogue import NLTK_WEIGHTS, Reading
-
-if TYPE_CHECKING:
-    from .why import WhyResult
+from .catalogue import NLTK_WEIGHTS, Reading, Workspace
+from .why import WhyResult
 
 ROWS = 25
 BOX = "display:flex;flex-wrap:wrap;gap:16px;align-items:flex-start"
@@ -39,14 +36,14 @@ class ReadingsView:
         b = _find(result, second) if second is not None else _find(result, "sacrebleu corpus_bleu")
         if b == a:
             b = next(r for r in result.nearest + tuple(result.readings) if r.view != a.view and r.score is not None)
-        ws = result.workspace
+        ws_a, ws_b = result.workspace_of(a), result.workspace_of(b)
         gaps = [
             (abs(_segment_score(a, sa) - _segment_score(b, sb)), i)
-            for i, (sa, sb) in enumerate(zip(ws.segments(a.view, a.rule), ws.segments(b.view, b.rule)))
+            for i, (sa, sb) in enumerate(zip(ws_a.segments(a.view, a.rule), ws_b.segments(b.view, b.rule)))
             if _segment_score(a, sa) is not None and _segment_score(b, sb) is not None
         ]
         gap, index = max(gaps, key=lambda g: (g[0], -g[1])) if gaps else (0.0, 0)
-        return cls(result, a, b, index, gap, _explain(ws, a, index), _explain(ws, b, index))
+        return cls(result, a, b, index, gap, _explain(ws_a, a, index), _explain(ws_b, b, index))
 
     def _repr_html_(self) -> str:
         rows = []
@@ -61,7 +58,7 @@ class ReadingsView:
             rows.append(f"<tr style='{style}'><td style='text-align:right'>{mark}{r.score:.2f}</td>"
                         f"<td>{html.escape(r.label())}</td></tr>")
         table = (f"<div><b>{html.escape(self.result.verdict)}</b><br><small>the {len(ordered)} readings nearest to "
-                 f"{self.result.reported:g} (✓ = reproduces it; bold = the two compared)</small>"
+                 f"{self.result.reported_text} (✓ = reproduces it; bold = the two compared)</small>"
                  f"<table><tr><th>score</th><th>reading</th></tr>{''.join(rows)}</table></div>")
         head = (f"<div><b>Segment {self.segment + 1}</b>: where the two readings differ most ({self.gap:.1f} points "
                 "of sentence score)</div>")
@@ -80,6 +77,14 @@ class ReadingsView:
                 f"{self.first_explanation}\n\n{self.second.label()}:\n{self.second_explanation}")
 
 
+def readings_view(result: WhyResult, first: Reading | str | None = None,
+                  second: Reading | str | None = None) -> ReadingsView:
+    """The readings table of ``result`` beside the explain view of the segment where two readings differ most
+    (default: the best match or nearest reading, and sacrebleu's default corpus BLEU; a reading may be given by
+    its ``label()``)."""
+    return ReadingsView.build(result, first, second)
+
+
 def _find(result: WhyResult, wanted: Reading | str) -> Reading:
     if isinstance(wanted, Reading):
         return wanted
@@ -95,7 +100,7 @@ def _segment_score(reading: Reading, stats) -> float | None:
     return None if value is None else value * 100 / reading.native_scale
 
 
-def _explain(ws, reading: Reading, index: int) -> Explanation:
+def _explain(ws: Workspace, reading: Reading, index: int) -> Explanation:
     """The explain view of segment ``index`` with the tokens ``reading`` sees (its smoothing where explain knows it)."""
     hyps, refs = ws.tokens(reading.view)
     index = min(index, len(hyps) - 1)

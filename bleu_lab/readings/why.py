@@ -9,15 +9,18 @@
 from __future__ import annotations
 
 import html
+import itertools
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal, InvalidOperation
 from numbers import Real
 
+from ..scripts import tokenizer_warning, unspaced_text
+from ..tokenization import OPTIONAL_TOKENIZERS, available_tokenizers
 from ..validation import as_sequence, plain_strings
-from .catalogue import SUBWORD_MARKERS, Reading, Workspace, readings
+from .catalogue import SUBWORD_MARKERS, Reading, Workspace, readings, score, specs
 
 NEAREST = 5
 TOKENIZED_MARKS = re.compile(r" [.,!?;:)'\"]( |$)|&apos;|&quot;|@-@| n't\b| 's\b")
@@ -25,7 +28,8 @@ TOKENIZED_MARKS = re.compile(r" [.,!?;:)'\"]( |$)|&apos;|&quot;|@-@| n't\b| 's\b
 
 @dataclass(frozen=True)
 class Finding:
-    """An input mistake ``why`` can see (``kind``: layout, tokenized, subwords, scale, alignment)."""
+    """What ``why`` can see besides the readings (``kind``: layout, tokenized, subwords, scale, alignment,
+    references, tokenizer, untried)."""
 
     kind: str
     message: str
@@ -42,17 +46,35 @@ class WhyResult:
     findings: tuple[Finding, ...]
     readings: tuple[Reading, ...] = field(repr=False)
     workspace: Workspace = field(repr=False, compare=False)
+    scaled: frozenset[str] = frozenset()  # labels of the matches that give the number on the 0–1 scale
+    workspaces: dict[str, Workspace] = field(default_factory=dict, repr=False, compare=False)  # per reference subset
+    decimals: int | None = None  # how many decimals the reported number was written with
+
+    @property
+    def reported_text(self) -> str:
+        """The reported number as it was written (27.30 stays 27.30)."""
+        return f"{self.reported:.{self.decimals}f}" if self.decimals is not None else f"{self.reported:g}"
+
+    def workspace_of(self, reading: Reading) -> Workspace:
+        """The corpus ``reading`` was scored on (all the references, or the subset it names)."""
+        return self.workspaces.get(reading.references, self.workspace)
 
     @property
     def verdict(self) -> str:
         """One sentence: which reading (or none) gives the reported number."""
         if self.matches:
             best = self.matches[0]
-            others = f" ({len(self.matches) - 1} other reading(s) also do)" if len(self.matches) > 1 else ""
-            return f"{self.reported:g} is reproduced by {best.label()}: {best.score:.2f}{others}."
+            n = len(self.matches) - 1
+            others = "" if not n else "; 1 other reading also does" if n == 1 else f"; {n} other readings also do"
+            if best.label() in self.scaled:
+                return (f"{self.reported_text} is reproduced on the 0–1 scale by {best.label()}, which returns "
+                        f"{best.native:.4f} ({best.score:.2f} on the 0–100 scale){others}.")
+            return f"{self.reported_text} is reproduced by {best.label()}: {best.score:.2f}{others}."
         near = self.nearest[0]
-        return (f"No reading gives {self.reported:g} (within ±{self.tolerance:g}); the nearest is {near.label()}: "
-                f"{near.score:.2f}.")
+        more = (" It is above every BLEU-4 reading with these references: more references may have been used."
+                if any(f.kind == "references" for f in self.findings) else "")
+        return (f"No reading gives {self.reported_text} (within ±{self.tolerance:g}); the nearest is {near.label()}: "
+                f"{near.score:.2f}.{more}")
 
     def __str__(self) -> str:
         lines = [self.verdict]
@@ -77,12 +99,6 @@ class WhyResult:
         return (f"<div><b>{html.escape(self.verdict)}</b><table><tr><th>score</th><th>reading</th><th>why it "
                 f"differs</th></tr>{rows}</table>{'<ul>' + notes + '</ul>' if notes else ''}</div>")
 
-    def view(self, first: Reading | str | None = None, second: Reading | str | None = None):
-        """The readings table beside the explain view of the segment where two readings differ most."""
-        from .view import ReadingsView
-
-        return ReadingsView.build(self, first, second)
-
 
 def why(
     hypotheses: Sequence[str],
@@ -90,49 +106,152 @@ def why(
     reported: float | str,
     *,
     tolerance: float | None = None,
+    reference_names: Sequence[str] | None = None,
 ) -> WhyResult:
     """Find the readings of BLEU that give ``reported`` on this corpus, and the input mistakes that show.
 
     ``hypotheses``: one string per segment. ``references``: per segment (``references[i]`` = the reference strings
     of segment i, as ``corpus_score`` takes them), one string per segment, or sacrebleu's streams (one list per
-    reference file; recognized and noted). ``reported``: the number to explain, 0–100 (a 0–1 number is recognized
-    too). ``tolerance``: how far a reading may be from it; by default half a unit of its last printed decimal
-    (27.3 -> 0.05), so every reading that *rounds* to the reported number matches.
+    reference file; recognized and noted). An empty reference string is an empty reference, as sacrebleu reads it
+    (in streams, ``None`` means "no reference here", as in sacrebleu). ``reported``: the number to explain, 0–100
+    (a 0–1 number is recognized too). ``tolerance``: how far a reading may be from it; by default half a unit of its
+    last printed decimal (27.3 -> 0.05), so every reading that *rounds* to the reported number matches.
+    ``reference_names``: one name per reference (e.g. the file names), for "computed against reference A only".
+
+    Among the matches, the reading with the fewest departures from its library's defaults leads, then one with all
+    the references before one with a subset of them, a proper use of a library before a misuse (raw strings to
+    nltk, references in the wrong layout), then the closest. With several references, the readings with at most one
+    departure are tried against every subset of them too when no default reading matches with all of them.
     """
     value, decimals = _reported(reported)
+    text = f"{value:.{decimals}f}" if decimals is not None else f"{value:g}"
     tol = _tolerance(tolerance, decimals)
     hyps = plain_strings(as_sequence(hypotheses, "hypotheses", "hypothesis strings (one per segment)"),
                          "hypotheses", "a hypothesis string")
     if not hyps:
         raise ValueError("hypotheses is empty: give at least one hypothesis string")
     refs, findings = _per_segment(hyps, references)
+    names = _reference_names(reference_names, refs)
     workspace = Workspace(hyps, refs)
     catalogue = readings(workspace)
+    ranked = _rank(catalogue, value, tol)
+    workspaces: dict[str, Workspace] = {}
+    if names and (not ranked or ranked[0][0].departures > 0):
+        for subset_ws, reading in _subset_readings(workspace, names):
+            workspaces[reading.references] = subset_ws
+            catalogue.append(reading)
+        ranked = _rank(catalogue, value, tol)
     every = sorted(catalogue, key=lambda r: (r.score is None, r.score or 0.0))
     scored = [r for r in catalogue if r.score is not None and math.isfinite(r.score)]
-    targets = [(value, tol, "")]
-    if value <= 1:
-        targets.append((value * 100, tol * 100, "scale"))
-    matches: list[tuple[float, int, Reading]] = []
-    scale_hits = []
-    for order, r in enumerate(scored):
-        for target, t, note in targets:
+    scaled = frozenset(r.label() for r, on_scale in ranked if on_scale)
+    target = value * 100 if ranked and ranked[0][1] else value
+    nearest = sorted(scored, key=lambda r: (abs(r.score - target), r.departures, r.mistake))[:NEAREST]
+    if ranked and ranked[0][1]:
+        best = ranked[0][0]
+        findings.append(Finding("scale", f"{text} looks like a score on the 0–1 scale (nltk, Hugging Face evaluate, "
+                                f"torchmetrics and d2l return 0–1): ×100 it is {value * 100:g}, which "
+                                f"{best.label()} gives; papers report BLEU on the 0–100 scale"))
+    findings += _reference_findings(catalogue, ranked, value, text, tol, names, len(refs[0]))
+    findings += _input_findings(workspace)
+    if ranked:
+        warning = tokenizer_warning((r for seg in refs for r in seg), ranked[0][0].view.partition(":")[0],
+                                    option="tokenize")
+        if warning:
+            findings.append(Finding("tokenizer", f"{warning}; the number may be reproduced, but it says little"))
+    findings += _untried_findings(workspace, bool(ranked))
+    return WhyResult(value, tol, tuple(r for r, _ in ranked), tuple(nearest), tuple(findings), tuple(every),
+                     workspace, scaled, workspaces, decimals)
+
+
+def _rank(catalogue: Sequence[Reading], value: float, tol: float) -> list[tuple[Reading, bool]]:
+    """The readings that round to ``value`` (or, for a value <= 1, to ``value`` x 100: the 0–1 scale), each with
+    whether it matched on the 0–1 scale; best first.
+
+    A number printed on the 0–1 scale comes first from a library that prints 0–1, then from a reading of 0–100
+    that happens to be that small, last from a 0–100 library's number divided by 100. Within each: fewest departures
+    from the library's defaults, all the references before a subset of them, a proper use before a misuse, then the
+    closest."""
+    ranked = []
+    for order, r in enumerate(catalogue):
+        if r.score is None or not math.isfinite(r.score):
+            continue
+        for target, t, on_scale in ((value, tol, False), (value * 100, tol * 100, True)):
+            if on_scale and value > 1:
+                break
             distance = abs(r.score - target)
             if distance <= t + 1e-9:
-                matches.append((round(distance / t, 6), r.departures, order, r))  # ties: fewer departures
-                if note:
-                    scale_hits.append(r)
+                if value > 1:
+                    tier = 0
+                elif on_scale:
+                    tier = 0 if r.native_scale == 1 else 2
+                else:
+                    tier = 1
+                key = (tier, r.departures, bool(r.references), r.mistake, round(distance / t, 6), order)
+                ranked.append((key, r, on_scale))
                 break
-    matches.sort(key=lambda m: m[:3])
-    target = value * 100 if scale_hits and not any(abs(r.score - value) <= tol for r in scored) else value
-    nearest = sorted(scored, key=lambda r: (abs(r.score - target), r.departures))[:NEAREST]
-    if scale_hits:
-        hit = next((r for r in scale_hits if r.native_scale == 1), scale_hits[0])
-        findings.append(Finding("scale", f"{value:g} looks like a score on the 0–1 scale (nltk, Hugging Face evaluate, "
-                                f"torchmetrics and d2l return 0–1): ×100 it is {value * 100:g}, which "
-                                f"{hit.label()} gives; papers report BLEU on the 0–100 scale"))
-    findings += _input_findings(workspace)
-    return WhyResult(value, tol, tuple(m[3] for m in matches), tuple(nearest), tuple(findings), tuple(every), workspace)
+    ranked.sort(key=lambda m: m[0])
+    return [(r, on_scale) for _, r, on_scale in ranked]
+
+
+SUBSETS_OF_ALL_UP_TO = 4  # with at most 4 references every subset is tried; with more, each reference alone
+
+
+def _reference_names(names: Sequence[str] | None, refs: Sequence[Sequence[str]]) -> list[str]:
+    """The names of the reference columns when every segment has the same number (>= 2) of them, else []."""
+    width = len(refs[0])
+    if width < 2 or any(len(seg) != width for seg in refs):
+        return []
+    if names is None:
+        return [str(k) for k in range(1, width + 1)]
+    names = [str(n) for n in as_sequence(names, "reference_names", "one name per reference")]
+    if len(names) != width:
+        raise ValueError(f"reference_names has {len(names)} names but each segment has {width} references: give "
+                         "one name per reference")
+    return names
+
+
+def _subset_readings(workspace: Workspace, names: Sequence[str]) -> list[tuple[Workspace, Reading]]:
+    """The readings with at most one departure from their library's defaults, scored against each proper subset of
+    the references (the references are not a setting of the library: a subset ranks after all the references with
+    as many departures)."""
+    width = len(names)
+    sizes = range(1, width) if width <= SUBSETS_OF_ALL_UP_TO else (1,)
+    found = []
+    for size in sizes:
+        for columns in itertools.combinations(range(width), size):
+            subset = workspace.with_references(columns)
+            which = (f"reference {names[columns[0]]} only" if size == 1 else
+                     f"references {', '.join(names[k] for k in columns[:-1])} and {names[columns[-1]]} only")
+            for spec in specs(subset):
+                if spec.departures <= 1 and not spec.mistake and spec.view != "d2l":  # d2l reads the first only
+                    reading = score(spec, subset)
+                    found.append((subset, replace(reading, references=which)))
+    return found
+
+
+def _reference_findings(catalogue: Sequence[Reading], ranked: Sequence[tuple[Reading, bool]], value: float,
+                        text: str, tol: float, names: Sequence[str], width: int) -> list[Finding]:
+    """A reading with a subset of the references leads, or the number is above every BLEU-4 reading."""
+    findings = []
+    if ranked and ranked[0][0].references:
+        best = ranked[0][0]
+        findings.append(Finding("references", f"{text} is reproduced when the score is computed against "
+                                f"{best.references}, not against all {len(names)} references given: "
+                                f"{best.label()} gives {best.score:.2f}"))
+        return findings
+    four = [r for r in catalogue if r.order == 4 and not r.mistake and not r.references and r.score is not None
+            and math.isfinite(r.score)]
+    target, t = (value * 100, tol * 100) if value <= 1 else (value, tol)
+    if four and not any(r.order == 4 and not r.mistake for r, _ in ranked):
+        top = max(four, key=lambda r: r.score)
+        if target > top.score + t:
+            given = f"the {width} references given" if width > 1 else "the reference given"
+            shown = text if value > 1 else f"{target:g}"
+            findings.append(Finding("references", f"{shown} is above every BLEU-4 reading with {given} (the "
+                                    f"highest: {top.label()}, {top.score:.2f}): BLEU rises with each reference added "
+                                    "(more n-grams to match, more lengths to choose from), so the number may have "
+                                    "been computed against more references than these"))
+    return findings
 
 
 def _reported(reported: object) -> tuple[float, int | None]:
@@ -179,7 +298,7 @@ def _per_segment(hyps: list[str], references: object) -> tuple[list[list[str]], 
         per_segment = len(refs) == len(hyps)
         streams = all(len(r) == len(hyps) for r in refs)
         if streams and not per_segment:
-            segments = [[line for line in seg if line] for seg in zip(*refs)]
+            segments = [[line for line in seg if line is not None] for seg in zip(*refs)]  # sacrebleu drops None
             findings.append(Finding("layout", f"references came as {len(refs)} stream(s) (sacrebleu's layout: one "
                                     "list per reference file); read as one reference list per segment. Given to "
                                     "Hugging Face evaluate, torchmetrics or bleu_lab in this layout they would be "
@@ -187,7 +306,6 @@ def _per_segment(hyps: list[str], references: object) -> tuple[list[list[str]], 
         else:
             segments = [list(plain_strings(seg, f"references[{i}]", "a reference string")) for i, seg in
                         enumerate(refs)]
-            segments = [[r for r in seg if r] or seg for seg in segments]
     else:
         raise TypeError("references must be a list with, per segment, a list of reference strings (or one string "
                         "per segment)")
@@ -260,3 +378,26 @@ def _shift_findings(hyps: Sequence[str], refs: Sequence[Sequence[str]]) -> list[
                             f"far better than their own: a line was probably added or dropped (an empty line?) "
                             f"near line {line}, shifting the alignment")]
     return []
+
+
+OPTIONAL_BY_LANGUAGE = {"Japanese": "ja-mecab"}
+SENTENCEPIECE = ("spm", "flores101", "flores200", "spBLEU-1K")  # sacrebleu 2.6.0, sacrebleu/metrics/bleu.py
+
+
+def _untried_findings(workspace: Workspace, matched: bool) -> list[Finding]:
+    """The readings that could not be tried on this corpus, and why (a reading whose library fails on this input,
+    listed as n/a by ``bleu-lab why --all``, cannot have made any number)."""
+    findings = []
+    found = unspaced_text(r for seg in workspace.references for r in seg)
+    needed = OPTIONAL_BY_LANGUAGE.get(found.language) if found else None
+    if needed and needed not in available_tokenizers():
+        modules = " and ".join(OPTIONAL_TOKENIZERS[needed][1])
+        findings.append(Finding("untried", f"the references are in {found.language}, and sacrebleu's '{needed}' "
+                                f"tokenizer (what sacrebleu picks for {found.language}) could not be tried: it needs "
+                                f"{modules}, which the mecab extra installs (pip install \"bleu_lab[mecab]\")"))
+    if not matched:
+        findings.append(Finding("untried", "not tried: sacrebleu's SentencePiece tokenizers "
+                                f"({', '.join(SENTENCEPIECE)}: each loads a model downloaded at first use), other "
+                                "metrics, and tokenizers outside these libraries (e.g. Moses' tokenizer.perl or "
+                                "jieba before multi-bleu.perl)"))
+    return findings

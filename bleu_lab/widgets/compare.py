@@ -19,6 +19,7 @@ from ..compare.comparison import Example
 from ..compare.files import ComparisonInputs, comparison_inputs, decode_text_file, default_names, read_text_file
 from ..compare.reporters import example_html, output_chips
 from ..data import load_corpus
+from ..scripts import tokenizer_warning
 from ..tokenization import available_tokenizers
 from .model import message_html
 from .views import LABEL_STYLE, _View, _wide
@@ -232,8 +233,10 @@ class CompareUpload(w.VBox):
             self.message.value = message_html(f"Something unexpected happened ({type(err).__name__}: {err}).")
             self.result.children = ()
             return None
+        warning = tokenizer_warning((r for seg in inputs.references for r in seg), self.tokenize.value,
+                                    option="tokenizer")
         self.message.value = message_html(f"Compared {len(inputs.systems)} systems on {len(inputs.references)} "
-                                          "segments.")
+                                          "segments." + (f" Note: {warning}." if warning else ""))
         self.result.children = (widget,)
         return widget
 

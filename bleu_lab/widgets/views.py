@@ -313,7 +313,8 @@ class Playground(_View):
         self.hypothesis = _growing_textarea(state.hypothesis, "the translation to score", description="hypothesis")
         self.reference_boxes: list[w.Textarea] = []
         self._ref_rows = w.VBox(layout=_wide())
-        self.add_button = w.Button(description="+ add reference", tooltip="add a reference box")
+        self.add_button = w.Button(description="+ add reference", tooltip="add a reference box",
+                                    layout=w.Layout(width="auto", min_width="11em"))  # not cut to "+ add ref…"
         self.add_button.add_class("bleu-add-reference")
         self.max_n = w.Dropdown(options=list(range(1, 7)), value=whole_number(state.max_n, 4, 1, 6),
                                 description="max n", style=LABEL_STYLE, layout=w.Layout(width="auto"))

@@ -3,6 +3,6 @@ from bleu_lab.exercises.bleu_in_context import check_metric_choice
 
 answer = ("Before shipping I would run a paired significance test (bootstrap or approximate randomization) to see "
           "whether +0.8 BLEU is more than the luck of this test set, and then confirm the gain with a human "
-          "evaluation of both systems (or at least a learned metric such as COMET), because a small BLEU gain "
-          "does not reliably mean that people prefer the new system.")
+          "evaluation of both systems (a second metric such as chrF or COMET is a further check, not a substitute), "
+          "because a small BLEU gain does not reliably mean that people prefer the new system.")
 check_metric_choice(answer)

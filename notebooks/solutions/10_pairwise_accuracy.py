@@ -1,5 +1,6 @@
 # Solution: look at every pair of systems once; the pair counts as agreeing when the metric's difference and the
 # people's difference have the same sign. The accuracy is the share of agreeing pairs (Kocmi et al. 2021).
+# Ties: here a pair both lists tie agrees and a pair one list ties does not; leaving tied pairs out is right too.
 from itertools import combinations
 
 from bleu_lab.exercises.bleu_in_context import check_pairwise_accuracy

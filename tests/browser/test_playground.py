@@ -69,7 +69,10 @@ def check_playground(page: Page, root: Locator, page_errors: PageErrors, ignore:
     # references can be added and removed; a new one takes part in the score at once
     type_into_widget(page, app.locator(".bleu-hypothesis"), "a dog in the fog")
     expect(score_of(root)).not_to_have_text("1.0000")
-    app.locator(".bleu-add-reference button, button.bleu-add-reference").first.click()
+    add = app.locator(".bleu-add-reference button, button.bleu-add-reference").first
+    cut = add.evaluate("(el) => el.scrollWidth > el.clientWidth")  # text-overflow: ellipsis would show "+ add ref…"
+    assert not cut, "the '+ add reference' button is too narrow for its label"
+    add.click()
     expect(app.locator(".bleu-reference")).to_have_count(3)
     type_into_widget(page, app.locator(".bleu-reference").nth(2), "a dog in the fog")
     expect(score_of(root)).to_have_text("1.0000")

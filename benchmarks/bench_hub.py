@@ -1,0 +1,177 @@
+"""A course hub under a class arriving together: N students log in at the same moment to a real JupyterHub started
+with the shipped jupyter-settings/jupyterhub_config.py (tests/hub_harness.py says what a local run swaps: a test
+authenticator, homes in a temporary folder, 127.0.0.1), each opens the playground through Voilà and lesson 0 in
+JupyterLab's way (a kernel running the lesson's first cells).
+
+    python benchmarks/bench_hub.py --students 20
+
+Prints, per student: the time from login to a usable playground (the Voilà page fully rendered by the student's
+server: the server's part; a browser adds the front end's load, about 2 s, docs/instructor.md) and to lesson 0's
+first cells run; the memory (PSS, so libraries shared between processes are counted once across them) of the
+student's server and its kernels; and the hub's own share (hub, proxy, culler). Then the figures z2jh's
+singleuser.memory / cpu and a node for 200 students are sized from. Needs the ``hub`` extra and
+configurable-http-proxy (npm). Goal: at most 200 MB per student with a lesson open; median at most 15 s for 20.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import math
+import os
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+import psutil
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "tests"))
+import hub_harness  # noqa: E402 (tests/hub_harness.py: the hub as the hub test starts it)
+
+MB = 2**20
+
+
+@dataclass
+class Arrival:
+    name: str
+    ready: float  # login to the server answering
+    playground: float  # login to the Voilà playground rendered
+    lesson: float  # login to lesson 0's first cells run
+    lesson_kernel: str = ""
+    pss: float = 0.0  # bytes: server + kernels
+    rss: float = 0.0  # bytes: server + kernels, shared pages counted in each (what a container's cgroup may hold)
+    server_pss: float = 0.0  # bytes: the server alone
+    lesson_pss: float = 0.0  # bytes: the kernel running lesson 0
+    processes: int = 0
+    cpu: float = 0.0  # CPU seconds of the server and its kernels so far
+
+
+def arrive(hub: hub_harness.Hub, name: str) -> Arrival:
+    student = hub_harness.Student(hub, name)
+    start = time.monotonic()
+    student.login()
+    student.start()
+    student.wait_ready(timeout=600)
+    ready = time.monotonic() - start
+    page = student.server_api("GET", "voila/render/notebooks/playground.ipynb")
+    if page.status_code != 200 or "application/vnd.jupyter.widget-view+json" not in page.text:
+        raise RuntimeError(f"{name}: the playground did not render (HTTP {page.status_code})")
+    playground = time.monotonic() - start
+    kernel, status, printed, _ = student.run_lesson("notebooks/00_start_here.ipynb", "all three agree")
+    if status != "ok" or "all three agree: True" not in printed:
+        raise RuntimeError(f"{name}: lesson 0 failed: {printed[-2000:]}")
+    return Arrival(name, ready, playground, time.monotonic() - start, kernel)
+
+
+def server_tree(hub: hub_harness.Hub, name: str) -> list[psutil.Process]:
+    """The student's single-user server and its descendants (the kernels)."""
+    home = str(hub.homes / name)
+    for proc in hub.record_processes():
+        with contextlib.suppress(psutil.Error):
+            if proc.environ().get("HOME") == home and "jupyterhub-singleuser" in " ".join(proc.cmdline()):
+                return [proc, *proc.children(recursive=True)]
+    return []
+
+
+def total(processes: list[psutil.Process], measure: Callable[[psutil.Process], float]) -> float:
+    """The sum of ``measure`` over the processes still running."""
+    result = 0.0
+    for proc in processes:
+        with contextlib.suppress(psutil.Error):
+            result += measure(proc)
+    return result
+
+
+def pss(processes: list[psutil.Process]) -> float:
+    return total(processes, lambda proc: proc.memory_full_info().pss)
+
+
+def rss(processes: list[psutil.Process]) -> float:
+    return total(processes, lambda proc: proc.memory_info().rss)
+
+
+def cpu(processes: list[psutil.Process]) -> float:
+    return total(processes, lambda proc: sum(proc.cpu_times()[:2]))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--students", type=int, default=20, help="students logging in together (default 20)")
+    args = parser.parse_args()
+    if args.students < 1:
+        parser.error(f"--students must be at least 1, not {args.students}")
+    reason = hub_harness.missing()
+    if reason:
+        sys.exit(f"bench_hub needs a hub: {reason}")
+    load_before = os.getloadavg()
+    print(f"bench_hub: {args.students} students, {psutil.cpu_count()} cores, "
+          f"{psutil.virtual_memory().total / 2**30:.0f} GiB; load average before: "
+          f"{load_before[0]:.1f} (other work on the machine slows every figure below)")
+    with tempfile.TemporaryDirectory(prefix="bleu-lab-hub-bench-") as folder:
+        with hub_harness.running_hub(Path(folder) / "hub", activity_interval=300) as hub:
+            names = [f"student{i:03d}" for i in range(args.students)]
+            wall = time.monotonic()
+            with ThreadPoolExecutor(args.students) as pool:
+                arrivals = list(pool.map(lambda name: arrive(hub, name), names))
+            wall = time.monotonic() - wall
+            time.sleep(5)  # let the servers settle (the kernels' first-run allocations), then measure
+            for arrival in arrivals:
+                tree = server_tree(hub, arrival.name)
+                arrival.pss, arrival.processes, arrival.cpu = pss(tree), len(tree), cpu(tree)
+                arrival.rss = rss(tree)
+                arrival.server_pss = pss(tree[:1])
+                arrival.lesson_pss = pss([p for p in tree[1:] if arrival.lesson_kernel in " ".join(p.cmdline())])
+            student_pids = {p.pid for a in arrivals for p in server_tree(hub, a.name)}
+            hub_side = [p for p in hub.record_processes() if p.pid not in student_pids]
+            overhead = pss(hub_side)
+            hub_cpu = cpu(hub_side)
+            load_after = os.getloadavg()
+        left = hub.alive()
+    times = sorted(a.playground for a in arrivals)
+    lessons = sorted(a.lesson for a in arrivals)
+    ready = sorted(a.ready for a in arrivals)
+    memory = sorted(a.pss / MB for a in arrivals)
+    cpus = sorted(a.cpu for a in arrivals)
+    print(f"all {args.students} in {wall:.1f} s; load average during the run (1 min): {load_after[0]:.1f}")
+    print(f"login -> server ready:          median {statistics.median(ready):6.1f} s, max {ready[-1]:6.1f} s")
+    print(f"login -> playground usable:     median {statistics.median(times):6.1f} s, max {times[-1]:6.1f} s"
+          f"   (goal: median <= 15 s for 20)")
+    print(f"login -> lesson 0 cells run:    median {statistics.median(lessons):6.1f} s, max {lessons[-1]:6.1f} s")
+    with_lesson = sorted((a.server_pss + a.lesson_pss) / MB for a in arrivals)
+    print(f"memory per student (PSS), server + lesson 0's kernel: median {statistics.median(with_lesson):.0f} MB, "
+          f"max {with_lesson[-1]:.0f} MB   (goal: <= 200 MB with a lesson open)")
+    print(f"  of which the server {statistics.median(a.server_pss / MB for a in arrivals):.0f} MB, the lesson's "
+          f"kernel {statistics.median(a.lesson_pss / MB for a in arrivals):.0f} MB (medians)")
+    print(f"memory per student (PSS), server + lesson + playground ({arrivals[0].processes - 1} kernels): median "
+          f"{statistics.median(memory):.0f} MB, max {memory[-1]:.0f} MB")
+    resident = sorted(a.rss / MB for a in arrivals)
+    print(f"  the same as RSS (libraries counted in every process, as a container's memory cgroup may be charged): "
+          f"median {statistics.median(resident):.0f} MB, max {resident[-1]:.0f} MB")
+    print(f"CPU per student (server + kernels, login to here): median {statistics.median(cpus):.1f} s, "
+          f"max {cpus[-1]:.1f} s")
+    print(f"hub + proxy + culler: {overhead / MB:.0f} MB PSS ({len(hub_side)} processes), {hub_cpu:.1f} CPU s")
+    # z2jh: the guarantee is what the scheduler reserves per student. In a pod, the student's processes share their
+    # libraries with each other but not (for the memory cgroup's accounting) with other pods: the RSS of the server and
+    # its kernels is what one pod may be charged, so the guarantee covers its maximum.
+    guarantee = math.ceil(resident[-1] / 32) * 32
+    per_node_200 = 200 * guarantee / 1024
+    print("z2jh sizing from these figures:")
+    print(f"  singleuser.memory.guarantee: {guarantee}M   (the largest RSS, rounded up to 32 MB)")
+    print(f"  200 students: {per_node_200:.0f} GiB of guarantees + the hub's {overhead / MB:.0f} MB "
+          f"-> e.g. two nodes of 64 GiB or four of 32 GiB (keep ~10% of a node for the system pods)")
+    print(f"  CPU: {statistics.median(cpus):.1f} CPU s per student to log in and open a lesson and the playground: "
+          f"200 arriving within a minute need about {200 * statistics.median(cpus) / 60:.0f} cores for that minute")
+    if left:
+        print(f"processes left after the hub stopped: {[p.pid for p in left]}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,251 @@
+"""Marks that reach a gradebook: ``bleu-lab grade ... --csv marks.csv`` and ``--gradescope results.json``.
+
+Both exports are built from the ``NotebookGrade`` list that ``grade_batch`` reports, and from the lessons' own
+declarations (``lesson_gradings``), so a column or a test exists for every exercise of a lesson whether or not a
+notebook reached it.
+
+**CSV for an LMS** (``marks_table``): one row per student, the student's id in the first column, ``student``:
+
+- nbgrader's layout ``.../submitted/STUDENT/ASSIGNMENT/NOTEBOOK.ipynb`` (or ``autograded/``): ``STUDENT``;
+- else a notebook still named after its lesson (``alice/03_brevity_penalty.ipynb``): the folder it is in, ``alice``;
+- else the file name without ``.ipynb`` (``alice.ipynb``: ``alice``).
+
+Then, for each lesson of the batch in lesson order, a column per automatically marked exercise
+(``03_brevity_penalty: my_brevity_penalty``, its points), ``03_brevity_penalty: total`` and
+``03_brevity_penalty: possible``; with several lessons, ``total`` and ``possible`` over all of them (a lesson the
+student did not hand in counts in ``possible``); last, ``notes`` (why a notebook was not graded, and the written answers
+left to grade by hand). A cell is empty where there is no mark (no notebook of that lesson, or one that could not be
+graded: ``notes`` says why), never a 0 that looks earned. Written with ``bleu_lab.spreadsheet.write_csv`` (UTF-8, a
+header row, text cells a spreadsheet would run as a formula prefixed with ``'``).
+
+**Gradescope** (``gradescope_results``): the results format of Gradescope's autograder specification,
+https://gradescope-autograders.readthedocs.io/en/latest/specs/ ("Output format", "Controlling Test Case
+Visibility", "Controlling standard output visibility"): a top-level ``score`` and ``output``, and ``tests``, each
+with ``name``, ``score``, ``max_score``, ``output`` and ``visibility``. Each function exercise is two tests: its
+visible check (``visible``) and its hidden cases (``after_published``: their details, which name the hidden inputs,
+are shown to the student only once the instructor publishes the grades; Gradescope then also hides the total until
+then). A written answer is a test worth 0 points ("graded by hand"). ``stdout_visibility`` is ``hidden``: the
+grader's printed report (hidden cases included) is for the instructor.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+
+from ..exercises import LessonGrading
+from ..spreadsheet import write_csv
+from . import lesson_gradings
+from .grade import ExerciseResult, NotebookGrade
+
+NBGRADER_FOLDERS = ("submitted", "autograded")
+HIDDEN_PREFIX = "hidden cases:"  # how grade_exercise starts the message of failed hidden cases
+ANSWER_SHOWN = 1000  # characters of a written answer echoed back in its Gradescope test
+GRADESCOPE_SPEC = "https://gradescope-autograders.readthedocs.io/en/latest/specs/"
+
+
+def student_id(path: Path, lessons: Iterable[str] = ()) -> str:
+    """The student a submitted notebook belongs to (see the module's docstring for the three layouts)."""
+    path = Path(path)
+    parts = path.absolute().parts
+    if len(parts) >= 4 and parts[-4] in NBGRADER_FOLDERS:
+        return parts[-3]
+    if path.stem in set(lessons) and path.absolute().parent.name:
+        return path.absolute().parent.name
+    return path.stem
+
+
+def same_student_clashes(paths: Sequence[Path], lessons: Iterable[str] = ()) -> list[str]:
+    """Notebooks that would land in one cell of the CSV: the same student id and the same file name (so, in all
+    likelihood, the same lesson). Checked before grading, so that a batch is not graded for nothing."""
+    lessons = list(lessons)
+    seen: dict[tuple[str, str], Path] = {}
+    clashes = []
+    for path in paths:
+        key = (student_id(path, lessons), Path(path).name)
+        if key in seen:
+            clashes.append(f"{seen[key]} and {path} (student {key[0]!r})")
+        else:
+            seen[key] = path
+    return clashes
+
+
+# ------------------------------------------------------------------------------------------------ CSV for an LMS
+
+
+def _auto_exercises(grading: LessonGrading) -> list[str]:
+    return [e.name for e in grading.exercises if not e.manual]
+
+
+def _possible(grading: LessonGrading) -> int:
+    return sum(e.points for e in grading.exercises)
+
+
+def _batch_lessons(grades: Sequence[NotebookGrade], gradings: Mapping[str, LessonGrading]) -> list[str]:
+    return sorted({g.lesson for g in grades if g.lesson in gradings})
+
+
+def marks_columns(lessons: Sequence[str], gradings: Mapping[str, LessonGrading] | None = None) -> list[str]:
+    """The CSV's header for a batch of ``lessons``."""
+    gradings = lesson_gradings() if gradings is None else gradings
+    columns = ["student"]
+    for lesson in lessons:
+        columns += [f"{lesson}: {name}" for name in _auto_exercises(gradings[lesson])]
+        columns += [f"{lesson}: total", f"{lesson}: possible"]
+    if len(lessons) > 1:
+        columns += ["total", "possible"]
+    return columns + ["notes"]
+
+
+def marks_table(grades: Sequence[NotebookGrade]) -> tuple[list[str], list[dict[str, object]]]:
+    """The CSV's columns and rows (one per student, sorted by id). ValueError, naming both notebooks, if two
+    notebooks give one student the same lesson."""
+    gradings = lesson_gradings()
+    lessons = _batch_lessons(grades, gradings)
+    columns = marks_columns(lessons, gradings)
+    rows: dict[str, dict[str, object]] = {}
+    placed: dict[tuple[str, str], Path] = {}
+    notes: dict[str, list[str]] = {}
+    for grade in grades:
+        student = student_id(grade.path, gradings)
+        row = rows.setdefault(student, {"student": student})
+        notes.setdefault(student, [])
+        if grade.lesson not in gradings:
+            notes[student].append(f"{Path(grade.path).name}: {grade.note or 'not graded'}")
+            continue
+        key = (student, grade.lesson)
+        if key in placed:
+            raise ValueError(f"two notebooks of lesson {grade.lesson} for student {student!r}: {placed[key]} and "
+                             f"{grade.path}. Grade them in separate batches, or name each student's folder")
+        placed[key] = grade.path
+        if not grade.graded:
+            notes[student].append(f"{grade.lesson}: {grade.note or 'not graded'}")
+            continue
+        by_name = {e.name: e for e in grade.exercises}
+        for name in _auto_exercises(gradings[grade.lesson]):
+            row[f"{grade.lesson}: {name}"] = by_name[name].points if name in by_name else 0
+        row[f"{grade.lesson}: total"] = grade.score
+        if grade.note:
+            notes[student].append(f"{grade.lesson}: {grade.note}")
+        manual = [e.name for e in grade.exercises if e.manual]
+        if manual:
+            notes[student].append(f"{grade.lesson}: to grade by hand: {', '.join(manual)}")
+    for student, row in rows.items():
+        for lesson in lessons:
+            row[f"{lesson}: possible"] = _possible(gradings[lesson])
+        if len(lessons) > 1:
+            totals = [row[f"{lesson}: total"] for lesson in lessons if f"{lesson}: total" in row]
+            row["total"] = sum(totals) if totals else ""
+            row["possible"] = sum(_possible(gradings[lesson]) for lesson in lessons)
+        row["notes"] = "; ".join(notes[student])
+    return columns, [{c: rows[s].get(c, "") for c in columns} for s in sorted(rows)]
+
+
+def write_marks_csv(path: str | Path, grades: Sequence[NotebookGrade]) -> Path:
+    """Write ``marks_table(grades)`` to ``path`` (through ``write_csv``: formula-safe cells)."""
+    columns, rows = marks_table(grades)
+    return write_csv(path, rows, columns)
+
+
+# ------------------------------------------------------------------------------------------------ Gradescope
+
+
+def _split_messages(result: ExerciseResult) -> tuple[list[str], list[str]]:
+    """The messages of the visible check, and those of the hidden cases."""
+    visible = [m for m in result.messages if not m.startswith(HIDDEN_PREFIX)]
+    hidden = [m for m in result.messages if m.startswith(HIDDEN_PREFIX)]
+    return visible, hidden
+
+
+def _exercise_tests(lesson: str, exercise, result: ExerciseResult | None, why_none: str) -> list[dict]:
+    """One exercise's Gradescope tests: the visible check, its hidden cases, or the written answer (0 points)."""
+    name = f"{lesson}: {exercise.name}"
+    if exercise.manual:
+        text = result.answer if result is not None else ""
+        answer = f" Your answer: {text[:ANSWER_SHOWN]}" + (" ..." if len(text) > ANSWER_SHOWN else "") if text else ""
+        return [{"name": f"{name} (written answer)", "score": 0, "max_score": 0, "visibility": "visible",
+                 "output": "Graded by hand, not part of this score." + answer}]
+    if result is None:
+        tests = [{"name": name, "score": 0, "max_score": 1, "output": why_none, "visibility": "visible"}]
+        if exercise.hidden is not None:
+            tests.append({"name": f"{name} (hidden cases)", "score": 0, "max_score": 1, "output": why_none,
+                          "visibility": "after_published"})
+        return tests
+    visible_messages, hidden_messages = _split_messages(result)
+    hidden_points = result.hidden_points if exercise.hidden is not None else 0
+    visible_points = result.points - hidden_points
+    tests = [{"name": name, "score": visible_points, "max_score": 1, "visibility": "visible",
+              "output": "passed" if visible_points else "\n".join(visible_messages) or "not passed"}]
+    if exercise.hidden is not None:
+        if hidden_points:
+            output = "passed the hidden cases"
+        else:
+            output = "\n".join(hidden_messages) or ("not passed: " + "\n".join(visible_messages)
+                                                    if visible_messages else "not passed")
+        tests.append({"name": f"{name} (hidden cases)", "score": hidden_points, "max_score": 1,
+                      "output": output, "visibility": "after_published"})
+    return tests
+
+
+def gradescope_results(grades: Sequence[NotebookGrade], lessons: Sequence[str] | None = None,
+                       notes: Sequence[str] = (), extra: Mapping[str, object] | None = None) -> dict:
+    """One submission's results in Gradescope's format (``GRADESCOPE_SPEC``), from the grades of its notebooks.
+
+    ``lessons``: the lessons the submission should hold (default: those of ``grades``); one with no notebook scores 0
+    with a test per exercise saying so. ValueError if two notebooks are of one lesson (a submission holds one each).
+    ``notes``: lines for the submission's ``output`` (e.g. files that were not graded).
+    """
+    gradings = lesson_gradings()
+    lessons = list(lessons) if lessons is not None else _batch_lessons(grades, gradings)
+    unknown = [lesson for lesson in lessons if lesson not in gradings]
+    if unknown:
+        raise ValueError(f"no such lesson: {', '.join(unknown)} (one of {', '.join(sorted(gradings))})")
+    by_lesson: dict[str, NotebookGrade] = {}
+    lines = list(notes)
+    for grade in grades:
+        if grade.lesson not in lessons:
+            why = grade.note or f"lesson {grade.lesson} is not part of this assignment ({', '.join(lessons)})"
+            lines.append(f"{Path(grade.path).name}: not graded: {why.removeprefix('not graded: ')}")
+            continue
+        if grade.lesson in by_lesson:
+            raise ValueError(f"two notebooks of lesson {grade.lesson}: {by_lesson[grade.lesson].path} and "
+                             f"{grade.path}; one submission holds one notebook of each lesson")
+        by_lesson[grade.lesson] = grade
+    unplaced = len(lines) > len(notes)  # notebooks of the submission that are of no lesson of it
+    tests: list[dict] = []
+    score = 0
+    for lesson in lessons:
+        grade = by_lesson.get(lesson)
+        if grade is None and unplaced:
+            why = f"no notebook of lesson {lesson} could be graded (see the files above)"
+        elif grade is None:
+            why = f"no notebook of lesson {lesson} in the submission (upload {lesson}.ipynb)"
+        elif not grade.graded:
+            why = f"{Path(grade.path).name} could not be graded: {grade.note.removeprefix('not graded: ')}"
+        else:
+            why = "not graded"
+        results = {e.name: e for e in grade.exercises} if grade is not None and grade.graded else {}
+        for exercise in gradings[lesson].exercises:
+            tests += _exercise_tests(lesson, exercise, results.get(exercise.name), why)
+        if grade is None or not grade.graded:
+            lines.append(f"{lesson}: 0 / {_possible(gradings[lesson])}: {why}")
+            continue
+        score += grade.score
+        line = f"{lesson} ({Path(grade.path).name}): {grade.score} / {grade.possible}"
+        if grade.note:
+            line += f"; note: {grade.note}"
+        if grade.errors:
+            line += f"; cells that raised: {'; '.join(grade.errors[:5])}" + (" ..." if len(grade.errors) > 5 else "")
+        lines.append(line)
+    results_json = {"score": score, "output": "\n".join(lines), "stdout_visibility": "hidden", "tests": tests}
+    if extra:
+        results_json["extra_data"] = dict(extra)
+    return results_json
+
+
+def write_gradescope(path: str | Path, results: Mapping[str, object]) -> Path:
+    """Write Gradescope's ``results.json``."""
+    path = Path(path)
+    path.write_text(json.dumps(results, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    return path

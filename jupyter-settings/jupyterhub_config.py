@@ -1,0 +1,93 @@
+"""JupyterHub for a bleu_lab course on one server (The Littlest JupyterHub's shape: one machine, local users).
+
+Install (as root, one environment for the hub and the students; docs/instructor.md, "On one server"):
+
+    python3 -m venv /opt/bleu-lab-hub
+    /opt/bleu-lab-hub/bin/pip install "bleu_lab-0.1.0-py3-none-any.whl[hub]"
+    npm install -g configurable-http-proxy@5.3.0
+    mkdir -p /srv/bleu-lab-hub && cd /srv/bleu-lab-hub
+    /opt/bleu-lab-hub/bin/jupyterhub -f "$(/opt/bleu-lab-hub/bin/python -c \
+        'from bleu_lab.course import course_root; print(course_root() / "jupyter-settings/jupyterhub_config.py")')"
+
+What a student gets: a login with their account on this machine (PAM; members of the Unix group STUDENTS_GROUP),
+their own Jupyter server running as themselves, the course copied into ~/bleu-lab-course by ``bleu-lab lessons``
+each time that server starts (new lessons added, untouched ones updated, a lesson they changed never overwritten),
+JupyterLab opened on lesson 0, and the playground and the comparison page as Voilà apps at
+``/user/NAME/voila/render/notebooks/playground.ipynb`` and ``.../compare_app.ipynb``.
+
+Why the copy runs in the server's start command and not in a ``Spawner.pre_spawn_hook``: the hook runs inside the
+hub's process, as root, so every file it wrote would belong to root (the student could not save a lesson) and a slow
+disk would hold up the hub for every student; the start command runs as the student, under the student's limits,
+with every spawner. (On Kubernetes, z2jh's ``singleuser.lifecycleHooks.postStart`` does the same: z2jh/config.yaml.)
+
+Limits: ``mem_limit`` and ``cpu_limit`` are enforced by SystemdSpawner (jupyterhub-systemdspawner, in the ``hub``
+extra; a systemd unit per student with MemoryMax= and CPUQuota=), used when this machine runs systemd. JupyterHub's
+default LocalProcessSpawner does NOT enforce them (its own documentation of ``Spawner.mem_limit``): without systemd,
+this config falls back to it and logs that the limits are not enforced.
+"""
+
+import os
+import shlex
+import sys
+from pathlib import Path
+
+from bleu_lab.course import DEFAULT_DIR, FIRST_LESSON, course_root
+
+c = get_config()  # noqa: F821 (defined by traitlets when it loads this file)
+
+# --- who logs in -------------------------------------------------------------------------------------------------
+# Local users (PAM, JupyterHub's default authenticator): the students' accounts on this machine, e.g.
+#   groupadd students && useradd --create-home --groups students alice && passwd alice
+STUDENTS_GROUP = "students"
+INSTRUCTORS_GROUP = "instructors"  # hub admins: they see and can stop every student's server
+c.JupyterHub.authenticator_class = "pam"
+c.PAMAuthenticator.allowed_groups = {STUDENTS_GROUP, INSTRUCTORS_GROUP}
+c.PAMAuthenticator.admin_groups = {INSTRUCTORS_GROUP}
+
+# --- each student's server ---------------------------------------------------------------------------------------
+# The hub, the students' servers and bleu_lab share this Python environment (the one running the hub).
+BIN = Path(sys.executable).parent
+COURSE = DEFAULT_DIR.as_posix()  # ~/bleu-lab-course, as on a laptop
+SINGLEUSER_CONFIG = course_root() / "jupyter-settings" / "singleuser" / "jupyter_server_config.py"
+# `bleu-lab lessons` first (idempotent: it never overwrites a file the student changed; it names what it kept), then
+# the server. If the copy fails (a full disk), the server still starts, on what the student has.
+c.Spawner.cmd = ["/bin/sh", "-c", f'{shlex.quote(str(BIN / "bleu-lab"))} lessons "$HOME/{COURSE}"; '
+                 f'exec {shlex.quote(str(BIN / "jupyterhub-singleuser"))} "$@"', "bleu-lab-singleuser"]
+c.Spawner.args = [f"--config={SINGLEUSER_CONFIG}"]
+c.Spawner.notebook_dir = f"~/{COURSE}"  # the server's root: /voila/render/notebooks/playground.ipynb is there
+c.Spawner.default_url = f"/lab/tree/{FIRST_LESSON}"
+c.Spawner.http_timeout = 120  # 20 students arriving together on 2 cores: a server can take a minute to answer
+c.Spawner.start_timeout = 180
+
+# Memory and CPU per student, from benchmarks/bench_hub.py (docs/instructor.md): about 210 MB (PSS) for the server
+# and a lesson's kernel, 290 MB with the playground open too; the limit leaves room for the corpus-level lessons.
+c.Spawner.mem_limit = "1G"
+c.Spawner.cpu_limit = 1.0
+if os.path.isdir("/run/systemd/system"):  # systemd is this machine's init (sd_booted)
+    c.JupyterHub.spawner_class = "systemdspawner.SystemdSpawner"
+    c.SystemdSpawner.isolate_tmp = True  # a private /tmp per student
+    c.SystemdSpawner.isolate_devices = True
+    c.SystemdSpawner.disable_user_sudo = True
+else:
+    c.JupyterHub.spawner_class = "localprocess"
+    print("bleu_lab jupyterhub_config: no systemd on this machine, so LocalProcessSpawner starts the students' "
+          "servers and does NOT enforce mem_limit or cpu_limit", file=sys.stderr)
+
+# --- idle servers are stopped ------------------------------------------------------------------------------------
+# jupyterhub-idle-culler as a hub-managed service, with only the scopes it needs (JupyterHub 2+ roles): a server
+# nobody used for an hour is stopped; the student's files stay, and the next login starts it again.
+IDLE_TIMEOUT = 3600
+c.JupyterHub.services = [
+    {"name": "idle-culler",
+     "command": [sys.executable, "-m", "jupyterhub_idle_culler", f"--timeout={IDLE_TIMEOUT}", "--cull-every=300"]},
+]
+c.JupyterHub.load_roles = [
+    {"name": "idle-culler", "services": ["idle-culler"],
+     "scopes": ["list:users", "read:users:activity", "read:servers", "delete:servers"]},
+]
+
+# --- the hub -----------------------------------------------------------------------------------------------------
+# Public address: every interface, port 8000. Put HTTPS in front (c.JupyterHub.ssl_cert / ssl_key, or a reverse
+# proxy): PAM passwords must not cross the network in clear.
+c.JupyterHub.bind_url = "http://:8000"
+c.JupyterHub.cleanup_servers = True  # stopping the hub stops the students' servers

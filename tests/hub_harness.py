@@ -1,0 +1,339 @@
+"""A real JupyterHub on 127.0.0.1 with the shipped jupyter-settings/jupyterhub_config.py, for tests/test_hub.py and
+benchmarks/bench_hub.py.
+
+What is swapped, and why (everything else is the shipped config: the start command running `bleu-lab lessons`, the
+single-user settings, the server root, the default URL, the idle culler service and its role):
+
+- the authenticator: JupyterHub's DummyAuthenticator with one password, in place of PAM (no system accounts here);
+- the spawner: JupyterHub's SimpleLocalProcessSpawner, the LocalProcessSpawner that runs each server as the hub's
+  own user with HOME = <tmp>/home/NAME, in place of LocalProcessSpawner/SystemdSpawner (which need a system
+  account per student and, for systemd, a booted systemd). The servers are still separate processes with separate
+  homes and tokens: what keeps students apart here is the hub's authorization, which is what the test checks;
+- the addresses: the proxy, the hub and the servers on 127.0.0.1 at free ports; as root, `--allow-root` for the
+  single-user server (which otherwise refuses to run as root);
+- the culler's timings, on request (``idle_timeout``), and the hub's activity interval, so a test can wait for it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+import psutil
+import requests
+
+REPO = Path(__file__).resolve().parent.parent
+SHIPPED_CONFIG = REPO / "jupyter-settings" / "jupyterhub_config.py"
+PASSWORD = "bleu-lab-" + uuid.uuid4().hex[:12]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def proxy_command() -> str | None:
+    """configurable-http-proxy from npm: on PATH (npm install -g), else None."""
+    return shutil.which("configurable-http-proxy")
+
+
+def missing() -> str | None:
+    """Why a hub cannot start here, or None."""
+    for module in ("jupyterhub", "jupyterhub_idle_culler"):
+        try:
+            __import__(module)
+        except ImportError:
+            return f"{module} is not installed (pip install -e '.[hub]')"
+    if proxy_command() is None:
+        return "configurable-http-proxy is not on PATH (npm install -g configurable-http-proxy@5.3.0)"
+    return None
+
+
+TEST_CONFIG = """\
+c = get_config()  # noqa
+load_subconfig({shipped!r})
+c.JupyterHub.authenticator_class = "dummy"
+c.DummyAuthenticator.password = {password!r}
+c.Authenticator.allow_all = True
+c.JupyterHub.spawner_class = "simple"
+c.SimpleLocalProcessSpawner.home_dir_template = {homes!r} + "/{{username}}"
+c.JupyterHub.bind_url = "http://127.0.0.1:{port}"
+c.JupyterHub.hub_bind_url = "http://127.0.0.1:{hub_port}"
+c.ConfigurableHTTPProxy.api_url = "http://127.0.0.1:{proxy_api_port}"
+c.ConfigurableHTTPProxy.command = [{proxy!r}]
+c.JupyterHub.last_activity_interval = {activity_interval}
+c.Spawner.environment = {{"JUPYTERHUB_ACTIVITY_INTERVAL": "{activity_interval}"}}
+if {as_root!r}:
+    c.Spawner.args = list(c.Spawner.args) + ["--allow-root"]
+if {idle_timeout!r}:
+    for service in c.JupyterHub.services:
+        if service["name"] == "idle-culler":
+            service["command"] = [a for a in service["command"] if not a.startswith(("--timeout", "--cull-every"))]
+            service["command"] += ["--timeout={idle_timeout}", "--cull-every={cull_every}"]
+"""
+
+
+@dataclass
+class Hub:
+    """A running hub: its URL, its folder, the process tree it started."""
+
+    url: str
+    root: Path
+    process: subprocess.Popen
+    seen: dict[int, float] = field(default_factory=dict)  # pid -> create_time of every process seen in its tree
+
+    @property
+    def homes(self) -> Path:
+        return self.root / "home"
+
+    def record_processes(self) -> list[psutil.Process]:
+        """Note every process now in the hub's tree (to check at the end that all are gone); return them."""
+        try:
+            tree = [psutil.Process(self.process.pid), *psutil.Process(self.process.pid).children(recursive=True)]
+        except psutil.NoSuchProcess:
+            return []
+        for proc in tree:
+            with contextlib.suppress(psutil.NoSuchProcess):
+                self.seen[proc.pid] = proc.create_time()
+        return tree
+
+    def alive(self) -> list[psutil.Process]:
+        """The processes seen in the hub's tree that still run (same pid and start time; zombies count as gone)."""
+        left = []
+        for pid, created in self.seen.items():
+            with contextlib.suppress(psutil.NoSuchProcess):
+                proc = psutil.Process(pid)
+                if proc.create_time() == created and proc.status() != psutil.STATUS_ZOMBIE:
+                    left.append(proc)
+        return left
+
+    def log(self) -> str:
+        path = self.root / "hub.log"
+        return path.read_text(errors="replace") if path.exists() else ""
+
+
+@contextlib.contextmanager
+def running_hub(root: Path, *, idle_timeout: int = 0, cull_every: int = 5, activity_interval: int = 5,
+                startup_timeout: float = 120) -> Iterator[Hub]:
+    """Start the hub in ``root`` (its database, log and the students' homes), yield it, stop it and everything it
+    started (servers, kernels, proxy, culler), by PID."""
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "home").mkdir(exist_ok=True)
+    port = free_port()
+    config = root / "test_jupyterhub_config.py"
+    config.write_text(TEST_CONFIG.format(
+        shipped=str(SHIPPED_CONFIG), password=PASSWORD, homes=str(root / "home"), port=port, hub_port=free_port(),
+        proxy_api_port=free_port(), proxy=proxy_command(), activity_interval=activity_interval,
+        as_root=os.geteuid() == 0, idle_timeout=idle_timeout, cull_every=cull_every), encoding="utf-8")
+    bin_dir = Path(sys.executable).parent
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"}
+    with open(root / "hub.log", "wb") as log:
+        process = subprocess.Popen([str(bin_dir / "jupyterhub"), "-f", str(config)], cwd=root, env=env,
+                                   stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    hub = Hub(f"http://127.0.0.1:{port}", root, process)
+    try:
+        deadline = time.monotonic() + startup_timeout
+        while True:
+            hub.record_processes()
+            if process.poll() is not None:
+                raise RuntimeError(f"jupyterhub exited with {process.returncode}:\n{hub.log()[-4000:]}")
+            with contextlib.suppress(requests.RequestException):
+                if requests.get(f"{hub.url}/hub/api", timeout=5).status_code == 200:
+                    break
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"jupyterhub did not answer within {startup_timeout} s:\n{hub.log()[-4000:]}")
+            time.sleep(0.5)
+        yield hub
+    finally:
+        hub.record_processes()
+        stop(hub)
+
+
+def stop(hub: Hub, grace: float = 60) -> None:
+    """SIGTERM the hub (it stops the servers, the culler and the proxy: cleanup_servers), then SIGKILL by PID
+    whatever of its tree is left after ``grace`` seconds."""
+    if hub.process.poll() is None:
+        hub.process.send_signal(signal.SIGTERM)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            hub.process.wait(grace)
+    deadline = time.monotonic() + 10
+    while hub.alive() and time.monotonic() < deadline:
+        time.sleep(0.5)
+    for proc in hub.alive():
+        with contextlib.suppress(psutil.NoSuchProcess):
+            proc.kill()
+    if hub.process.poll() is None:
+        hub.process.kill()
+        hub.process.wait(10)
+
+
+class Student:
+    """One student's browser session (cookies) and, after login, an API token of their own."""
+
+    def __init__(self, hub: Hub, name: str):
+        self.hub, self.name = hub, name
+        self.session = requests.Session()
+        self.token: str | None = None
+
+    def xsrf_headers(self) -> dict[str, str]:
+        token = self.session.cookies.get("_xsrf", path="/hub/")
+        return {"X-XSRFToken": token} if token else {}
+
+    def login(self) -> requests.Response:
+        """The login form, as a browser sends it; then a token for the API calls (POST /hub/api/users/NAME/tokens)."""
+        self.session.get(f"{self.hub.url}/hub/login", timeout=30)
+        response = self.session.post(
+            f"{self.hub.url}/hub/login?next=", data={"username": self.name, "password": PASSWORD,
+                                                     "_xsrf": self.session.cookies.get("_xsrf", path="/hub/")},
+            allow_redirects=False, timeout=60)
+        if response.status_code != 302:
+            raise RuntimeError(f"login of {self.name}: HTTP {response.status_code}")
+        token = self.session.post(f"{self.hub.url}/hub/api/users/{self.name}/tokens", headers=self.xsrf_headers(),
+                                  json={"note": "bleu_lab hub test", "expires_in": 3600}, timeout=60)
+        token.raise_for_status()
+        self.token = token.json()["token"]
+        return response
+
+    @property
+    def auth(self) -> dict[str, str]:
+        return {"Authorization": f"token {self.token}"}
+
+    def hub_api(self, method: str, path: str, **kwargs) -> requests.Response:
+        return requests.request(method, f"{self.hub.url}/hub/api{path}", headers=self.auth, timeout=120, **kwargs)
+
+    def server_api(self, method: str, path: str, owner: str | None = None, **kwargs) -> requests.Response:
+        """A request to ``/user/OWNER/...`` (default: the student's own server) with the student's token."""
+        return requests.request(method, f"{self.hub.url}/user/{owner or self.name}/{path.lstrip('/')}",
+                                headers=self.auth, timeout=180, allow_redirects=False, **kwargs)
+
+    def user_model(self) -> dict:
+        response = self.hub_api("GET", f"/users/{self.name}")
+        response.raise_for_status()
+        return response.json()
+
+    def start(self) -> None:
+        response = self.hub_api("POST", f"/users/{self.name}/server")
+        if response.status_code not in (201, 202):
+            raise RuntimeError(f"start of {self.name}'s server: HTTP {response.status_code} {response.text}")
+
+    def wait_ready(self, timeout: float = 300) -> float:
+        """Wait until the student's server is ready and answers through the proxy; return the seconds waited."""
+        started = time.monotonic()
+        while time.monotonic() - started < timeout:
+            server = self.user_model().get("servers", {}).get("")
+            if server and server.get("ready"):
+                if self.server_api("GET", "api/status").status_code == 200:
+                    return time.monotonic() - started
+            elif not server or not server.get("pending"):
+                if server is None and time.monotonic() - started > 5:
+                    raise RuntimeError(f"{self.name}'s server is neither ready nor starting:\n"
+                                       f"{self.hub.log()[-3000:]}")
+            time.sleep(0.5)
+        raise TimeoutError(f"{self.name}'s server not ready after {timeout} s:\n{self.hub.log()[-3000:]}")
+
+    def stop_server(self, timeout: float = 120) -> None:
+        self.hub_api("DELETE", f"/users/{self.name}/server")
+        deadline = time.monotonic() + timeout
+        while self.user_model().get("servers", {}).get(""):
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{self.name}'s server did not stop within {timeout} s")
+            time.sleep(0.5)
+
+    def server_pid(self) -> int | None:
+        """The PID of the student's single-user server (the process whose HOME is the student's home)."""
+        home = str(self.hub.homes / self.name)
+        for proc in self.hub.record_processes():
+            with contextlib.suppress(psutil.Error):
+                if proc.environ().get("HOME") == home and "jupyterhub-singleuser" in " ".join(proc.cmdline()):
+                    return proc.pid
+        return None
+
+    def contents(self, path: str) -> dict:
+        response = self.server_api("GET", f"api/contents/{path}")
+        response.raise_for_status()
+        return response.json()
+
+    def run_lesson(self, lesson: str, marker: str) -> tuple[str, str, str, str]:
+        """Open ``lesson`` in a kernel (a session, as JupyterLab does) and run its code cells up to the one whose
+        saved output shows ``marker``; return the kernel's id, the reply status, what the cells printed and the
+        saved output of that cell."""
+        sources, saved = lesson_cells_up_to(self.contents(lesson)["content"], marker)
+        session = self.server_api("POST", "api/sessions", data=json.dumps(
+            {"path": lesson, "type": "notebook", "name": "", "kernel": {"name": "python3"}}))
+        if session.status_code != 201:
+            raise RuntimeError(f"{self.name}: no kernel for {lesson}: HTTP {session.status_code} {session.text}")
+        kernel_id = session.json()["kernel"]["id"]
+        url = self.hub.url.replace("http", "ws", 1) + f"/user/{self.name}/api/kernels/{kernel_id}/channels"
+        status, printed = asyncio.run(execute(url, self.token, "\n".join(sources)))
+        return kernel_id, status, printed, saved
+
+    def put_notebook(self, path: str, notebook: dict) -> None:
+        response = self.server_api("PUT", f"api/contents/{path}",
+                                   data=json.dumps({"type": "notebook", "format": "json", "content": notebook}))
+        response.raise_for_status()
+
+
+def lesson_cells_up_to(notebook: dict, marker: str) -> tuple[list[str], str]:
+    """The code of lesson 0's cells up to the first one whose saved output contains ``marker``, and that output."""
+    sources = []
+    for cell in notebook["cells"]:
+        if cell["cell_type"] != "code":
+            continue
+        source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+        if source.lstrip().startswith("%"):
+            continue  # magics (%load of a worked solution): not needed for the cell we run
+        sources.append(source)
+        for output in cell.get("outputs", []):
+            text = output.get("text") or output.get("data", {}).get("text/plain", "")
+            text = "".join(text) if isinstance(text, list) else text
+            if marker in text:
+                return sources, text
+    raise AssertionError(f"no cell of the lesson prints {marker!r}")
+
+
+async def execute(url: str, token: str, code: str, timeout: float = 120) -> tuple[str, str]:
+    """Run ``code`` in a kernel through the server's kernel websocket (Jupyter messaging protocol); return the
+    execute_reply status and the text the cell printed."""
+    from tornado.httpclient import HTTPRequest
+    from tornado.websocket import websocket_connect
+
+    socket = await websocket_connect(HTTPRequest(url, headers={"Authorization": f"token {token}"}))
+    msg_id = uuid.uuid4().hex
+    socket.write_message(json.dumps({
+        "header": {"msg_id": msg_id, "msg_type": "execute_request", "username": "test", "session": uuid.uuid4().hex,
+                   "date": datetime.now(UTC).isoformat(), "version": "5.3"},
+        "parent_header": {}, "metadata": {}, "channel": "shell", "buffers": [],
+        "content": {"code": code, "silent": False, "store_history": True, "user_expressions": {},
+                    "allow_stdin": False, "stop_on_error": True}}))
+    printed, status = [], None
+    deadline = time.monotonic() + timeout
+    while status is None:
+        message = await asyncio.wait_for(socket.read_message(), max(1.0, deadline - time.monotonic()))
+        if message is None:
+            raise ConnectionError("the kernel's websocket closed")
+        message = json.loads(message)
+        if message.get("parent_header", {}).get("msg_id") != msg_id:
+            continue
+        kind, content = message["msg_type"], message["content"]
+        if kind == "stream":
+            printed.append(content["text"])
+        elif kind == "error":
+            printed.append("\n".join(content["traceback"]))
+        elif kind == "execute_reply":
+            status = content["status"]
+    socket.close()
+    return status, "".join(printed)

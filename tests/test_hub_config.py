@@ -1,0 +1,170 @@
+"""The hub files an admin is given (jupyter-settings/): the z2jh config.yaml passes the chart's own schema (from
+../shared/peers/z2jh, skipped with a reason where absent); the Dockerfile's install steps work, run one by one in a
+fresh venv (no container engine here, so the image itself is not built); the one-server config is what the guide
+says. The hub itself is started in tests/test_hub.py."""
+
+from __future__ import annotations
+
+import copy
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+SETTINGS = REPO / "jupyter-settings"
+Z2JH_PEER = REPO.parent / "shared" / "peers" / "z2jh"
+
+
+def merged(defaults: dict, overrides: dict) -> dict:
+    """Helm's merge of a values file over the chart's values.yaml: maps merge key by key, anything else replaces."""
+    result = copy.deepcopy(defaults)
+    for key, value in overrides.items():
+        if isinstance(value, dict) and isinstance(result.get(key), dict):
+            result[key] = merged(result[key], value)
+        else:
+            result[key] = copy.deepcopy(value)
+    return result
+
+
+def z2jh_values() -> tuple[dict, dict, dict]:
+    yaml = pytest.importorskip("yaml", reason="PyYAML reads the chart's schema (it comes with jupyter_events)")
+    if not (Z2JH_PEER / "values.schema.yaml").is_file():
+        pytest.skip(f"the z2jh chart's schema is not at {Z2JH_PEER} (../shared/peers/z2jh)")
+    schema = yaml.safe_load((Z2JH_PEER / "values.schema.yaml").read_text(encoding="utf-8"))
+    defaults = yaml.safe_load((Z2JH_PEER / "values.yaml").read_text(encoding="utf-8"))
+    ours = yaml.safe_load((SETTINGS / "z2jh" / "config.yaml").read_text(encoding="utf-8"))
+    return schema, defaults, ours
+
+
+def test_the_z2jh_config_passes_the_charts_schema():
+    jsonschema = pytest.importorskip("jsonschema", reason="jsonschema checks the chart's schema (comes with jupyter)")
+    schema, defaults, ours = z2jh_values()
+    jsonschema.Draft7Validator.check_schema(schema)
+    errors = sorted(jsonschema.Draft7Validator(schema).iter_errors(merged(defaults, ours)), key=str)
+    assert not errors, "\n".join(f"{'.'.join(map(str, e.absolute_path))}: {e.message}" for e in errors)
+
+
+def test_the_charts_schema_catches_a_wrong_key():
+    """The check above can fail: a misspelt key, or a limit of the wrong type, is refused by the same schema."""
+    jsonschema = pytest.importorskip("jsonschema", reason="jsonschema checks the chart's schema (comes with jupyter)")
+    schema, defaults, ours = z2jh_values()
+    validator = jsonschema.Draft7Validator(schema)
+    misspelt = merged(ours, {"singleuser": {"lifecycleHook": {"postStart": {}}}})
+    assert any("lifecycleHook" in e.message for e in validator.iter_errors(merged(defaults, misspelt)))
+    wrong_type = merged(ours, {"singleuser": {"cpu": {"limit": "one core"}}})
+    assert list(validator.iter_errors(merged(defaults, wrong_type)))
+
+
+def test_the_z2jh_config_copies_the_course_culls_and_sizes_each_student():
+    _, _, ours = z2jh_values()
+    single = ours["singleuser"]
+    assert single["lifecycleHooks"]["postStart"]["exec"]["command"][:2] == ["bleu-lab", "lessons"]
+    course = single["lifecycleHooks"]["postStart"]["exec"]["command"][2]
+    assert single["defaultUrl"] == f"/lab/tree/{Path(course).name}/notebooks/00_start_here.ipynb"
+    assert ours["cull"]["enabled"] is True and ours["cull"]["timeout"] > 0
+    def megabytes(size: str) -> float:
+        number, unit = re.fullmatch(r"([\d.]+)([MG])", size).groups()
+        return float(number) * (1024 if unit == "G" else 1)
+    assert 0 < megabytes(single["memory"]["guarantee"]) < megabytes(single["memory"]["limit"])
+    assert 0 < single["cpu"]["guarantee"] < single["cpu"]["limit"]
+
+
+def dockerfile_steps(path: Path) -> tuple[str, list[tuple[str, str]]]:
+    """The FROM image and the COPY and RUN instructions of a Dockerfile, continuation lines joined."""
+    text = re.sub(r"\\\n\s*", " ", path.read_text(encoding="utf-8"))
+    steps, base = [], ""
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        instruction, _, rest = line.partition(" ")
+        if instruction == "FROM":
+            base = rest
+        elif instruction in ("COPY", "RUN"):
+            steps.append((instruction, rest))
+        else:
+            raise AssertionError(f"{path}: an instruction this test does not run: {line}")
+    return base, steps
+
+
+def test_the_image_base_is_a_pinned_docker_stacks_image():
+    base, _ = dockerfile_steps(SETTINGS / "z2jh" / "Dockerfile")
+    assert re.fullmatch(r"quay\.io/jupyter/minimal-notebook:\d{4}-\d{2}-\d{2}(@sha256:[0-9a-f]{64})?", base), base
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="the image's commands are POSIX shell commands")
+def test_the_dockerfile_install_steps_work_in_a_venv(tmp_path: Path):
+    """Each COPY and RUN of the Dockerfile, in order, with a venv standing for the image's conda environment
+    (CONDA_DIR) and a folder for the image's root: the wheel and its pinned dependencies install, the single-user
+    server then loads the course's settings, and `bleu-lab lessons` copies the course."""
+    if not shutil.which("sh"):
+        pytest.skip("no POSIX shell")
+    context = tmp_path / "context"
+    shutil.copytree(REPO, context, ignore=shutil.ignore_patterns(".venv*", ".git", "bleu-lab-course", "dist", "build",
+                                                                    "__pycache__", "*.egg-info", ".hypothesis"))
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(context / "dist"), str(context)],
+                   check=True, capture_output=True)
+    venv = tmp_path / "conda"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    image_root = tmp_path / "image"
+    env = {**os.environ, "CONDA_DIR": str(venv), "NB_UID": str(os.getuid()), "NB_GID": str(os.getgid()),
+           "PATH": f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}", "VIRTUAL_ENV": str(venv),
+           "HOME": str(tmp_path / "home")}
+    env.pop("PYTHONPATH", None)
+    _, steps = dockerfile_steps(SETTINGS / "z2jh" / "Dockerfile")
+    assert [kind for kind, _ in steps].count("RUN") >= 2
+
+    def in_image(path: str) -> str:  # the image's /tmp/... and the like, under image_root
+        return str(image_root / path.lstrip("/")) if path.startswith("/tmp/") else path
+
+    for kind, arguments in steps:
+        if kind == "COPY":
+            words = [w for w in shlex.split(arguments) if not w.startswith("--")]
+            *sources, destination = words
+            target = Path(in_image(destination))
+            target.mkdir(parents=True, exist_ok=True)
+            for source in sources:
+                shutil.copy(context / source, target)
+        else:
+            command = re.sub(r"/tmp/\S*?(?=[/'\"\s]|$)", lambda m: in_image(m.group(0)), arguments)
+            done = subprocess.run(["sh", "-c", command], env=env, capture_output=True, text=True)
+            assert done.returncode == 0, f"RUN {arguments}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    python = venv / "bin" / "python"
+    shown = subprocess.run([str(python), "-m", "jupyter_server", "--show-config"], env=env, capture_output=True,
+                           text=True, check=True)
+    assert "bleu_lab" in shown.stdout and "save_without_python_version" in shown.stdout, shown.stdout[-3000:]
+    lessons = subprocess.run([str(venv / "bin" / "bleu-lab"), "lessons", str(tmp_path / "home" / "course")],
+                             env=env, capture_output=True, text=True)
+    assert lessons.returncode == 0, lessons.stderr
+    assert (tmp_path / "home" / "course" / "notebooks" / "playground.ipynb").is_file()
+
+
+def test_the_one_server_config_copies_the_course_limits_and_culls(capfd):
+    """The shipped jupyterhub_config.py as JupyterHub loads it (traitlets), on this machine."""
+    from traitlets.config.loader import PyFileConfigLoader
+
+    config = PyFileConfigLoader("jupyterhub_config.py", path=str(SETTINGS)).load_config()
+    assert config.JupyterHub.authenticator_class == "pam"
+    command = " ".join(config.Spawner.cmd)
+    assert "bleu-lab" in command and "lessons" in command and "jupyterhub-singleuser" in command
+    assert config.Spawner.notebook_dir == "~/bleu-lab-course"
+    assert config.Spawner.default_url == "/lab/tree/notebooks/00_start_here.ipynb"
+    singleuser_config = Path(config.Spawner.args[0].removeprefix("--config="))
+    assert singleuser_config.is_file() and singleuser_config.name == "jupyter_server_config.py"
+    assert config.Spawner.mem_limit and config.Spawner.cpu_limit
+    if Path("/run/systemd/system").is_dir():
+        assert config.JupyterHub.spawner_class == "systemdspawner.SystemdSpawner"
+    else:  # LocalProcessSpawner would ignore the limits: the config says so where the admin sees it
+        assert config.JupyterHub.spawner_class == "localprocess"
+        assert "does NOT enforce mem_limit" in capfd.readouterr().err
+    (culler,) = config.JupyterHub.services
+    assert culler["command"][1:3] == ["-m", "jupyterhub_idle_culler"]
+    (role,) = config.JupyterHub.load_roles
+    assert role["services"] == [culler["name"]]
+    assert set(role["scopes"]) == {"list:users", "read:users:activity", "read:servers", "delete:servers"}
