@@ -33,6 +33,25 @@ CHUNK = 4096  # segments the corpus scorers lay out at once: fast, and a bounded
 
 
 @dataclass(frozen=True)
+class NumberedTexts:
+    """Texts as numbers, end to end: equal symbols (tokens, or a string's characters) get equal numbers."""
+
+    symbol: np.ndarray  # the symbol number at each position, all texts end to end
+    lengths: np.ndarray  # how many symbols each text has
+
+
+def number_texts(texts: Sequence[Sequence[str] | str]) -> NumberedTexts:
+    """Number the symbols of ``texts``: code points for strings, else the order a token was first seen."""
+    lengths = np.fromiter(map(len, texts), np.int64, len(texts))
+    if all(type(text) is str for text in texts):
+        encoded = "".join(texts).encode("utf-32-le", "surrogatepass")  # lone surrogates are characters too
+        return NumberedTexts(np.frombuffer(encoded, dtype="<u4").astype(np.int64), lengths)
+    numbers: dict[str, int] = {}  # setdefault keeps the first number a token was given
+    symbol = np.fromiter(map(numbers.setdefault, chain.from_iterable(texts), count()), np.int64, int(lengths.sum()))
+    return NumberedTexts(symbol, lengths)
+
+
+@dataclass(frozen=True)
 class CorpusLayout:
     """All symbols of a corpus end to end: hypotheses first, then every segment's references.
 
@@ -45,6 +64,8 @@ class CorpusLayout:
     text_end: np.ndarray  # one past the last position of the text each position belongs to
     slots: int  # 1 + the most references any segment has
     segments: int
+    lengths: np.ndarray  # the length of each text: hypotheses first, then every segment's references
+    text_segment: np.ndarray  # the segment of each text
 
 
 @dataclass(frozen=True)
@@ -53,6 +74,10 @@ class OrderCounts:
 
     counts: np.ndarray  # shape (slots, n-gram numbers)
     segment: np.ndarray  # the segment of each n-gram number
+
+    def clipped(self) -> np.ndarray:
+        """min(Count_hyp(g), max_r Count_r(g)) for every n-gram number g (step 2's clipping)."""
+        return np.minimum(self.counts[0], self.counts[1:].max(axis=0, initial=0))
 
     def per_segment(self, values: np.ndarray, segments: int) -> np.ndarray:
         """Sum a value per n-gram number over each segment (int64; sums of counts are exact in float64)."""
@@ -63,31 +88,32 @@ def lay_out(
     list_of_references: Sequence[Sequence[Sequence[str] | str]], hypotheses: Sequence[Sequence[str] | str]
 ) -> CorpusLayout:
     """Number the symbols of hypotheses and their references (one reference list per hypothesis)."""
-    segments = len(hypotheses)
-    texts = [*hypotheses, *chain.from_iterable(list_of_references)]
-    lengths = np.fromiter(map(len, texts), np.int64, len(texts))
-    refs_per_segment = np.fromiter(map(len, list_of_references), np.int64, segments)
+    texts = number_texts([*hypotheses, *chain.from_iterable(list_of_references)])
+    return lay_out_numbered(texts, list(map(len, list_of_references)))
+
+
+def lay_out_numbered(texts: NumberedTexts, refs_per_segment: Sequence[int]) -> CorpusLayout:
+    """The layout of numbered texts: every segment's hypothesis, then segment by segment its references.
+
+    ``refs_per_segment[i]`` is how many references segment i has.
+    """
+    segments = len(refs_per_segment)
+    refs = np.asarray(refs_per_segment, dtype=np.int64)
     each = np.arange(segments)
-    text_segment = np.concatenate([each, np.repeat(each, refs_per_segment)])
-    first_ref = np.repeat(np.cumsum(refs_per_segment) - refs_per_segment, refs_per_segment)
+    text_segment = np.concatenate([each, np.repeat(each, refs)])
+    first_ref = np.repeat(np.cumsum(refs) - refs, refs)
     text_slot = np.concatenate([np.zeros(segments, np.int64), np.arange(len(first_ref)) - first_ref + 1])
+    lengths = texts.lengths
     return CorpusLayout(
-        symbol=symbol_numbers(texts, int(lengths.sum())),
+        symbol=texts.symbol,
         segment=np.repeat(text_segment, lengths),
         slot=np.repeat(text_slot, lengths),
         text_end=np.repeat(np.cumsum(lengths), lengths),
-        slots=1 + int(refs_per_segment.max(initial=0)),
+        slots=1 + int(refs.max(initial=0)),
         segments=segments,
+        lengths=lengths,
+        text_segment=text_segment,
     )
-
-
-def symbol_numbers(texts: Sequence[Sequence[str] | str], size: int) -> np.ndarray:
-    """One number per symbol, texts end to end: code points for strings, else the order a token was first seen."""
-    if all(type(text) is str for text in texts):
-        encoded = "".join(texts).encode("utf-32-le", "surrogatepass")  # lone surrogates are characters too
-        return np.frombuffer(encoded, dtype="<u4").astype(np.int64)
-    numbers: dict[str, int] = {}  # setdefault keeps the first number a token was given
-    return np.fromiter(map(numbers.setdefault, chain.from_iterable(texts), count()), np.int64, size)
 
 
 def ngram_counts(layout: CorpusLayout, max_order: int) -> Iterator[OrderCounts]:
@@ -124,6 +150,5 @@ def corpus_matches(
     layout = lay_out(list_of_references, hypotheses)
     matches = np.zeros((max_order, layout.segments), dtype=np.int64)
     for n, order in enumerate(ngram_counts(layout, max_order)):
-        clipped = np.minimum(order.counts[0], order.counts[1:].max(axis=0, initial=0))
-        matches[n] = order.per_segment(clipped, layout.segments)
+        matches[n] = order.per_segment(order.clipped(), layout.segments)
     return matches.T
