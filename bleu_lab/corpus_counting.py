@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from itertools import chain, count
 
 import numpy as np
@@ -73,7 +74,15 @@ class OrderCounts:
     """The n-grams of one order: ``counts[k, g]`` = how often n-gram number g occurs in slot k (0: hypothesis)."""
 
     counts: np.ndarray  # shape (slots, n-gram numbers)
-    segment: np.ndarray  # the segment of each n-gram number
+    number: np.ndarray  # the n-gram number of each position counted
+    position_segment: np.ndarray  # the segment of each position counted
+
+    @cached_property
+    def segment(self) -> np.ndarray:
+        """The segment of each n-gram number."""
+        segment = np.empty(self.counts.shape[1], dtype=np.int64)
+        segment[self.number] = self.position_segment
+        return segment
 
     def clipped(self) -> np.ndarray:
         """min(Count_hyp(g), max_r Count_r(g)) for every n-gram number g (step 2's clipping)."""
@@ -119,14 +128,18 @@ def lay_out_numbered(texts: NumberedTexts, refs_per_segment: Sequence[int]) -> C
 def ngram_counts(layout: CorpusLayout, max_order: int) -> Iterator[OrderCounts]:
     """The counts of each order 1, 2, ... max_order in turn (stopping early when no n-gram is left to match).
 
-    Before the next order, only positions whose n-gram occurs in the hypothesis and in some reference are kept.
+    Only n-grams that occur in the hypothesis and in some reference can match, and an n-gram can only do so if
+    the (n-1)-gram it starts with and each of its tokens do: so after order 1, and again before each next order,
+    the positions where no such n-gram starts are dropped. The counts of an order cover every n-gram that can
+    match (the n-grams dropped would have clipped counts of 0).
     """
     base = int(layout.symbol.max(initial=0)) + 1  # symbol numbers are < base
     start = np.arange(len(layout.symbol))  # the positions where an n-gram of the current order starts
     code = layout.segment * base + layout.symbol
+    continues = np.arange(1, len(start) + 1) < layout.text_end  # position p + 1 holds a token of p's text
     for n in range(1, max_order + 1):
         if n > 1:
-            fits = start + (n - 1) < layout.text_end[start]
+            fits = continues[start + (n - 2)]  # the n-gram's last token: in the same text, and found on both sides
             start = start[fits]
             code = code[fits] * base + layout.symbol[start + (n - 1)]  # n-gram numbers < positions: fits int64
         if start.size == 0:
@@ -135,11 +148,11 @@ def ngram_counts(layout: CorpusLayout, max_order: int) -> Iterator[OrderCounts]:
         number = number.ravel()
         counts = np.bincount(layout.slot[start] * len(kinds) + number, minlength=layout.slots * len(kinds))
         counts = counts.reshape(layout.slots, len(kinds))
-        segment = np.empty(len(kinds), dtype=np.int64)
-        segment[number] = layout.segment[start]
-        yield OrderCounts(counts, segment)
+        yield OrderCounts(counts, number, layout.segment[start])
         shared = (counts[0] > 0) & (counts[1:].max(axis=0, initial=0) > 0)
         keep = shared[number]  # only n-grams found on both sides can grow into matching (n+1)-grams
+        if n == 1:  # keep[p]: the token at p is found on both sides of its segment
+            continues[:-1] &= keep[1:]
         start, code = start[keep], number[keep]
 
 
