@@ -4,7 +4,8 @@
 segments most of that time goes into building n-gram tuples. Here all texts of the corpus are laid end to end
 in one integer array, and every n-gram becomes a number that names it *within its segment*:
 
-    token number      the same string gets the same number (a character: its code point)
+    token number      the same string gets the same number (a character: its code point); raw text tokenized
+                      with 13a is cut straight into these numbers (``tokenization.number_13a_tokens``)
     1-gram number     (segment, token number)                          renumbered densely
     n-gram number     (number of the (n-1)-gram at p, token at p+n-1)  renumbered densely
 
@@ -15,10 +16,10 @@ for every n-gram g of a segment
     max_r Count_r(g)   the largest of those counts over the segment's references
     matches_n          sum over g of min(Count_hyp(g), max_r Count_r(g))         (step 2's clipping)
 
-An (n+1)-gram can only match if the n-gram it starts with occurs in the hypothesis and in some reference, so
-the other positions are dropped before the next order. The numbers equal ``clipped_matches`` segment by
-segment (tests check it on generated corpora and on WMT21). chrF (``chrf.py``) counts its character and word
-n-grams with the same numbers, comparing the hypothesis with each reference in turn.
+An (n+1)-gram can only match if the n-gram it starts with and each of its tokens occur in the hypothesis and in
+some reference, so the other positions are dropped before the next order. The numbers equal ``clipped_matches``
+segment by segment (tests check it on generated corpora and on WMT21). chrF (``chrf.py``) counts its character
+and word n-grams with the same numbers, comparing the hypothesis with each reference in turn.
 """
 
 from __future__ import annotations

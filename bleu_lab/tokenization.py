@@ -14,6 +14,10 @@ Optional, with the "mecab" extra (MECAB_INSTALL below): sacrebleu's morphologica
 The default, 13a, is written out below rule by rule, so you can read what WMT's scores count; the tests check it
 against sacrebleu's ``Tokenizer13a`` on generated text and on every line of the WMT21 test sets. The other four are
 sacrebleu's own.
+
+A corpus score tokenizes a whole corpus with 13a at once (the fast path): the same rules run once over the UTF-8
+bytes of all lines (``_tokenized_13a_lines``), and one ``str.split`` with one dict turns the result straight into
+token numbers, never into a list of strings per line (``number_13a_tokens``, which ``corpus_counting`` counts).
 """
 
 from __future__ import annotations
@@ -161,7 +165,7 @@ def tokenize_13a_corpus(lines: Sequence[str]) -> list[list[str]]:
     Each distinct line is tokenized once, by ``_tokenized_13a_lines``.
     """
     unique = list(dict.fromkeys(lines))
-    tokens = list(map(str.split, _tokenized_13a_lines(unique).split("\n")))
+    tokens = list(map(str.split, _tokenized_13a_lines(unique, "\n").split("\n")))
     table = dict(zip(unique, tokens))
     return [table[line] for line in lines]
 
@@ -178,7 +182,7 @@ def number_13a_tokens(lines: Sequence[str]) -> NumberedTexts:
     """
     if not lines:
         return NumberedTexts(np.zeros(0, np.int64), np.zeros(0, np.int64))
-    text = _tokenized_13a_lines(lines).replace("\n", f" {LINE_END} ") + f" {LINE_END}"
+    text = _tokenized_13a_lines(lines, f" {LINE_END} ") + f" {LINE_END}"
     numbers = {LINE_END: -1}
     symbol = np.fromiter(map(numbers.setdefault, text.split(), count()), np.int64)
     line_ends = np.flatnonzero(symbol < 0)
@@ -186,8 +190,8 @@ def number_13a_tokens(lines: Sequence[str]) -> NumberedTexts:
     return NumberedTexts(symbol[symbol >= 0], lengths)
 
 
-def _tokenized_13a_lines(lines: Sequence[str]) -> str:
-    """The 13a tokens of each line, separated by whitespace, the lines joined by "\\n" (the fast path).
+def _tokenized_13a_lines(lines: Sequence[str], separator: str) -> str:
+    """The 13a tokens of each line, separated by whitespace, the lines joined by ``separator`` (the fast path).
 
     The lines are joined by newlines into one UTF-8 text and each step runs once over it (see the comment
     above): no step can match across a line break (a cleaned line has none, a match spans at most two characters
@@ -206,13 +210,15 @@ def _tokenized_13a_lines(lines: Sequence[str]) -> str:
             data = data.replace(symbol, b" " + symbol + b" ")
     for pattern, replacement in _STOP_RULES_13A:
         data = pattern.sub(replacement, data)
-    text = data.decode("utf-8", "surrogatepass")
-    if not adjacent:
-        return text
-    tokenized = text.split("\n")
-    for number in adjacent:
-        tokenized[number] = tokenize_13a(lines[number])
-    return "\n".join(tokenized)
+    line_break = separator.encode("utf-8", "surrogatepass")
+    if adjacent:
+        tokenized = data.split(b"\n")
+        for number in adjacent:
+            tokenized[number] = tokenize_13a(lines[number]).encode("utf-8", "surrogatepass")
+        data = line_break.join(tokenized)
+    elif line_break != b"\n":
+        data = data.replace(b"\n", line_break)
+    return data.decode("utf-8", "surrogatepass")
 
 
 def tokenize_13a_steps(line: str) -> list[tuple[str, str]]:
