@@ -75,14 +75,15 @@ class OrderCounts:
     """The n-grams of one order: ``counts[k, g]`` = how often n-gram number g occurs in slot k (0: hypothesis)."""
 
     counts: np.ndarray  # shape (slots, n-gram numbers)
+    start: np.ndarray  # the positions counted
     number: np.ndarray  # the n-gram number of each position counted
-    position_segment: np.ndarray  # the segment of each position counted
+    position_segment: np.ndarray  # the segment of every position of the layout
 
     @cached_property
     def segment(self) -> np.ndarray:
         """The segment of each n-gram number."""
         segment = np.empty(self.counts.shape[1], dtype=np.int64)
-        segment[self.number] = self.position_segment
+        segment[self.number] = self.position_segment[self.start]
         return segment
 
     def clipped(self) -> np.ndarray:
@@ -149,7 +150,7 @@ def ngram_counts(layout: CorpusLayout, max_order: int) -> Iterator[OrderCounts]:
         number = number.ravel()
         counts = np.bincount(layout.slot[start] * len(kinds) + number, minlength=layout.slots * len(kinds))
         counts = counts.reshape(layout.slots, len(kinds))
-        yield OrderCounts(counts, number, layout.segment[start])
+        yield OrderCounts(counts, start, number, layout.segment)
         shared = (counts[0] > 0) & (counts[1:].max(axis=0, initial=0) > 0)
         keep = shared[number]  # only n-grams found on both sides can grow into matching (n+1)-grams
         if n == 1:  # keep[p]: the token at p is found on both sides of its segment
