@@ -183,8 +183,8 @@ def number_13a_tokens(lines: Sequence[str]) -> NumberedTexts:
     if not lines:
         return NumberedTexts(np.zeros(0, np.int64), np.zeros(0, np.int64))
     text = _tokenized_13a_lines(lines, f" {LINE_END} ") + f" {LINE_END}"
-    numbers = {LINE_END: -1}
-    symbol = np.fromiter(map(numbers.setdefault, text.split(), count()), np.int64)
+    tokens, numbers = text.split(), {LINE_END: -1}
+    symbol = np.fromiter(map(numbers.setdefault, tokens, count()), np.int64, len(tokens))
     line_ends = np.flatnonzero(symbol < 0)
     lengths = np.diff(line_ends, prepend=-1) - 1
     return NumberedTexts(symbol[symbol >= 0], lengths)
