@@ -11,6 +11,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+import numpy as np
+
 from .validation import as_reference_list, check_length
 
 
@@ -27,6 +29,21 @@ def closest_ref_length(references: Sequence, hyp_len: int) -> int:
 def closest_length(ref_lens: Sequence[int], hyp_len: int) -> int:
     """``min(ref_lens, key=lambda r: (abs(r - hyp_len), r))``: the closest length, ties to the shorter."""
     return min(ref_lens, key=lambda r: (abs(r - hyp_len), r))
+
+
+def closest_lengths(ref_lens: np.ndarray, ref_segment: np.ndarray, hyp_lens: np.ndarray) -> np.ndarray:
+    """``closest_length`` of every segment at once: ``ref_lens[j]`` is a reference of segment ``ref_segment[j]``,
+    ``hyp_lens[i]`` the hypothesis length of segment i (every segment has a reference).
+
+    The closest distance d = min |r - c| is found first; then r = c - d if some reference has that length (the
+    shorter one wins a tie), else c + d.
+    """
+    hyp_of_ref = hyp_lens[ref_segment]
+    distance = np.full(len(hyp_lens), np.iinfo(np.int64).max)
+    np.minimum.at(distance, ref_segment, np.abs(ref_lens - hyp_of_ref))
+    shorter = np.zeros(len(hyp_lens), dtype=bool)
+    shorter[ref_segment[ref_lens == hyp_of_ref - distance[ref_segment]]] = True
+    return np.where(shorter, hyp_lens - distance, hyp_lens + distance)
 
 
 def brevity_penalty(closest_ref_len: int, hyp_len: int) -> float:

@@ -15,14 +15,16 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import chain
 
 import sacrebleu
 
 from .brevity import brevity_penalty
+from .corpus_counting import CHUNK, lay_out_numbered
 from .geometric_mean import uniform_log_mean
 from .smoothing import SACREBLEU_DEFAULTS, SACREBLEU_METHODS, sacrebleu_precisions
-from .statistics import BleuStats, pooled_stats
-from .tokenization import ALL_TOKENIZERS, make_preprocessor, preprocess_corpus, tokenizer_signature
+from .statistics import BleuStats, empty_stats, layout_stats, pooled_stats
+from .tokenization import ALL_TOKENIZERS, make_preprocessor, preprocess_corpus_numbered, tokenizer_signature
 from .validation import as_sequence, as_text, check_choice, check_order, plain_strings
 
 
@@ -136,22 +138,25 @@ def corpus_score(
     """
     options = ScoreOptions(tokenize, lowercase, smooth_method, smooth_value, effective_order, max_ngram_order)
     hyps, refs = check_corpus(hypotheses, references)
-    hyp_tokens, ref_tokens = preprocess_segments(hyps, refs, tokenize, lowercase)
-    stats = pooled_stats(ref_tokens, hyp_tokens, max_ngram_order)
+    stats = text_stats(hyps, refs, tokenize, lowercase, max_ngram_order)
     return score_from_stats(stats, options, nrefs=count_refs(refs))
 
 
-def preprocess_segments(
-    hypotheses: Sequence[str], references: Sequence[Sequence[str]], tokenize: str = "13a", lowercase: bool = False
-) -> tuple[list[list[str]], list[list[list[str]]]]:
-    """The tokens of every hypothesis and of each segment's references, tokenized in one corpus pass."""
-    tokens = preprocess_corpus([*hypotheses, *(r for seg in references for r in seg)], tokenize, lowercase)
-    hyp_tokens, ref_tokens = tokens[: len(hypotheses)], []
-    start = len(hypotheses)
-    for seg in references:
-        ref_tokens.append(tokens[start : start + len(seg)])
-        start += len(seg)
-    return hyp_tokens, ref_tokens
+def text_stats(
+    hypotheses: Sequence[str], references: Sequence[Sequence[str]], tokenize: str, lowercase: bool, max_order: int
+) -> BleuStats:
+    """The pooled statistics of a checked corpus of raw text, ``CHUNK`` segments at a time.
+
+    Each chunk (its hypotheses, then its references segment by segment) is tokenized in one pass straight into
+    token numbers (``preprocess_corpus_numbered``) and counted with array operations (``layout_stats``).
+    """
+    stats = empty_stats(max_order)
+    for start in range(0, len(hypotheses), CHUNK):
+        segment_refs = references[start : start + CHUNK]
+        lines = [*hypotheses[start : start + CHUNK], *chain.from_iterable(segment_refs)]
+        texts = preprocess_corpus_numbered(lines, tokenize, lowercase)
+        stats += layout_stats(lay_out_numbered(texts, list(map(len, segment_refs))), max_order)
+    return stats
 
 
 def score_from_stats(stats: BleuStats, options: ScoreOptions = ScoreOptions(), nrefs: int | str = 1) -> BleuScore:

@@ -14,10 +14,11 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import islice
-from operator import add
 
-from .brevity import closest_length
-from .corpus_counting import CHUNK, corpus_matches
+import numpy as np
+
+from .brevity import closest_length, closest_lengths
+from .corpus_counting import CHUNK, CorpusLayout, lay_out, ngram_counts
 from .ngrams import ngram_iter, ngram_list, ngram_total
 from .validation import as_reference_list, as_sequence, as_tokens, check_order, check_same_length
 
@@ -129,7 +130,10 @@ def segment_stats(references: Sequence[Sequence[str]], hypothesis: Sequence[str]
     """The ``BleuStats`` of one segment (strings are split on whitespace, as in ``sentence_bleu``)."""
     references = as_reference_list(references, "references")
     hypothesis = as_tokens(hypothesis, "hypothesis")
-    max_order = check_order(max_order, "max_order")
+    return _segment_stats(references, hypothesis, check_order(max_order, "max_order"))
+
+
+def _segment_stats(references: Sequence[Sequence[str]], hypothesis: Sequence[str], max_order: int) -> BleuStats:
     hyp_len, ref_len, matches = segment_counts(references, hypothesis, max_order)
     totals = tuple(ngram_total(hyp_len, n) for n in range(1, max_order + 1))
     return BleuStats(hyp_len, ref_len, tuple(matches), totals, tuple(int(t == 0) for t in totals))
@@ -160,32 +164,39 @@ def pooled_stats(
 ) -> BleuStats:
     """``corpus_stats`` on input already checked and tokenized (the fast path the scorers use).
 
-    The same sums as adding up ``segment_stats``, kept as plain ints (no ``BleuStats`` per segment). Segments are
-    read ``CHUNK`` at a time, so streamed input (the command line's) is never all in memory; each chunk's matches
-    come from ``corpus_counting.corpus_matches`` (for a chunk of a few segments, ``segment_counts`` one by one,
-    which has no array set-up cost). totals[n] = sum of max(0, c - n + 1) and short[n] = #segments with c < n come
-    from how many hypotheses have each length c.
+    The same sums as adding up ``segment_stats``. Segments are read ``CHUNK`` at a time, so streamed input (the
+    command line's) is never all in memory; each chunk is counted by ``layout_stats`` (a chunk of a few segments
+    by ``segment_stats`` one by one, which has no array set-up cost).
     """
-    ref_total, matches, lengths = 0, [0] * max_order, Counter()
+    stats = empty_stats(max_order)
     pairs = zip(list_of_references, hypotheses)
     while chunk := list(islice(pairs, CHUNK)):
-        refs, hyps = [r for r, _ in chunk], [h for _, h in chunk]
-        hyp_lens = [len(h) for h in hyps]
-        lengths.update(hyp_lens)
-        ref_total += sum([ref_lens[0] if len(ref_lens) == 1 else closest_length(ref_lens, c)
-                          for ref_lens, c in zip([[len(r) for r in rs] for rs in refs], hyp_lens)])
         if len(chunk) < FEW_SEGMENTS:
             for references, hypothesis in chunk:
-                matches = list(map(add, matches, segment_counts(references, hypothesis, max_order)[2]))
+                stats += _segment_stats(references, hypothesis, max_order)
         else:
-            matches = list(map(add, matches, corpus_matches(refs, hyps, max_order).sum(axis=0).tolist()))
-    totals = tuple(sum([k * (c - i) for c, k in lengths.items() if c > i]) for i in range(max_order))
-    short = tuple(sum([k for c, k in lengths.items() if c <= i]) for i in range(max_order))
-    return BleuStats(sum(c * k for c, k in lengths.items()), ref_total, tuple(matches), totals, short,
-                     lengths.total())
+            stats += layout_stats(lay_out([r for r, _ in chunk], [h for _, h in chunk]), max_order)
+    return stats
 
 
-FEW_SEGMENTS = 8  # below this, counting segment by segment beats setting up corpus_matches's arrays
+def layout_stats(layout: CorpusLayout, max_order: int) -> BleuStats:
+    """The pooled ``BleuStats`` of a laid-out corpus (``corpus_counting``), every sum an array operation.
+
+    c and r come from the text lengths (``brevity.closest_lengths``), the matches from ``ngram_counts``;
+    totals[n-1] = sum of max(0, c - n + 1) and short[n-1] = the number of hypotheses with c < n.
+    """
+    segments = layout.segments
+    hyp_lens = layout.lengths[:segments]
+    ref_lens = closest_lengths(layout.lengths[segments:], layout.text_segment[segments:], hyp_lens)
+    matches = [0] * max_order
+    for n, order in enumerate(ngram_counts(layout, max_order)):
+        matches[n] = int(order.clipped().sum())
+    totals = tuple(int(np.maximum(hyp_lens - n, 0).sum()) for n in range(max_order))
+    short = tuple(int((hyp_lens <= n).sum()) for n in range(max_order))
+    return BleuStats(int(hyp_lens.sum()), int(ref_lens.sum()), tuple(matches), totals, short, segments)
+
+
+FEW_SEGMENTS = 8  # below this, counting segment by segment beats setting up the arrays of layout_stats
 
 
 def empty_stats(max_order: int = 4) -> BleuStats:

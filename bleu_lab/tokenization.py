@@ -14,6 +14,10 @@ Optional, with the "mecab" extra (MECAB_INSTALL below): sacrebleu's morphologica
 The default, 13a, is written out below rule by rule, so you can read what WMT's scores count; the tests check it
 against sacrebleu's ``Tokenizer13a`` on generated text and on every line of the WMT21 test sets. The other four are
 sacrebleu's own.
+
+A corpus score tokenizes a whole corpus with 13a at once (the fast path): the same rules run once over the UTF-8
+bytes of all lines (``_tokenized_13a_lines``), and one ``str.split`` with one dict turns the result straight into
+token numbers, never into a list of strings per line (``number_13a_tokens``, which ``corpus_counting`` counts).
 """
 
 from __future__ import annotations
@@ -22,7 +26,11 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib import import_module
+from itertools import count
 
+import numpy as np
+
+from .corpus_counting import NumberedTexts, number_texts
 from .validation import as_text, check_choice, check_flag
 
 SACREBLEU_TOKENIZERS: dict[str, str] = {
@@ -154,30 +162,63 @@ def _lines_with_adjacent_stops(data: bytes) -> set[int]:
 def tokenize_13a_corpus(lines: Sequence[str]) -> list[list[str]]:
     """``[tokenize_13a(line).split() for line in lines]``, computed for a whole corpus at once (the fast path).
 
-    Each distinct line is tokenized once. The lines are joined by newlines into one UTF-8 text and each step runs
-    once over it (see the comment above): no step can match across a line break (a cleaned line has none, a match
-    spans at most two characters of one line, and a newline is no digit, as the padding space it stands for). Lines
-    holding a line break are cleaned one by one first; lines with "..", ".,", ",," or ",." go through
-    ``tokenize_13a``. The tests compare the result with sacrebleu's ``Tokenizer13a`` on generated text (all of
-    Unicode) and on every line of WMT21.
+    Each distinct line is tokenized once, by ``_tokenized_13a_lines``.
     """
     unique = list(dict.fromkeys(lines))
-    text = "\n".join(unique)
-    if text.count("\n") == len(unique) - 1:
+    tokens = list(map(str.split, _tokenized_13a_lines(unique, "\n").split("\n")))
+    table = dict(zip(unique, tokens))
+    return [table[line] for line in lines]
+
+
+LINE_END = "||"  # no 13a token: rule 1 puts a space on each side of every "|"
+
+
+def number_13a_tokens(lines: Sequence[str]) -> NumberedTexts:
+    """The tokens of ``tokenize_13a_corpus(lines)`` as numbers (equal tokens, equal numbers), never as lists.
+
+    The tokenized lines are one text, with the token ``LINE_END`` after each line: one ``str.split`` cuts all
+    tokens (as sacrebleu's ``split`` does, at every Unicode whitespace character), and a dict numbers them in
+    order of first appearance; the line ends give the number of tokens of each line.
+    """
+    if not lines:
+        return NumberedTexts(np.zeros(0, np.int64), np.zeros(0, np.int64))
+    text = _tokenized_13a_lines(lines, f" {LINE_END} ") + f" {LINE_END}"
+    tokens, numbers = text.split(), {LINE_END: -1}
+    symbol = np.fromiter(map(numbers.setdefault, tokens, count()), np.int64, len(tokens))
+    line_ends = np.flatnonzero(symbol < 0)
+    lengths = np.diff(line_ends, prepend=-1) - 1
+    return NumberedTexts(symbol[symbol >= 0], lengths)
+
+
+def _tokenized_13a_lines(lines: Sequence[str], separator: str) -> str:
+    """The 13a tokens of each line, separated by whitespace, the lines joined by ``separator`` (the fast path).
+
+    The lines are joined by newlines into one UTF-8 text and each step runs once over it (see the comment
+    above): no step can match across a line break (a cleaned line has none, a match spans at most two characters
+    of one line, and a newline is no digit, as the padding space it stands for). Lines holding a line break are
+    cleaned one by one first; lines with "..", ".,", ",," or ",." go through ``tokenize_13a``. The tests compare
+    the result with sacrebleu's ``Tokenizer13a`` on generated text (all of Unicode) and on every line of WMT21.
+    """
+    text = "\n".join(lines)
+    if text.count("\n") == len(lines) - 1:
         data = _clean_13a_bytes(text.encode("utf-8", "surrogatepass"))
     else:  # some line holds a line break, which cleaning joins or turns into a space
-        data = "\n".join(map(_clean_13a, unique)).encode("utf-8", "surrogatepass")
+        data = "\n".join(map(_clean_13a, lines)).encode("utf-8", "surrogatepass")
     adjacent = _lines_with_adjacent_stops(data)
     for symbol in _SYMBOLS_13A:
         if symbol in data:
             data = data.replace(symbol, b" " + symbol + b" ")
     for pattern, replacement in _STOP_RULES_13A:
         data = pattern.sub(replacement, data)
-    tokens = list(map(str.split, data.decode("utf-8", "surrogatepass").split("\n")))
-    for number in adjacent:
-        tokens[number] = tokenize_13a(unique[number]).split()
-    table = dict(zip(unique, tokens))
-    return [table[line] for line in lines]
+    line_break = separator.encode("utf-8", "surrogatepass")
+    if adjacent:
+        tokenized = data.split(b"\n")
+        for number in adjacent:
+            tokenized[number] = tokenize_13a(lines[number]).encode("utf-8", "surrogatepass")
+        data = line_break.join(tokenized)
+    elif line_break != b"\n":
+        data = data.replace(b"\n", line_break)
+    return data.decode("utf-8", "surrogatepass")
 
 
 def tokenize_13a_steps(line: str) -> list[tuple[str, str]]:
@@ -253,11 +294,26 @@ def preprocess_corpus(lines: Sequence[str], tokenize: str = "13a", lowercase: bo
     With 13a (the default) it tokenizes all lines in one pass (``tokenize_13a_corpus``); the other tokenizers run
     line by line, each distinct line once.
     """
-    check_flag(lowercase, "lowercase")
     check_choice(tokenize, "tokenize", ALL_TOKENIZERS)
-    prepared = [line.lower().rstrip() for line in lines] if lowercase else [line.rstrip() for line in lines]
+    prepared = _prepared(lines, check_flag(lowercase, "lowercase"))
     if tokenize == "13a":
         return tokenize_13a_corpus(prepared)
     tokenizer = get_tokenizer(tokenize)
     tokens = {line: tokenizer(line).split() for line in prepared}
     return [tokens[line] for line in prepared]
+
+
+def preprocess_corpus_numbered(lines: Sequence[str], tokenize: str = "13a", lowercase: bool = False) -> NumberedTexts:
+    """The tokens of ``preprocess_corpus(lines, tokenize, lowercase)`` as numbers (what corpus scores count).
+
+    With 13a (the default) the tokenized text goes straight to numbers (``number_13a_tokens``), with no list of
+    tokens per line.
+    """
+    if tokenize != "13a":
+        return number_texts(preprocess_corpus(lines, tokenize, lowercase))
+    return number_13a_tokens(_prepared(lines, check_flag(lowercase, "lowercase")))
+
+
+def _prepared(lines: Sequence[str], lowercase: bool) -> list[str]:
+    """sacrebleu's preparation of a line before tokenizing: lowercased (optional), right-stripped."""
+    return [line.lower().rstrip() for line in lines] if lowercase else [line.rstrip() for line in lines]

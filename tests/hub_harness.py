@@ -28,12 +28,20 @@ import sys
 import time
 import uuid
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
 import psutil
 import requests
+
+
+def run_async(coroutine):
+    """``asyncio.run(coroutine)`` in a thread of its own: another test of the same pytest worker may have left an
+    event loop running in this thread (nbval's kernels, playwright), and asyncio.run refuses to start inside one."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
 
 REPO = Path(__file__).resolve().parent.parent
 SHIPPED_CONFIG = REPO / "jupyter-settings" / "jupyterhub_config.py"
@@ -278,7 +286,7 @@ class Student:
             raise RuntimeError(f"{self.name}: no kernel for {lesson}: HTTP {session.status_code} {session.text}")
         kernel_id = session.json()["kernel"]["id"]
         url = self.hub.url.replace("http", "ws", 1) + f"/user/{self.name}/api/kernels/{kernel_id}/channels"
-        status, printed = asyncio.run(execute(url, self.token, "\n".join(sources)))
+        status, printed = run_async(execute(url, self.token, "\n".join(sources)))
         return kernel_id, status, printed, saved
 
     def put_notebook(self, path: str, notebook: dict) -> None:

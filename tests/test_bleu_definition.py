@@ -12,6 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import bleu_lab
+from bleu_lab.brevity import closest_length, closest_lengths
 from bleu_lab.corpus_counting import corpus_matches
 from bleu_lab.geometric_mean import bleu_from_precisions, geometric_mean
 from bleu_lab.statistics import FEW_SEGMENTS, corpus_stats, pooled_stats, segment_counts, segment_stats
@@ -118,6 +119,14 @@ def test_corpus_matches_equal_counting_segment_by_segment(corpus, max_order):
     rows = corpus_matches(refs, hyps, max_order)
     assert rows.shape == (len(corpus), max_order)
     assert rows.tolist() == [segment_counts(r, h, max_order)[2] for r, h in zip(refs, hyps)]
+
+
+@given(st.lists(st.tuples(st.integers(0, 9), st.lists(st.integers(0, 9), min_size=1, max_size=4)), max_size=20))
+def test_closest_lengths_of_a_corpus_equal_closest_length_segment_by_segment(segments):
+    hyp_lens = np.array([c for c, _ in segments], dtype=np.int64)
+    ref_lens = np.array([r for _, rs in segments for r in rs], dtype=np.int64)
+    ref_segment = np.array([i for i, (_, rs) in enumerate(segments) for _ in rs], dtype=np.int64)
+    assert closest_lengths(ref_lens, ref_segment, hyp_lens).tolist() == [closest_length(rs, c) for c, rs in segments]
 
 
 def test_corpus_matches_keep_segments_apart():

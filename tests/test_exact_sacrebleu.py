@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from sacrebleu.metrics import BLEU
 
 import bleu_lab
+from bleu_lab import sacrebleu_style
 
 logging.getLogger("sacrebleu").setLevel(logging.ERROR)
 
@@ -57,6 +58,21 @@ def test_corpus_score_equals_sacrebleu(corpus, tok, lc, smooth, value, eff):
     metric = BLEU(**opts)
     theirs = metric.corpus_score(hyps, [list(s) for s in zip(*refs)])
     assert_same_score(bleu_lab.corpus_score(hyps, refs, **opts), theirs, metric, smooth == "add-k")
+
+
+@given(st.lists(st.tuples(segment, st.lists(segment, min_size=1, max_size=3)), min_size=1, max_size=12))
+def test_corpus_score_counted_chunk_by_chunk_equals_sacrebleu(corpus):
+    hyps = [h for h, _ in corpus]
+    refs = [r for _, r in corpus]
+    streams = [[seg[i] if i < len(seg) else None for seg in refs] for i in range(max(map(len, refs)))]
+    chunk = sacrebleu_style.CHUNK
+    try:  # chunks of 3 segments, each tokenized and counted on its own
+        sacrebleu_style.CHUNK = 3
+        ours = bleu_lab.corpus_score(hyps, refs)
+    finally:
+        sacrebleu_style.CHUNK = chunk
+    metric = BLEU()
+    assert_same_score(ours, metric.corpus_score(hyps, streams), metric, add_k=False)
 
 
 def test_variable_number_of_references_matches_sacrebleu_none_padding():

@@ -439,7 +439,8 @@ def test_grading_refuses_marks_when_its_own_files_change(released, tmp_path, mon
     for path, notebook in ((evil, nb), (clean, nbformat.read(released / "solved" / "00_start_here.ipynb", 4))):
         path.parent.mkdir()
         nbformat.write(notebook, path)
-    assert main(["grade", str(evil), str(clean), "--seed", "1"]) == 3
+    # Without the sandbox (in it, the file could not even be written: tests/test_grading_attacks.py)
+    assert main(["grade", str(evil), str(clean), "--seed", "1", "--sandbox", "none"]) == 3
     out, err = capsys.readouterr()
     assert "score:" not in out and "files changed" in err and "bleu_lab_checks.py" in err
 

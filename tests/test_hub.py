@@ -9,7 +9,6 @@ BLEU_LAB_REQUIRE_HUB=1 (CI sets it).
 
 from __future__ import annotations
 
-import asyncio
 import os
 import re
 import time
@@ -94,7 +93,7 @@ def test_a_course_hub_for_three_students(tmp_path: Path) -> None:
             assert ada.user_model()["servers"][""]["ready"]  # the intruders' requests stopped nothing
             kernel_ws = hub.url.replace("http", "ws", 1) + f"/user/ada/api/kernels/{kernel_id}/channels"
             with pytest.raises(Exception, match="403"):
-                asyncio.run(hub_harness.execute(kernel_ws, ben.token, "print('not yours')", timeout=30))
+                hub_harness.run_async(hub_harness.execute(kernel_ws, ben.token, "print('not yours')", timeout=30))
 
             # A second start keeps the lesson Ada changed (and brings back the one she deleted).
             changed = ada.contents("notebooks/01_ngrams_and_clipping.ipynb")["content"]

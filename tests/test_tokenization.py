@@ -15,7 +15,9 @@ from bleu_lab.tokenization import (
     RULES_13A,
     TOKENIZERS,
     get_tokenizer,
+    number_13a_tokens,
     preprocess_corpus,
+    preprocess_corpus_numbered,
     tokenize_13a,
     tokenize_13a_corpus,
     tokenize_13a_steps,
@@ -52,6 +54,16 @@ piece_or_any = st.lists(st.one_of(st.sampled_from(PIECES), any_character), max_s
 def test_13a_corpus_fast_path_equals_sacrebleu_line_by_line(lines):
     theirs = Tokenizer13a()
     assert tokenize_13a_corpus(lines) == [theirs(line).split() for line in lines]
+    assert_numbers_name_tokens(number_13a_tokens(lines), [theirs(line).split() for line in lines])
+
+
+def assert_numbers_name_tokens(numbered, tokens):
+    """``numbered`` holds ``tokens`` (a list per line): as many per line, equal numbers exactly for equal tokens."""
+    assert numbered.lengths.tolist() == [len(line) for line in tokens]
+    flat = [token for line in tokens for token in line]
+    pairs = set(zip(numbered.symbol.tolist(), flat))
+    assert len(numbered.symbol) == len(flat)
+    assert len(pairs) == len({number for number, _ in pairs}) == len(set(flat))
 
 
 @given(piece_or_any)
@@ -68,6 +80,8 @@ def test_preprocess_corpus_equals_sacrebleus_preprocessing(name, lowercase):
     lines = ["Mit einem 2:0-Sieg, 3.5 Punkte &amp; 1,000 Fans.  ", "Er sagte: \"Nein...\"", "Er sagte: \"Nein...\"", ""]
     bleu = BLEU(tokenize=name, lowercase=lowercase)
     assert preprocess_corpus(lines, name, lowercase) == [bleu._preprocess_segment(line).split() for line in lines]
+    assert_numbers_name_tokens(preprocess_corpus_numbered(lines, name, lowercase),
+                               [bleu._preprocess_segment(line).split() for line in lines])
 
 
 @pytest.mark.parametrize("text,tokens", [
@@ -104,6 +118,7 @@ def test_13a_equals_sacrebleu_on_every_line_of_wmt21(mtdata: Path):
             assert tokenize_13a(line) == theirs(line), f"{path.name}:{number}"
         lines = path.read_text(encoding="utf-8").splitlines()
         assert tokenize_13a_corpus(lines) == [theirs(line).split() for line in lines], path.name
+        assert_numbers_name_tokens(number_13a_tokens(lines), [theirs(line).split() for line in lines])
 
 
 def test_13a_steps_end_in_the_tokenized_line_and_show_each_rule():

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from . import default_notebooks_dir, lesson_gradings
-from .grade import DEFAULT_TIMEOUT, NotebookGrade, grade_batch
+from .grade import DEFAULT_TIMEOUT, MARK_MEMORY, SANDBOX_MODES, NotebookGrade, grade_batch
 from .gradebook import gradescope_results, same_student_clashes, student_id, write_gradescope, write_marks_csv
 from .gradescope import DEFAULT_TIMEOUT as GRADESCOPE_TIMEOUT
 from .gradescope import build_autograder
@@ -44,8 +44,9 @@ def build_parser(prog: str = "bleu-lab") -> argparse.ArgumentParser:
                      help="replace the files an earlier release wrote in OUTDIR (never anything else)")
     grd = commands.add_parser("grade", help="run submitted notebooks and mark their exercises",
                               description="Run each notebook from a private copy in an isolated kernel, read back "
-                              "the values of its answers, and mark them in this process with the lesson's checks and "
-                              "hidden cases drawn from --seed: 1 point for the visible check, 1 for the hidden cases; "
+                              "the values of its answers, and mark them outside the kernel (under --timeout and "
+                              "--memory) with the lesson's checks and hidden cases drawn from --seed: 1 point for the "
+                              "visible check, 1 for the hidden cases; "
                               "written answers are listed for manual grading.")
     grd.add_argument("notebooks", metavar="NOTEBOOK", nargs="+", type=Path)
     grd.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="SECONDS",
@@ -61,6 +62,12 @@ def build_parser(prog: str = "bleu-lab") -> argparse.ArgumentParser:
     grd.add_argument("--gradescope", type=Path, default=None, metavar="FILE",
                      help="also write the marks as Gradescope's results.json (one submission: at most one notebook "
                      "per lesson)")
+    grd.add_argument("--sandbox", choices=SANDBOX_MODES, default="auto",
+                     help="run each kernel under bubblewrap: 'auto' where it can start (the report's second line "
+                     "says which), 'bubblewrap' to refuse to grade without it, 'none' not to use it")
+    grd.add_argument("--memory", type=int, default=MARK_MEMORY, metavar="MB",
+                     help=f"memory that marking one notebook may use, in MB (default {MARK_MEMORY}); beyond it, or "
+                     "beyond --timeout, the notebook gets 0 with a note")
     gs = commands.add_parser("gradescope", help="write a Gradescope autograder (zip) for LESSON ...",
                              description="Write a Gradescope autograder: setup.sh installs the bleu_lab wheel the zip "
                              "carries (and its dependencies, from PyPI, when Gradescope builds the image); "
@@ -111,7 +118,8 @@ def _exports_ok(args: argparse.Namespace) -> None:
 def _grade(args: argparse.Namespace, prog: str) -> int:
     _exports_ok(args)
     grades: list[NotebookGrade] = []
-    code = grade_batch(list(args.notebooks), timeout=args.timeout, seed=args.seed, lesson=args.lesson, grades=grades)
+    code = grade_batch(list(args.notebooks), timeout=args.timeout, seed=args.seed, lesson=args.lesson, grades=grades,
+                       sandbox=args.sandbox, memory=args.memory)
     if code != 0:
         if args.csv or args.gradescope:
             print(f"{prog}: no marks exported (grading stopped)", file=sys.stderr)

@@ -1,21 +1,24 @@
 """``bleu-lab grade NOTEBOOK ...``: marks that depend only on what the student's code returns.
 
-For each submission (read once, before anything runs):
+Before the first submission runs, every file is read once (a link or a special file is refused, never followed),
+backed up and fingerprinted; the grader imports everything marking needs (bleu_lab, sacrebleu and its tokenizers,
+nltk's BLEU, numpy, nbclient ...), snapshots the files it runs (``Snapshot``) and guards any later import
+(``ImportGuard``). Then, for each submission:
 
-1. **Run it in isolation.** Only the ``.ipynb`` is copied, into a private temporary folder that is the kernel's working
-   directory and home; the kernel is the grader's own (``python -I -B``: no script folder, working directory, user
-   site-packages or ``PYTHON*`` variable on ``sys.path``, no bytecode written), with fresh IPython and Jupyter
-   folders, its output to ``/dev/null``, a wall-clock limit for the whole notebook and a cap on the output kept.
-2. **Ask it for plain values.** After the last cell, the grader sends the kernel the code of ``wire`` and asks for
-   each answer by name: numbers, strings, lists, dicts ... come back as bounded JSON. A function answer comes back as
-   a name; the grader hands the checks a ``KernelFunction`` that sends each call's arguments to the kernel and
-   returns the decoded result (or raises the student's exception by name), at most ``CALL_TIMEOUT`` seconds a call.
-3. **Mark in the grader.** The lessons' own checks (``bleu_lab.exercises``) run here, in the grader's process, on
-   those values, on the visible cases and on hidden cases drawn now from ``--seed`` (nothing hidden ships). Nothing
-   the kernel prints, displays or patches reaches a mark: its objects never cross, only values.
-4. **Refuse tampered runs.** The files the grader and the kernels run (bleu_lab, site-packages, the interpreter) are
-   snapshotted (size, inode, change time) before the batch and compared after each notebook; a change stops the batch
-   and withholds that notebook's marks.
+1. **Run it in a box.** Only the ``.ipynb`` is copied, into a private temporary folder that is the kernel's working
+   directory and home; the kernel is the grader's own (``python -I -B``), with fresh IPython and Jupyter folders, its
+   output to ``/dev/null``, a wall-clock limit for the whole notebook and a cap on the output kept. Under bubblewrap
+   (``sandbox``) it sees the system read-only, no network, no other submission, no solution, and its own PIDs.
+2. **Check the grader's files** (bleu_lab, everything on ``sys.path`` from the standard library on, the interpreter)
+   against the snapshot *before* any marking: a change stops the batch, and no file of it is ever read.
+3. **Ask for plain values.** The grader sends the kernel the code of ``wire`` and asks for each answer by name; the
+   replies (bounded JSON text) go undecoded to the marking process. A function answer comes back as a name: the
+   checks get a ``KernelFunction`` that sends each call's arguments to the kernel (``CALL_TIMEOUT`` seconds a call).
+4. **Mark under limits.** The lessons' own checks (``bleu_lab.exercises``) run in a forked child (``limits``) with a
+   wall-clock limit (``--timeout``) and a memory limit (``--memory``), on the visible cases and on hidden cases drawn
+   now from ``--seed`` (nothing hidden ships). Beyond a limit the notebook gets 0 and a note; the batch goes on.
+5. **Clean up.** Every process the submission started is ended (``processes``: the grader is their subreaper), the
+   grader's files are checked again, and a submitted file that changed is restored and the submission named.
 
 Points: 1 for the visible check, 1 more for the hidden cases (function exercises), all or nothing each; a written
 answer is "manual": shown with its key points, not counted.
@@ -23,12 +26,16 @@ answer is "manual": shown with its key points, not counted.
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
+import hashlib
 import json
 import os
 import random
 import secrets
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -40,11 +47,17 @@ from pathlib import Path
 
 from ..exercises import MAX_ANSWER_CHARS, Feedback, GradedExercise, LessonGrading, reset_tries, shown
 from . import METADATA_KEY, lesson_gradings, wire
+from .limits import Exceeded, run_limited
+from .processes import descendants, end_leftovers, subreaper
+from .sandbox import Sandbox, bwrap_prefix, probe
 
 DEFAULT_TIMEOUT = 600  # seconds of wall clock to run one notebook (and as much again, at most, to mark it)
 CALL_TIMEOUT = 10  # seconds for one call of a student's function
 OUTPUT_LIMIT = 1_000_000  # characters of a notebook's own output kept (the rest is dropped unread)
 MAX_NOTEBOOK_BYTES = 50_000_000
+MARK_MEMORY = 1024  # MB of address space marking one notebook may add (the checks and the decoded answers)
+REPLY_LIMIT = 8 * wire.MAX_CHARS  # characters the kernel may print in answer to one request of the grader
+SANDBOX_MODES = ("auto", "bubblewrap", "none")
 PROTECTED_PACKAGES = ("bleu_lab", "data")  # beside the site-packages: this checkout's package and its data
 SKIPPED_IN_STDLIB = ("site-packages", "test", "idlelib", "tkinter", "turtledemo", "ensurepip")
 WIRE_CLASSES = ("bleu_lab.significance.BootstrapResult", "bleu_lab.significance.RandomizationResult",
@@ -75,6 +88,7 @@ class NotebookGrade:
     errors: list[str] = field(default_factory=list)  # cells of the submission that raised
     note: str = ""
     graded: bool = True
+    sandbox: str = ""  # how its kernel was boxed: "bubblewrap" or "none"
 
     @property
     def score(self) -> int:
@@ -86,7 +100,12 @@ class NotebookGrade:
 
 
 class TamperingError(RuntimeError):
-    """The grader's own files changed while a submission ran."""
+    """The grader's own files changed while a submission ran (``when``), or a changed file was about to be imported:
+    ``changed`` names them."""
+
+    def __init__(self, when: str, changed: list[str]) -> None:
+        super().__init__(f"{when}: {', '.join(changed[:5])}")
+        self.when, self.changed = when, changed
 
 
 # ------------------------------------------------------------------------------------------- marking (in the grader)
@@ -151,6 +170,8 @@ def _run_check(check: Callable[..., Feedback], args: list[object], kwargs: Mappi
     reset_tries()
     try:
         feedback = check(*args, **kwargs)
+    except MemoryError:
+        raise  # beyond marking's memory limit: the whole notebook's marking stops, and says so
     except Exception as exc:  # noqa: BLE001 - an answer that crashes the check fails it
         return Feedback(check.__name__).fail(f"the check could not run on this answer: {type(exc).__name__}: {exc}")
     return feedback if isinstance(feedback, Feedback) else Feedback(check.__name__).fail("the check returned nothing")
@@ -184,14 +205,14 @@ def student_error(name: str, message: str) -> StudentError:
 
 class KernelSession:
     """Requests to one student's kernel, each a cell of the grader's own whose printed output is read between two
-    random markers, at most ``CALL_TIMEOUT`` seconds each and ``budget`` seconds in all."""
+    random markers, at most ``CALL_TIMEOUT`` seconds each and ``budget`` seconds in all. The replies are JSON text,
+    passed undecoded to the marking process (``Marker``): the grader's own process never decodes a student's value."""
 
     def __init__(self, client, budget: float) -> None:
         self.client = client
         self.deadline = time.monotonic() + budget
         self.namespace = "_bleu_lab_grader_" + secrets.token_hex(4)
         self.broken = ""
-        self.classes = _wire_classes()
 
     def _request(self, code: str) -> str:
         """Run ``code`` (which prints one marked JSON text) in the kernel; the text, or raise RuntimeError."""
@@ -207,7 +228,7 @@ class KernelSession:
             self.broken = "the time limit for marking this notebook ran out"
             raise RuntimeError(self.broken)
         self.client.current_timeout = max(1, int(min(CALL_TIMEOUT, left)))
-        self.client.grading = True
+        self.client.grading, self.client.reply_kept = True, 0
         cells = self.client.nb.cells
         cells.append(cell)
         try:
@@ -233,25 +254,55 @@ class KernelSession:
         self._request(f"(globals().__setitem__({self.namespace!r}, {{}}) or exec({source!r}, "
                       f"globals()[{self.namespace!r}]) or 'installed')")
 
+    def serve(self, request: Mapping[str, object]) -> dict[str, str]:
+        """The kernel's JSON text for one request of the marking process: ``{"text": ...}`` or ``{"error": ...}``."""
+        try:
+            if request.get("op") == "answers":
+                names = [str(name) for name in request.get("names", [])]
+                return {"text": self._request(f"{self.namespace}['answers'](globals(), {names!r})")}
+            if request.get("op") == "call":
+                name, args_json = str(request.get("name")), str(request.get("args"))
+                return {"text": self._request(f"{self.namespace}['call'](globals(), {name!r}, {args_json!r})")}
+        except RuntimeError as exc:
+            return {"error": str(exc)}
+        return {"error": "not a request of the grader"}
+
+
+class Marker:
+    """The marking process's side of the kernel: decodes the replies that ``KernelSession`` passes on (under the
+    marking limits) and hands the checks plain values and ``KernelFunction``s."""
+
+    def __init__(self, ask: Callable[[dict], dict], classes: Mapping[str, type]) -> None:
+        self.ask, self.classes = ask, classes
+
+    def _text(self, request: dict) -> str:
+        reply = self.ask(request)
+        if "error" in reply:
+            raise RuntimeError(str(reply["error"]))
+        return str(reply.get("text", ""))
+
     def answers(self, names: Iterable[str]) -> dict[str, object]:
         """The student's values of ``names`` (functions as ``KernelFunction``; ``Unreadable`` where none came)."""
         names = list(names)
         try:
-            reply = json.loads(self._request(f"{self.namespace}['answers'](globals(), {names!r})"))
+            reply = json.loads(self._text({"op": "answers", "names": names}))
         except (RuntimeError, ValueError) as exc:
             return {name: Unreadable(str(exc)) for name in names}
         found: dict[str, object] = {}
         for name in names:
             item = reply.get(name, {}) if isinstance(reply, dict) else {}
-            if item.get("missing"):
+            if not isinstance(item, dict) or item.get("missing"):
                 continue
             if "raised" in item:
-                found[name] = Unreadable("it cannot be read as a plain value ({}: {})".format(*item["raised"]))
+                found[name] = Unreadable("it cannot be read as a plain value ({}: {})".format(
+                    *(list(item["raised"]) + ["", ""])[:2]))
                 continue
             try:
                 value = wire.decode(item.get("ok"), self.classes)
+            except MemoryError:
+                raise
             except Exception as exc:  # noqa: BLE001 - anything malformed is unreadable, never trusted
-                found[name] = Unreadable(f"malformed value ({type(exc).__name__})")
+                found[name] = Unreadable(f"malformed value ({type(exc).__name__}: {str(exc)[:100]})")
                 continue
             found[name] = KernelFunction(self, name) if isinstance(value, wire.FunctionRef) else value
         return found
@@ -262,7 +313,7 @@ class KernelSession:
             args_json = json.dumps([wire.encode(a) for a in args], allow_nan=False)
         except (TypeError, ValueError) as exc:
             raise RuntimeError(f"the grader could not send these arguments ({exc})") from exc
-        reply = json.loads(self._request(f"{self.namespace}['call'](globals(), {name!r}, {args_json!r})"))
+        reply = json.loads(self._text({"op": "call", "name": name, "args": args_json}))
         if not isinstance(reply, dict):
             raise RuntimeError("the kernel sent a malformed reply")
         if "raised" in reply:
@@ -275,7 +326,7 @@ class KernelFunction:
     """The grader's stand-in for a student's function: calling it runs the function in the student's kernel on the
     same (serialised) arguments and returns the decoded result. The checks call it like any function."""
 
-    def __init__(self, session: KernelSession, name: str) -> None:
+    def __init__(self, session: Marker, name: str) -> None:
         self.session, self.__name__ = session, name
 
     def __call__(self, *args: object) -> object:
@@ -301,11 +352,12 @@ def _wire_classes() -> dict[str, type]:
 
 def _bounded_client_class():
     """nbclient's NotebookClient, keeping at most OUTPUT_LIMIT characters of a notebook's own output, error
-    messages shortened, and everything the grader's requests print (which ``wire`` bounds)."""
+    messages shortened, and at most REPLY_LIMIT characters of what the kernel prints in reply to one request."""
     from nbclient import NotebookClient
 
     class BoundedClient(NotebookClient):
         kept = 0
+        reply_kept = 0
         current_timeout = CALL_TIMEOUT
         grading = False  # True once the grader's own requests run
 
@@ -314,26 +366,36 @@ def _bounded_client_class():
             if msg.get("msg_type") == "error":
                 msg = {**msg, "content": {"ename": str(content.get("ename", ""))[:100],
                                           "evalue": str(content.get("evalue", ""))[:300], "traceback": []}}
-            elif not self.grading:
+            else:
                 size = len(str(content.get("text", ""))) + sum(len(str(v)) for v in content.get("data", {}).values())
-                if self.kept + size > OUTPUT_LIMIT:
+                if self.grading:  # a reply: the kernel prints it, so the kernel (the student) decides its size
+                    if self.reply_kept + size > REPLY_LIMIT:
+                        return None
+                    self.reply_kept += size
+                elif self.kept + size > OUTPUT_LIMIT:
                     return None
-                self.kept += size
+                else:
+                    self.kept += size
             return super().output(outs, msg, display_id, cell_index)
 
     return BoundedClient
 
 
-def _kernel_spec_manager():
+def _kernel_spec_manager(prefix: list[str] | None = None):
     """A kernelspec of the grader's own (not one a submission could rewrite on disk): this Python, isolated, writing
-    no bytecode (so that any change to a ``__pycache__`` is a submission's doing)."""
+    no bytecode (so that any change to a ``__pycache__`` is a submission's doing), after ``prefix`` (bubblewrap's
+    command line, whose kernel is interrupted by a message: a signal to bwrap would not reach it)."""
     from jupyter_client.kernelspec import KernelSpec, KernelSpecManager
 
     root = str(Path(__file__).resolve().parent.parent.parent)
     boot = (f"import sys; sys.path.append({root!r}); "  # after site-packages: bleu_lab for an uninstalled checkout
             "from ipykernel.kernelapp import launch_new_instance; launch_new_instance()")
-    spec = KernelSpec(argv=[sys.executable, "-I", "-B", "-c", boot, "-f", "{connection_file}"],
-                      display_name="bleu-lab grader", language="python", metadata={})
+    argv = [sys.executable, "-I", "-B", "-c", boot, "-f", "{connection_file}"]
+    if prefix:  # in its PID namespace the kernel's parent is PID 1: ipykernel would take it for a dead parent
+        argv = [*prefix, *argv, "--IPKernelApp.parent_handle=0"]
+    spec = KernelSpec(argv=argv,
+                      display_name="bleu-lab grader", language="python", metadata={},
+                      interrupt_mode="message" if prefix else "signal")
 
     class GraderSpecs(KernelSpecManager):
         def get_kernel_spec(self, kernel_name, *args, **kwargs):
@@ -353,13 +415,71 @@ def _kernel_env(home: Path) -> dict[str, str]:
             "JUPYTER_PLATFORM_DIRS": "1"}
 
 
-def grade_notebook(path: Path, timeout: int = DEFAULT_TIMEOUT, seed: int = 0, *, nb=None,
-                   lesson: str | None = None) -> NotebookGrade:
-    """Run a submission (``nb``, already read from ``path``, or read now) in an isolated kernel and mark its
-    lesson's exercises in this process. ``timeout`` (> 0) bounds the run in wall-clock seconds, and the marking."""
-    import nbformat
-    from jupyter_client import AsyncKernelManager
+@dataclass
+class Context:
+    """What one batch shares: the snapshot of the grader's files, the import guard, the sandbox and the limits."""
 
+    snapshot: Snapshot
+    sandbox: Sandbox
+    memory: int = MARK_MEMORY
+    guard: ImportGuard | None = None
+    batch: BatchFiles | None = None  # the submitted files, to restore after each submission
+
+    @classmethod
+    def start(cls, sandbox: str = "auto", memory: int = MARK_MEMORY) -> Context:
+        """Import everything marking needs, choose the sandbox, snapshot the grader's files and guard later imports
+        (``ValueError`` for an unknown mode, or "bubblewrap" where it cannot start)."""
+        check_sandbox(sandbox)
+        check_memory(memory)
+        _import_everything()
+        box = choose_sandbox(sandbox)
+        snapshot = Snapshot.take()
+        guard = ImportGuard(snapshot)
+        sys.meta_path.insert(0, guard)
+        return cls(snapshot, box, memory, guard)
+
+    def close(self) -> None:
+        if self.guard in sys.meta_path:
+            sys.meta_path.remove(self.guard)
+
+    def check(self, when: str) -> None:
+        """``TamperingError`` if a file the grader runs changed (``when``: "while X ran")."""
+        changed = self.snapshot.changes(Snapshot.take())
+        if changed:
+            raise TamperingError(when, changed)
+
+
+def check_sandbox(mode: object) -> None:
+    if mode not in SANDBOX_MODES:
+        raise ValueError(f"--sandbox must be one of {', '.join(SANDBOX_MODES)}, not {mode!r}")
+
+
+def check_memory(megabytes: object) -> None:
+    if isinstance(megabytes, bool) or not isinstance(megabytes, int) or not 64 <= megabytes <= 1_000_000:
+        raise ValueError(f"--memory must be a whole number of megabytes from 64 to 1000000, not {megabytes!r}")
+
+
+def choose_sandbox(mode: str) -> Sandbox:
+    """The sandbox of ``mode``: "auto" (bubblewrap where it starts, else none), "bubblewrap" (required: ValueError
+    saying why it cannot start), "none" (the grader's own isolation only)."""
+    if mode == "none":
+        return Sandbox("none", "--sandbox none")
+    base = Path(tempfile.mkdtemp(prefix="bleu-lab-probe-"))
+    try:
+        box = probe(base)
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+    if mode == "bubblewrap" and box.kind != "bubblewrap":
+        raise ValueError(f"--sandbox bubblewrap: {box.why}")
+    return box
+
+
+def grade_notebook(path: Path, timeout: int = DEFAULT_TIMEOUT, seed: int = 0, *, nb=None,
+                   lesson: str | None = None, sandbox: str = "auto", memory: int = MARK_MEMORY) -> NotebookGrade:
+    """Run a submission (``nb``, already read from ``path``, or read now) in an isolated kernel (``sandbox``: see
+    ``choose_sandbox``) and mark its lesson's exercises in a child process under limits. ``timeout`` (> 0) bounds the
+    run in wall-clock seconds, and the marking; ``memory`` the marking's megabytes. ``TamperingError`` if the
+    grader's files changed."""
     check_timeout(timeout)
     if nb is None:
         try:
@@ -368,22 +488,45 @@ def grade_notebook(path: Path, timeout: int = DEFAULT_TIMEOUT, seed: int = 0, *,
             return NotebookGrade(path, "?", note=f"not graded: {err}", graded=False)
     elif lesson is None:
         lesson = lesson_of(nb.metadata, path, lesson_gradings())
+    context = Context.start(sandbox, memory)
+    try:
+        with subreaper():
+            keep = descendants()
+            try:
+                grade = _grade_one(path, nb, lesson, timeout, seed, context)
+            finally:
+                end_leftovers(keep)
+        context.check(f"while {path} ran")
+    finally:
+        context.close()
+    return grade
+
+
+def _grade_one(path: Path, nb, lesson: str, timeout: float, seed: int, context: Context) -> NotebookGrade:
+    """Run one submission in its box, check the grader's files, then mark it in a child process under limits."""
+    import nbformat
+    from jupyter_client import AsyncKernelManager
+
     grading = lesson_gradings()[lesson]
-    grade = NotebookGrade(path, lesson)
+    grade = NotebookGrade(path, lesson, sandbox=context.sandbox.kind)
     if not grading.exercises:
         grade.note = f"lesson {lesson} declares no graded exercises (GRADING in its bleu_lab.exercises module)"
         return grade
     base = Path(tempfile.mkdtemp(prefix="bleu-lab-grade-"))  # private (0700), never beside the submissions
     pgid = None
     try:
-        work = base / "work"
+        work, sockets = base / "work", base / "ipc"
         work.mkdir()
+        sockets.mkdir()
         copy = nbformat.from_dict(json.loads(json.dumps(nb)))
         for cell in copy.cells:
             if cell.cell_type == "code":
                 cell.outputs, cell.execution_count = [], None
         nbformat.write(copy, work / "submission.ipynb")
-        km = AsyncKernelManager(kernel_spec_manager=_kernel_spec_manager(), kernel_name="bleu-lab-grader")
+        prefix = bwrap_prefix(base, work) if context.sandbox.kind == "bubblewrap" else None
+        options = {} if os.name == "nt" else {"transport": "ipc", "ip": str(sockets / "k")}
+        km = AsyncKernelManager(kernel_spec_manager=_kernel_spec_manager(prefix), kernel_name="bleu-lab-grader",
+                                connection_file=str(sockets / "kernel.json"), **options)
         deadline = [time.monotonic() + timeout]  # counted again from when the kernel is up
         client = _bounded_client_class()(
             copy, km=km, timeout_func=lambda cell: _cell_timeout(client, deadline[0]), allow_errors=True,
@@ -393,18 +536,23 @@ def grade_notebook(path: Path, timeout: int = DEFAULT_TIMEOUT, seed: int = 0, *,
         client.current_timeout = None
         try:
             with client.setup_kernel(env=_kernel_env(base / "home"), stdin=subprocess.DEVNULL,
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL):
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=str(work)):
                 pgid = _process_group(km)
                 deadline[0] = time.monotonic() + timeout
                 _run_cells(client, copy, deadline[0], grade)
+                context.check(f"while {path} ran")  # before any marking: nothing of a changed file is ever read
                 session = KernelSession(client, budget=timeout)
                 try:
                     session.install()
                 except RuntimeError as exc:
                     grade.note = (grade.note + "; " if grade.note else "") + f"could not read the answers: {exc}"
-                names = [name for exercise in grading.exercises for name in exercise.answers]
-                values = session.answers(dict.fromkeys(names))
-                grade.exercises = grade_namespace(grading, values, seed)
+                grade.exercises = _mark(grading, session, seed, timeout, context.memory)
+        except TamperingError:
+            raise
+        except Exceeded as exc:
+            grade.exercises = [ExerciseResult(e.name, possible=e.points, manual=bool(e.manual),
+                                              messages=[f"not graded: {exc}"]) for e in grading.exercises]
+            grade.note = (grade.note + "; " if grade.note else "") + f"not graded: {exc}"
         except Exception as exc:  # noqa: BLE001 - a kernel that cannot start or dies: this notebook gets 0
             if not grade.exercises:
                 grade.exercises = [ExerciseResult(e.name, possible=e.points, manual=bool(e.manual),
@@ -415,6 +563,22 @@ def grade_notebook(path: Path, timeout: int = DEFAULT_TIMEOUT, seed: int = 0, *,
         _kill_group(pgid)
         shutil.rmtree(base, ignore_errors=True)
     return grade
+
+
+def _mark(grading: LessonGrading, session: KernelSession, seed: int, seconds: float,
+          megabytes: int) -> list[ExerciseResult]:
+    """The lesson's checks on the student's values, run in a child process (``limits.run_limited``): at most
+    ``seconds`` of wall clock and ``megabytes`` more memory; ``Exceeded`` otherwise."""
+    classes = _wire_classes()
+    names = list(dict.fromkeys(name for exercise in grading.exercises for name in exercise.answers))
+
+    def work(ask: Callable[[dict], dict]) -> list[dict]:
+        values = Marker(ask, classes).answers(names)
+        return [dataclasses.asdict(result) for result in grade_namespace(grading, values, seed)]
+
+    results = run_limited(work, session.serve, seconds=seconds, megabytes=megabytes)
+    known = {f.name for f in dataclasses.fields(ExerciseResult)}
+    return [ExerciseResult(**{k: v for k, v in item.items() if k in known}) for item in results]
 
 
 def _cell_timeout(client, deadline: float) -> int:
@@ -491,17 +655,41 @@ def lesson_of(metadata: Mapping[str, object], path: Path, lessons: Mapping[str, 
                      f"name contains none of {', '.join(sorted(lessons))}); pass --lesson")
 
 
-def read_submission(path: Path, lesson: str | None = None):
-    """The notebook at ``path`` and its lesson (``lesson`` if given). FileNotFoundError if there is no file;
-    ValueError with a clear message if it is no notebook of a lesson."""
+def read_regular(path: Path) -> bytes:
+    """The bytes of the regular file at ``path``, never following a link: ``FileNotFoundError`` if nothing is
+    there, ``ValueError`` ("a link", "not a regular file", too large) otherwise."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        raise FileNotFoundError(f"{path}: no such file") from None
+    if stat.S_ISLNK(st.st_mode):
+        raise ValueError("a link (a submission must be the notebook itself; links are never followed)")
+    if not stat.S_ISREG(st.st_mode):
+        raise ValueError("not a regular file")
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        raise ValueError(f"cannot be read ({exc.strerror})") from exc
+    with os.fdopen(fd, "rb") as f:
+        st = os.fstat(f.fileno())
+        if not stat.S_ISREG(st.st_mode):  # replaced between the two looks
+            raise ValueError("not a regular file")
+        if st.st_size > MAX_NOTEBOOK_BYTES:
+            raise ValueError(f"larger than {MAX_NOTEBOOK_BYTES // 1_000_000} MB")
+        return f.read(MAX_NOTEBOOK_BYTES + 1)
+
+
+def read_submission(path: Path, lesson: str | None = None, data: bytes | None = None):
+    """The notebook at ``path`` (or in ``data``, its bytes already read) and its lesson (``lesson`` if given).
+    FileNotFoundError if there is no file; ValueError with a clear message if it is a link, a special file or no
+    notebook of a lesson."""
     import nbformat
 
-    if not path.is_file():
-        raise FileNotFoundError(f"{path}: no such file")
-    if path.stat().st_size > MAX_NOTEBOOK_BYTES:
+    data = read_regular(path) if data is None else data
+    if len(data) > MAX_NOTEBOOK_BYTES:
         raise ValueError(f"larger than {MAX_NOTEBOOK_BYTES // 1_000_000} MB")
     try:
-        nb = nbformat.read(path, as_version=4)
+        nb = nbformat.reads(data.decode("utf-8"), as_version=4)
     except Exception as exc:  # noqa: BLE001 - nbformat raises several kinds for a file that is no notebook
         raise ValueError(f"not a readable notebook ({type(exc).__name__})") from exc
     gradings = lesson_gradings()
@@ -516,10 +704,12 @@ class Snapshot:
     back, so any write, rename or ``touch`` shows)."""
 
     files: dict[str, tuple[int, int, int]]
+    roots: list[Path] = field(default_factory=list)
 
     @classmethod
     def take(cls) -> Snapshot:
-        return cls(dict(_walk_protected()))
+        roots = protected_roots()
+        return cls(dict(_walk_protected(roots)), roots)
 
     def changes(self, other: Snapshot) -> list[str]:
         """Files added, removed or changed since this snapshot (sorted). A new ``.pyc`` is not counted: another
@@ -529,21 +719,85 @@ class Snapshot:
                       and not (path not in self.files and path.endswith(".pyc")))
 
 
+class ImportGuard:
+    """A ``sys.meta_path`` finder that lets no module be imported from a protected source file that changed (or
+    appeared) since the snapshot: ``TamperingError`` instead. A ``.pyc`` that appeared since (another process may
+    compile a module for the first time; a submission may forge one) is never read: the module is compiled from its
+    checked source. The grader imports what marking needs before the first submission runs; this covers the rest."""
+
+    def __init__(self, snapshot: Snapshot) -> None:
+        self.files = {os.path.realpath(path): state for path, state in snapshot.files.items()}
+        self.roots = [os.path.realpath(root) for root in snapshot.roots]
+
+    def _state(self, path: str | None) -> str:
+        """"same" as in the snapshot, "changed", "new" (in a protected folder, not in the snapshot) or "outside"."""
+        if not path or not os.path.isabs(path):
+            return "outside"
+        real = os.path.realpath(path)
+        try:
+            st = os.lstat(real)
+        except OSError:
+            return "outside"
+        if real in self.files:
+            return "same" if self.files[real] == (st.st_size, st.st_ino, st.st_ctime_ns) else "changed"
+        return "new" if any(real.startswith(root + os.sep) for root in self.roots) else "outside"
+
+    def find_spec(self, name, path=None, target=None):
+        import importlib.machinery
+
+        spec = importlib.machinery.PathFinder.find_spec(name, path, target)
+        if spec is None or not spec.has_location:
+            return None  # the usual finders import it
+        if self._state(spec.origin) in ("changed", "new"):
+            raise TamperingError("a module about to be imported changed since the grader started", [spec.origin])
+        cached = getattr(spec, "cached", None)
+        state = self._state(cached) if cached and os.path.exists(cached) else "outside"
+        if state == "changed":
+            raise TamperingError("a module about to be imported changed since the grader started", [cached])
+        if state == "new" and isinstance(spec.loader, importlib.machinery.SourceFileLoader):
+            spec.loader = _SourceOnlyLoader(spec.loader.name, spec.loader.path)
+            return spec
+        return None
+
+    def invalidate_caches(self) -> None:
+        pass
+
+
+def _source_only_loader_class():
+    import importlib.machinery
+
+    class SourceOnlyLoader(importlib.machinery.SourceFileLoader):
+        """Compiles the module from its source, never from a ``.pyc``."""
+
+        def get_code(self, fullname):
+            return compile(self.get_data(self.path), self.path, "exec", dont_inherit=True)
+
+    return SourceOnlyLoader
+
+
+_SourceOnlyLoader = _source_only_loader_class()
+
+
 def protected_roots() -> list[Path]:
-    """The folders whose files the grading depends on: site-packages, this checkout's bleu_lab and data, and the
-    interpreter."""
+    """The folders whose files the grading depends on: every folder on ``sys.path`` (site-packages, and what a
+    ``.pth`` file adds), the standard library, this checkout's bleu_lab and data, and the interpreter."""
     import site
     import sysconfig
 
-    roots = {Path(p) for p in site.getsitepackages() if Path(p).is_dir()}
-    roots |= {Path(sysconfig.get_paths()["stdlib"])}
     package_root = Path(__file__).resolve().parent.parent.parent
+    stdlib = sysconfig.get_paths()["stdlib"]
+    # sys.path from the standard library on: what site adds (site-packages, and .pth files' folders), not the
+    # script's folder or the working directory in front
+    tail = sys.path[sys.path.index(stdlib):] if stdlib in sys.path else []
+    roots = {Path(p) for p in [*site.getsitepackages(), *tail] if p and os.path.isabs(p) and Path(p).is_dir()}
+    roots = {root for root in roots if not package_root.resolve().is_relative_to(root.resolve())}  # not the clone
+    roots |= {Path(stdlib)}
     roots |= {package_root / name for name in PROTECTED_PACKAGES if (package_root / name).is_dir()}
     return sorted(roots)
 
 
-def _walk_protected():
-    for root in protected_roots():
+def _walk_protected(roots: list[Path]):
+    for root in roots:
         for folder, dirs, files in os.walk(root):
             # The stdlib's own site-packages and tests are not on a venv's path.
             dirs[:] = [d for d in dirs if not (folder == str(root) and d in SKIPPED_IN_STDLIB)]
@@ -560,57 +814,158 @@ def _walk_protected():
         yield str(path), (st.st_size, st.st_ino, st.st_ctime_ns)
 
 
+class BatchFiles:
+    """Every submitted file of a batch, fingerprinted (type, SHA-256) and backed up in a private folder when first
+    read; ``restore()`` after each submission puts back any that changed and names them."""
+
+    def __init__(self) -> None:
+        self.backup = Path(tempfile.mkdtemp(prefix="bleu-lab-batch-"))  # 0700
+        self.files: dict[Path, tuple[str, int, Path]] = {}
+
+    def add(self, path: Path, data: bytes) -> None:
+        copy = self.backup / str(len(self.files))
+        copy.write_bytes(data)
+        self.files[path] = (hashlib.sha256(data).hexdigest(), stat.S_IMODE(os.lstat(path).st_mode), copy)
+
+    def restore(self) -> list[Path]:
+        """The files that changed since they were read (each now restored), in batch order."""
+        changed = []
+        for path, (digest, mode, copy) in self.files.items():
+            try:
+                now = hashlib.sha256(read_regular(path)).hexdigest()
+            except (OSError, ValueError):
+                now = None
+            if now == digest:
+                continue
+            changed.append(path)
+            with contextlib.suppress(FileNotFoundError):
+                if os.path.isdir(path) and not os.path.islink(path):
+                    shutil.rmtree(path)
+                else:
+                    os.unlink(path)
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), mode)
+            with os.fdopen(fd, "wb") as f:
+                f.write(copy.read_bytes())
+        return changed
+
+    def close(self) -> None:
+        shutil.rmtree(self.backup, ignore_errors=True)
+
+
 def grade_batch(paths: list[Path], *, timeout: int = DEFAULT_TIMEOUT, seed: int | None = None,
-                lesson: str | None = None, out=None, grades: list[NotebookGrade] | None = None) -> int:
+                lesson: str | None = None, out=None, grades: list[NotebookGrade] | None = None,
+                sandbox: str = "auto", memory: int = MARK_MEMORY) -> int:
     """Grade each notebook of ``paths`` and print its report (one ``score:`` line each) to ``out``; return the exit
     code: 0, or 3 if the grader's files changed during a run (that notebook's marks and the rest are withheld).
-    Each reported ``NotebookGrade`` is also appended to ``grades`` (for ``gradebook``'s exports)."""
+    Each reported ``NotebookGrade`` is also appended to ``grades`` (for ``gradebook``'s exports). ``sandbox``:
+    "auto", "bubblewrap" (required) or "none" (``choose_sandbox``); ``memory``: megabytes for marking one notebook."""
     out = out or sys.stdout
     check_timeout(timeout)
+    check_sandbox(sandbox)
+    check_memory(memory)
     sys.dont_write_bytecode = True
-    for path in paths:  # an instructor's typo stops the batch before anything runs
-        if not path.is_file():
+    for path in paths:  # an instructor's typo stops the batch before anything runs (a link or FIFO does not)
+        if not os.path.lexists(path):
             raise FileNotFoundError(f"{path}: no such file")
     if lesson is not None and lesson not in lesson_gradings():
         raise ValueError(f"--lesson {lesson}: there is no such lesson (one of {', '.join(sorted(lesson_gradings()))})")
     seed = secrets.randbelow(2 ** 32) if seed is None else seed
-    print(f"seed: {seed}  (hidden cases; bleu-lab grade --seed {seed} draws the same ones)", file=out, flush=True)
-    submissions = []
-    for path in paths:  # each file is read once, before any submission runs
-        try:
-            submissions.append((path, *read_submission(path, lesson)))
-        except ValueError as err:
-            submissions.append((path, None, str(err)))
-    _import_everything()
-    before = Snapshot.take()
-    for path, nb, lesson_or_error in submissions:
-        if nb is None:
-            grade = NotebookGrade(path, "?", note=f"not graded: {lesson_or_error}", graded=False)
-        else:
+    context = Context.start(sandbox, memory)
+    batch = context.batch = BatchFiles()
+    try:
+        print(f"seed: {seed}  (hidden cases; bleu-lab grade --seed {seed} draws the same ones)", file=out, flush=True)
+        print(context.sandbox.header, file=out, flush=True)
+        submissions = []
+        for path in paths:  # each file is read once, before any submission runs
             try:
-                grade = grade_notebook(path, timeout, seed, nb=nb, lesson=lesson_or_error)
-            except Exception as exc:  # noqa: BLE001 - one notebook never stops the batch
-                grade = NotebookGrade(path, lesson_or_error, note=f"not graded: {type(exc).__name__}", graded=False)
-        changed = before.changes(Snapshot.take())
-        if changed:
-            shown = ", ".join(_clean(c) for c in changed[:5]) + (" ..." if len(changed) > 5 else "")
-            print(f"bleu-lab grade: error: the grader's files changed while {_clean(str(path))} ran: {shown}. No marks "
-                  "are reported for it or for the notebooks after it: reinstall bleu_lab and its environment, and "
-                  "grade untrusted notebooks in a container or a throwaway account (see the instructor guide).",
-                  file=sys.stderr, flush=True)
-            return 3
-        print(format_grade(grade), file=out, flush=True)
-        if grades is not None:
-            grades.append(grade)
+                data = read_regular(path)
+                batch.add(path, data)
+                submissions.append((path, *read_submission(path, lesson, data)))
+            except (OSError, ValueError) as err:
+                submissions.append((path, None, str(err)))
+        with subreaper():
+            keep = descendants()
+            for path, nb, lesson_or_error in submissions:
+                grade = _grade_in_batch(path, nb, lesson_or_error, timeout, seed, context, keep)
+                if isinstance(grade, TamperingError):
+                    _tampered(path, grade)
+                    return 3
+                print(format_grade(grade), file=out, flush=True)
+                if grades is not None:
+                    grades.append(grade)
+    finally:
+        context.close()
+        batch.close()
     return 0
 
 
+def _grade_in_batch(path: Path, nb, lesson_or_error: str, timeout: float, seed: int, context: Context,
+                    keep: set[int]) -> NotebookGrade | TamperingError:
+    """One submission of a batch, then: its processes ended, the grader's files checked, the other submissions
+    restored if it changed them."""
+    if nb is None:
+        return NotebookGrade(path, "?", note=f"not graded: {lesson_or_error}", graded=False,
+                             sandbox=context.sandbox.kind)
+    try:
+        grade = _grade_one(path, nb, lesson_or_error, timeout, seed, context)
+    except TamperingError as exc:
+        end_leftovers(keep)
+        return exc
+    except Exception as exc:  # noqa: BLE001 - one notebook never stops the batch
+        grade = NotebookGrade(path, lesson_or_error, note=f"not graded: {type(exc).__name__}", graded=False,
+                              sandbox=context.sandbox.kind)
+    ended = end_leftovers(keep)
+    if ended and context.sandbox.kind == "none":  # (a bubblewrap box's own processes may still be exiting)
+        grade.note = (grade.note + "; " if grade.note else "") + (
+            f"{ended} process{'es' if ended > 1 else ''} it left running {'were' if ended > 1 else 'was'} ended")
+    try:
+        context.check(f"while {path} ran")
+    except TamperingError as exc:
+        return exc
+    restored = context.batch.restore() if context.batch is not None else []
+    if restored:
+        names = ", ".join(str(p) for p in restored[:5]) + (" ..." if len(restored) > 5 else "")
+        grade.note = (grade.note + "; " if grade.note else "") + f"it changed submitted files (restored): {names}"
+        print(f"bleu-lab grade: warning: {_clean(str(path))} changed submitted files, restored: {_clean(names)}",
+              file=sys.stderr, flush=True)
+    return grade
+
+
+def _tampered(path: Path, error: TamperingError) -> None:
+    shown = ", ".join(_clean(c) for c in error.changed[:5]) + (" ..." if len(error.changed) > 5 else "")
+    print(f"bleu-lab grade: error: the grader's files changed while {_clean(str(path))} ran: {shown}. No marks "
+          "are reported for it or for the notebooks after it: reinstall bleu_lab and its environment, and "
+          "grade untrusted notebooks in the bubblewrap sandbox, a container or a throwaway account (see the "
+          "instructor guide).", file=sys.stderr, flush=True)
+
+
 def _import_everything() -> None:
-    """Import what marking needs now, so that no file a submission could change is read later."""
+    """Import what marking (and the grader) needs now, before any submission runs, so that no file a submission
+    could change is read later: every module of bleu_lab and sacrebleu (its tokenizers too), nltk's BLEU, numpy,
+    nbclient and jupyter_client; then draw every lesson's hidden cases once."""
+    import importlib
+    import pkgutil
+
     import nbclient  # noqa: F401
     import nbformat  # noqa: F401
+    import numpy  # noqa: F401
     from jupyter_client import AsyncKernelManager  # noqa: F401
 
+    for top in ("sacrebleu", "nltk.translate", "bleu_lab"):
+        try:
+            package = importlib.import_module(top)
+        except ImportError:
+            continue
+        for module in pkgutil.walk_packages(package.__path__, top + ".", onerror=lambda name: None):
+            if module.name.endswith(".__main__") or top == "nltk.translate" and not module.name.endswith(
+                    ("bleu_score", "api")):
+                continue  # a command line that would run
+            with contextlib.suppress(Exception):  # an optional tokenizer without its extra (ja-mecab ...)
+                importlib.import_module(module.name)
+    for name in ("fractions", "decimal", "statistics", "difflib", "unicodedata", "csv", "math", "re", "regex",
+                 "nltk.translate.bleu_score", "json", "collections", "dataclasses"):
+        with contextlib.suppress(ImportError):
+            importlib.import_module(name)
     for grading in lesson_gradings().values():
         for exercise in grading.exercises:
             if exercise.hidden is not None:

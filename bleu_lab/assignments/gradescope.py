@@ -72,6 +72,12 @@ fi
 "$root/bleu-lab-venv/bin/pip" install --no-cache-dir -c "$source/constraints.txt" "$source"/bleu_lab-*.whl
 "$root/bleu-lab-venv/bin/python" -I -c \
     'import sys; from bleu_lab.assignments.gradescope import check_config; check_config(sys.argv[1])' "$source"
+# bubblewrap: `bleu-lab grade` runs each kernel in its sandbox where it can start (a container may forbid the user
+# namespaces it needs); without it, grading goes on with the private-copy isolation and the report's header says so.
+if ! command -v bwrap > /dev/null; then
+    { apt-get update && apt-get install -y bubblewrap; } \
+        || echo "setup.sh: bubblewrap not installed: submissions are graded without its sandbox" >&2
+fi
 """
 
 RUN_AUTOGRADER = r"""#!/usr/bin/env bash
