@@ -3,21 +3,24 @@
 A spreadsheet runs a cell whose text starts with ``=``, ``+``, ``-`` or ``@`` (and a tab or carriage return before
 one) as a formula: a system output such as ``=HYPERLINK(...)`` would become a live link in an instructor's sheet.
 OWASP's rule (https://owasp.org/www-community/attacks/CSV_Injection): prefix such a text cell with a single quote, so
-that it is shown as text. Numbers are written as they are (a negative number is data, not a formula).
+that it is shown as text. Numbers are written as they are, and so is text that is a plain number (a bucket labelled
+``-3``): a spreadsheet reads those as numbers, never as formulas.
 """
 
 from __future__ import annotations
 
 import csv
+import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+PLAIN_NUMBER = re.compile(r"[-+]?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?")
 
 
 def safe_cell(value: object) -> object:
     """``value``, or ``"'" + value`` for a text cell a spreadsheet would run as a formula."""
-    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS) and not PLAIN_NUMBER.fullmatch(value):
         return "'" + value
     return value
 

@@ -28,20 +28,13 @@ import sys
 import time
 import uuid
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
 import psutil
 import requests
-
-
-def run_async(coroutine):
-    """``asyncio.run(coroutine)`` in a thread of its own: another test of the same pytest worker may have left an
-    event loop running in this thread (nbval's kernels, playwright), and asyncio.run refuses to start inside one."""
-    with ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, coroutine).result()
+from async_run import run_async
 
 REPO = Path(__file__).resolve().parent.parent
 SHIPPED_CONFIG = REPO / "jupyter-settings" / "jupyterhub_config.py"

@@ -20,6 +20,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from async_run import run_async
 from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
 
 from bleu_lab import classroom
@@ -47,7 +48,7 @@ def test_a_kernel_is_culled_a_timeout_after_its_page_left(monkeypatch):
     manager._kernel_connections["k"] = 0
 
     def cull_pass() -> list[str]:
-        asyncio.run(manager.cull_kernel_if_idle("k"))
+        run_async(manager.cull_kernel_if_idle("k"))
         return culled
 
     assert cull_pass() == []  # t=0: first seen without a page (handed out, the page still loading)
@@ -72,7 +73,7 @@ def test_a_page_still_loading_gets_the_connect_grace(monkeypatch):
     manager = ClassroomKernelManager(cull_idle_timeout=60, connect_grace=120)
     manager._kernel_connections["k"] = 0
     for expected in ([], [], ["k"]):  # never connected: 100 s is not enough, 121 s is
-        asyncio.run(manager.cull_kernel_if_idle("k"))
+        run_async(manager.cull_kernel_if_idle("k"))
         assert culled == expected
 
 
@@ -116,7 +117,7 @@ def test_kernels_start_one_at_a_time(monkeypatch):
         ids = await asyncio.gather(*(manager.start_kernel(kernel_id=f"k{i}") for i in range(3)))
         return ids, asyncio.get_running_loop().time() - begin
 
-    ids, seconds = asyncio.run(room())
+    ids, seconds = run_async(room())
     assert ids == ["k0", "k1", "k2"] and most == 1 and seconds < 10  # each waited for the last to settle, not 10 s
 
 
@@ -265,7 +266,7 @@ class Student:
                 return err.code
             return 101
 
-        return asyncio.run(connect())
+        return run_async(connect())
 
     def leave(self) -> None:
         """Shut down this student's kernel (as its owner) so that the next test finds the room empty."""
@@ -439,7 +440,7 @@ def kernel_websocket_messages(student: Student, kernel_id: str, messages: list[s
                 ws.close()
                 return "open", reply.get("content")
 
-    return [asyncio.run(send(message)) for message in messages]
+    return [run_async(send(message)) for message in messages]
 
 
 def kernel_info_request(msg_id: str, padding: int = 0) -> str:

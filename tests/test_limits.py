@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from async_run import run_async
 
 import bleu_lab
 from bleu_lab import data
@@ -172,9 +173,8 @@ def test_a_classroom_kernel_runs_under_its_memory_limit_and_survives_going_past_
             await manager.shutdown_all(now=True)
         return limits, too_much, after, pid
 
-    import asyncio
 
-    limits, too_much, after, pid = asyncio.run(scenario())
+    limits, too_much, after, pid = run_async(scenario())
     data_line = next(line for line in limits.splitlines() if line.startswith("Max data size"))
     assert data_line.split()[3:5] == [str(600 * 2**20)] * 2  # soft and hard: the kernel cannot raise it
     assert too_much["status"] == "error" and too_much["ename"] in ("MemoryError", "_ArrayMemoryError")
