@@ -333,10 +333,16 @@ echo "$(basename "$0") $*" >> "$LOG"
 if [ "$1" = "-c" ]; then exit {version_ok}; fi
 if [ "$1" = "-m" ] && [ "$2" = "venv" ]; then
     mkdir -p "$3/bin"
-    printf '#!/bin/bash\\necho "venv-$(basename "$0") $*" >> "$LOG"\\n' > "$3/bin/pip"
+    printf '%s' "$PIP_STUB" > "$3/bin/pip"
     cp "$3/bin/pip" "$3/bin/python"
     chmod +x "$3/bin/pip" "$3/bin/python"
 fi
+"""
+# The venv's pip and python: each records its call; with FAIL_CONSTRAINTS set, an install pinned by -c fails (the
+# instructor's versions do not exist for this Python).
+PIP_STUB = """#!/bin/bash
+echo "venv-$(basename "$0") $*" >> "$LOG"
+if [ -n "$FAIL_CONSTRAINTS" ] && [ "$3" = "-c" ]; then exit 1; fi
 """
 APT_GET = """#!/bin/bash
 echo "apt-get $*" >> "$LOG"
@@ -367,7 +373,8 @@ def test_setup_sh_installs_the_carried_wheel_and_nothing_else(autograder_zip, tm
         (tools / "apt-get").write_text(APT_GET)
         (tools / "apt-get").chmod(0o755)
     log = tmp_path / "log"
-    env = {"PATH": str(tools), "AUTOGRADER_ROOT": str(root), "LOG": str(log), "PYTHON_STUB": STUB.format(version_ok=0)}
+    env = {"PATH": str(tools), "AUTOGRADER_ROOT": str(root), "LOG": str(log), "PYTHON_STUB": STUB.format(version_ok=0),
+           "PIP_STUB": PIP_STUB, "FAIL_CONSTRAINTS": ""}
     done = subprocess.run([str(tools / "bash"), str(root / "source" / "setup.sh")], capture_output=True, text=True,
                           env=env, timeout=60)
     assert done.returncode == 0, done.stderr
@@ -385,6 +392,31 @@ def test_setup_sh_installs_the_carried_wheel_and_nothing_else(autograder_zip, tm
     # then bubblewrap, for the grader's sandbox (asked of apt where there is one; no apt-get here: a warning)
     assert rest[1:] == ([] if image == "python 3.12" else ["apt-get update", "apt-get install -y bubblewrap"])
     assert check_config(root / "source")["lessons"] == [L3]  # what that last call checks, with the real bleu_lab
+
+
+def test_setup_sh_falls_back_when_the_pinned_versions_do_not_install(autograder_zip, tmp_path):
+    """constraints.txt pins the instructor's versions; where they do not exist for Gradescope's Python (numpy 2.5 and
+    Python 3.11), setup.sh says so and installs the wheel with the newest versions that fit."""
+    root = tmp_path / "autograder"
+    with zipfile.ZipFile(autograder_zip) as archive:
+        archive.extractall(root / "source")
+        wheel = next(n for n in archive.namelist() if n.endswith(".whl"))
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    for tool in ("bash", "mkdir", "basename", "dirname", "chmod", "cp"):
+        (tools / tool).symlink_to(subprocess.check_output(["bash", "-c", f"command -v {tool}"], text=True).strip())
+    (tools / "python3.12").write_text(STUB.format(version_ok=0))
+    (tools / "python3.12").chmod(0o755)
+    log = tmp_path / "log"
+    env = {"PATH": str(tools), "AUTOGRADER_ROOT": str(root), "LOG": str(log), "PIP_STUB": PIP_STUB,
+           "FAIL_CONSTRAINTS": "1"}
+    done = subprocess.run([str(tools / "bash"), str(root / "source" / "setup.sh")], capture_output=True, text=True,
+                          env=env, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "constraints.txt do not install on this Python" in done.stderr
+    pips = [c for c in log.read_text().splitlines() if c.startswith("venv-pip ")]
+    assert pips == [f"venv-pip install --no-cache-dir -c {root}/source/constraints.txt {root}/source/{wheel}",
+                    f"venv-pip install --no-cache-dir {root}/source/{wheel}"]
 
 
 def test_gradescope_command_refuses_what_it_cannot_build(tmp_path, capsys):
