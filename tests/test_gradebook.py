@@ -351,11 +351,9 @@ chmod +x "$(dirname "$0")/python3.11"
 """
 
 
-@pytest.mark.parametrize("image", ["python 3.12", "python 3.10 only"])
-def test_setup_sh_installs_the_carried_wheel_and_nothing_else(autograder_zip, tmp_path, image):
-    """setup.sh, run against stand-ins: a Python >= 3.11 is used as it is; with only 3.10 (Ubuntu 22.04, Gradescope's
-    default image) it asks apt for python3.11. Then one pip install: the wheel of the zip, pinned by constraints.txt;
-    then bubblewrap from apt, where it is missing."""
+def unpacked_with_tools(autograder_zip: Path, tmp_path: Path) -> tuple[Path, str, Path]:
+    """The zip unpacked in a Gradescope-like root, its wheel's name, and a PATH folder holding only the shell tools
+    setup.sh uses (the test adds its stand-ins for python and apt-get)."""
     root = tmp_path / "autograder"
     with zipfile.ZipFile(autograder_zip) as archive:
         archive.extractall(root / "source")
@@ -364,6 +362,15 @@ def test_setup_sh_installs_the_carried_wheel_and_nothing_else(autograder_zip, tm
     tools.mkdir()
     for tool in ("bash", "mkdir", "basename", "dirname", "chmod", "cp"):
         (tools / tool).symlink_to(subprocess.check_output(["bash", "-c", f"command -v {tool}"], text=True).strip())
+    return root, wheel, tools
+
+
+@pytest.mark.parametrize("image", ["python 3.12", "python 3.10 only"])
+def test_setup_sh_installs_the_carried_wheel_and_nothing_else(autograder_zip, tmp_path, image):
+    """setup.sh, run against stand-ins: a Python >= 3.11 is used as it is; with only 3.10 (Ubuntu 22.04, Gradescope's
+    default image) it asks apt for python3.11. Then one pip install: the wheel of the zip, pinned by constraints.txt;
+    then bubblewrap from apt, where it is missing."""
+    root, wheel, tools = unpacked_with_tools(autograder_zip, tmp_path)
     if image == "python 3.12":
         (tools / "python3.12").write_text(STUB.format(version_ok=0))
         (tools / "python3.12").chmod(0o755)
@@ -397,14 +404,7 @@ def test_setup_sh_installs_the_carried_wheel_and_nothing_else(autograder_zip, tm
 def test_setup_sh_falls_back_when_the_pinned_versions_do_not_install(autograder_zip, tmp_path):
     """constraints.txt pins the instructor's versions; where they do not exist for Gradescope's Python (numpy 2.5 and
     Python 3.11), setup.sh says so and installs the wheel with the newest versions that fit."""
-    root = tmp_path / "autograder"
-    with zipfile.ZipFile(autograder_zip) as archive:
-        archive.extractall(root / "source")
-        wheel = next(n for n in archive.namelist() if n.endswith(".whl"))
-    tools = tmp_path / "bin"
-    tools.mkdir()
-    for tool in ("bash", "mkdir", "basename", "dirname", "chmod", "cp"):
-        (tools / tool).symlink_to(subprocess.check_output(["bash", "-c", f"command -v {tool}"], text=True).strip())
+    root, wheel, tools = unpacked_with_tools(autograder_zip, tmp_path)
     (tools / "python3.12").write_text(STUB.format(version_ok=0))
     (tools / "python3.12").chmod(0o755)
     log = tmp_path / "log"
