@@ -53,6 +53,70 @@ def number_texts(texts: Sequence[Sequence[str] | str]) -> NumberedTexts:
     return NumberedTexts(symbol, lengths)
 
 
+# Every character ``str.split()`` cuts at (``str.isspace``; a test checks this against all of Unicode).
+WHITESPACE: tuple[int, ...] = (0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x1C, 0x1D, 0x1E, 0x1F, 0x20, 0x85, 0xA0, 0x1680,
+                               *range(0x2000, 0x200B), 0x2028, 0x2029, 0x202F, 0x205F, 0x3000)
+# The non-ASCII ones as UTF-8, each read as a 3-byte big-endian number (a 2-byte one padded with a zero byte).
+_WIDE_WHITESPACE = np.array([int.from_bytes(chr(c).encode().ljust(3, b"\0"), "big") for c in WHITESPACE if c > 127])
+_LOW_BYTES = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [2**64 - 1], np.uint64)  # keeps the first k bytes
+
+
+def number_utf8_tokens(data: bytes, lines: int, alone: np.ndarray | None = None) -> NumberedTexts:
+    """Number the tokens of UTF-8 text: ``lines`` lines joined by b"\\n", cut at whitespace as ``str.split()``,
+    and around each byte where ``alone`` (a bool per byte, optional) is True: that byte is a token by itself.
+
+    No string is made per token. Each token is read 8 bytes at a time as 64-bit integers (the bytes past its end
+    set to 0): the first 8 bytes are numbered (``np.unique``), then, for the tokens longer than 8k bytes, the pair
+    (number so far, bytes 8k..8k+7) is numbered again, and so on. Two tokens get the same number exactly when
+    their bytes are equal (when some token holds a NUL byte, the length joins the first number, since a padded
+    NUL could not be told from the end). Numbers are unique but not consecutive.
+    """
+    byte = np.zeros(len(data) + 10, np.uint8)  # a zero byte before the text and nine after: reads never run off
+    text = byte[1 : len(data) + 1]
+    text[:] = np.frombuffer(data, np.uint8)
+    in_token = np.zeros(len(data) + 2, bool)  # False before and after the text
+    inside = in_token[1:-1]
+    np.greater(text, 32, out=inside)
+    inside |= (text < 9) | ((text > 13) & (text < 28))  # not ASCII whitespace: 9-13 and 28-32
+    lead = np.flatnonzero((text == 0xC2) | ((text >= 0xE1) & (text <= 0xE3)))  # a wide whitespace starts so
+    if lead.size:
+        two_bytes = text[lead] == 0xC2
+        code = (text[lead].astype(np.int64) << 16) | (byte[lead + 2].astype(np.int64) << 8) | byte[lead + 3]
+        code[two_bytes] &= 0xFFFF00
+        wide = np.isin(code, _WIDE_WHITESPACE)
+        found = lead[wide]
+        inside[found] = inside[found + 1] = False
+        inside[found[~two_bytes[wide]] + 2] = False
+    if alone is None:
+        edges = np.flatnonzero(in_token[1:] != in_token[:-1])  # where a token starts, then where it ends, ...
+        start, length = edges[0::2], edges[1::2] - edges[0::2]
+    else:  # a token also ends before and after each byte that stands alone
+        cut = np.zeros(len(data) + 2, bool)
+        cut[1:-1] = alone
+        cut[1:] |= cut[:-1].copy()  # cut[p]: a token ends before byte p (p - 1 or p stands alone)
+        start = np.flatnonzero(in_token[1:] & (~in_token[:-1] | cut[1:]))
+        end = np.flatnonzero(in_token[:-1] & (~in_token[1:] | cut[1:]))
+        length = end - start
+    eight = np.ndarray((len(data) + 2,), "<u8", byte, 1, (1,))  # eight[p]: bytes p..p+7 of the text, as one number
+    number = _numbered(eight[start] & _LOW_BYTES[np.minimum(length, 8)])
+    if 0 in text:
+        number = _numbered(number * (int(length.max()) + 1) + length)
+    longer, read = np.flatnonzero(length > 8), 8
+    while longer.size:
+        chunk = _numbered(eight[start[longer] + read] & _LOW_BYTES[np.minimum(length[longer] - read, 8)])
+        pair = number[longer] * (int(chunk.max()) + 1) + chunk
+        number[longer] = _numbered(pair) + int(number.max()) + 1  # new numbers, above all numbers so far
+        read += 8
+        longer = longer[length[longer] > read]
+    first_token_of_line = np.searchsorted(start, np.flatnonzero(text == 10))
+    return NumberedTexts(number, np.diff(first_token_of_line, prepend=0, append=len(start)))
+
+
+def _numbered(values: np.ndarray) -> np.ndarray:
+    """Equal values, equal numbers: 0, 1, 2, ... in sorted order of the values."""
+    return np.unique(values, return_inverse=True)[1].ravel()
+
+
 @dataclass(frozen=True)
 class CorpusLayout:
     """All symbols of a corpus end to end: hypotheses first, then every segment's references.

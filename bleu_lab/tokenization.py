@@ -16,8 +16,8 @@ against sacrebleu's ``Tokenizer13a`` on generated text and on every line of the 
 sacrebleu's own.
 
 A corpus score tokenizes a whole corpus with 13a at once (the fast path): the same rules run once over the UTF-8
-bytes of all lines (``_tokenized_13a_lines``), and one ``str.split`` with one dict turns the result straight into
-token numbers, never into a list of strings per line (``number_13a_tokens``, which ``corpus_counting`` counts).
+bytes of all lines (``_marked_13a_bytes``), and the result is cut straight into token numbers, never into a
+Python string per token (``number_13a_tokens``, with ``corpus_counting.number_utf8_tokens``).
 """
 
 from __future__ import annotations
@@ -26,11 +26,10 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib import import_module
-from itertools import count
 
 import numpy as np
 
-from .corpus_counting import NumberedTexts, number_texts
+from .corpus_counting import NumberedTexts, number_texts, number_utf8_tokens
 from .validation import as_text, check_choice, check_flag
 
 SACREBLEU_TOKENIZERS: dict[str, str] = {
@@ -115,22 +114,17 @@ def tokenize_13a(line: str) -> str:
     return " ".join(line.split())
 
 
-# The corpus fast path (``tokenize_13a_corpus``) runs the same rules on the corpus's UTF-8 bytes. Every pattern of
-# 13a is ASCII, and in UTF-8 an ASCII byte only ever stands for itself (the bytes of every other character, and of a
-# lone surrogate under "surrogatepass", are >= 0x80: non-digits, like the character), so each rule matches the
-# bytes exactly where it matches the text. Rule 1 becomes one bytes.replace per symbol present (its matches are
-# single characters, and the spaces it adds are no symbols). Rules 2-4 become fixed-string replacements: with no
-# two of "." and "," adjacent, rules 2 and 3 together isolate a "." or "," unless a digit is on both sides of it,
-# and rule 4 isolates a "-" after a digit. Where stops are adjacent, a match of rule 2 or 3 can use up a character
-# the next match needs, so those lines go through ``tokenize_13a`` instead.
-_SYMBOLS_13A = [bytes([c]) for c in range(128) if RULES_13A[0].pattern.fullmatch(chr(c))]
-_STOP_RULES_13A = (
-    (re.compile(rb"\.(?:(?<![0-9]\.)|(?![0-9]))"), b" . "),  # rules 2 and 3 for "."
-    (re.compile(rb",(?:(?<![0-9],)|(?![0-9]))"), b" , "),  # ... and for ","
-    (re.compile(rb"-(?<=[0-9]-)"), b" - "),  # rule 4
-)  # (each pattern starts with its character, which the regex engine finds fast; the lookarounds then check it)
-_ADJACENT_STOPS = (re.compile(rb"\.[.,]"), re.compile(rb",[.,]"))  # two patterns that start with a fixed character
+# The corpus fast path (``tokenize_13a_corpus``, ``number_13a_tokens``) runs the same rules on the corpus's UTF-8
+# bytes. Every pattern of 13a is ASCII, and in UTF-8 an ASCII byte only ever stands for itself (the bytes of every
+# other character, and of a lone surrogate under "surrogatepass", are >= 0x80: non-digits, like the character), so
+# each rule matches the bytes exactly where it matches the text. Rules 1-4 only ever put a space before and after one
+# character: rule 1 every symbol; rules 2 and 3 together a "." or "," unless a digit is on both sides of it; rule 4
+# a "-" after a digit. So one array operation per rule finds every character that stands alone (``_alone_13a``),
+# for all lines at once. That holds where no two of "." and "," touch; where they do, a match of rule 2 or 3 can use
+# up a character the next match needs, so those lines go through ``tokenize_13a`` instead.
+_SYMBOL_13A = np.array([bool(RULES_13A[0].pattern.fullmatch(chr(c))) for c in range(256)])  # by byte value
 _ENTITY = re.compile(rb"&(?:quot|amp|lt|gt);")
+_DOT, _COMMA, _DASH, _NEWLINE = (ord(c) for c in ".,-\n")
 
 
 def _clean_13a_bytes(data: bytes) -> bytes:
@@ -147,78 +141,80 @@ def _clean_13a_bytes(data: bytes) -> bytes:
     return data
 
 
-def _lines_with_adjacent_stops(data: bytes) -> set[int]:
-    """The numbers of the b"\\n"-separated lines of ``data`` where "." and "," touch ("..", ".,", ",,", ",.")."""
-    found: set[int] = set()
-    for pattern in _ADJACENT_STOPS:
-        line = position = 0
-        for match in pattern.finditer(data):
-            line += data.count(b"\n", position, match.start())
-            position = match.start()
-            found.add(line)
-    return found
+def _alone_13a(text: np.ndarray) -> np.ndarray:
+    """Which bytes of ``text`` (uint8) 13a's rules 1-4 set apart with a space on each side."""
+    digit = (text >= ord("0")) & (text <= ord("9"))
+    digit_before, digit_after = np.zeros_like(digit), np.zeros_like(digit)
+    digit_before[1:], digit_after[:-1] = digit[:-1], digit[1:]
+    stop = (text == _DOT) | (text == _COMMA)
+    alone = _SYMBOL_13A.take(text)  # rule 1
+    alone |= stop & ~(digit_before & digit_after)  # rules 2 and 3
+    alone |= (text == _DASH) & digit_before  # rule 4
+    return alone
 
 
-def tokenize_13a_corpus(lines: Sequence[str]) -> list[list[str]]:
-    """``[tokenize_13a(line).split() for line in lines]``, computed for a whole corpus at once (the fast path).
+def _marked_13a_bytes(lines: Sequence[str]) -> tuple[bytes, np.ndarray]:
+    """The lines cleaned and joined by b"\\n" as UTF-8, and which bytes stand alone as tokens (the fast path).
 
-    Each distinct line is tokenized once, by ``_tokenized_13a_lines``.
-    """
-    unique = list(dict.fromkeys(lines))
-    tokens = list(map(str.split, _tokenized_13a_lines(unique, "\n").split("\n")))
-    table = dict(zip(unique, tokens))
-    return [table[line] for line in lines]
-
-
-LINE_END = "||"  # no 13a token: rule 1 puts a space on each side of every "|"
-
-
-def number_13a_tokens(lines: Sequence[str]) -> NumberedTexts:
-    """The tokens of ``tokenize_13a_corpus(lines)`` as numbers (equal tokens, equal numbers), never as lists.
-
-    The tokenized lines are one text, with the token ``LINE_END`` after each line: one ``str.split`` cuts all
-    tokens (as sacrebleu's ``split`` does, at every Unicode whitespace character), and a dict numbers them in
-    order of first appearance; the line ends give the number of tokens of each line.
-    """
-    if not lines:
-        return NumberedTexts(np.zeros(0, np.int64), np.zeros(0, np.int64))
-    text = _tokenized_13a_lines(lines, f" {LINE_END} ") + f" {LINE_END}"
-    tokens, numbers = text.split(), {LINE_END: -1}
-    symbol = np.fromiter(map(numbers.setdefault, tokens, count()), np.int64, len(tokens))
-    line_ends = np.flatnonzero(symbol < 0)
-    lengths = np.diff(line_ends, prepend=-1) - 1
-    return NumberedTexts(symbol[symbol >= 0], lengths)
-
-
-def _tokenized_13a_lines(lines: Sequence[str], separator: str) -> str:
-    """The 13a tokens of each line, separated by whitespace, the lines joined by ``separator`` (the fast path).
-
-    The lines are joined by newlines into one UTF-8 text and each step runs once over it (see the comment
-    above): no step can match across a line break (a cleaned line has none, a match spans at most two characters
-    of one line, and a newline is no digit, as the padding space it stands for). Lines holding a line break are
-    cleaned one by one first; lines with "..", ".,", ",," or ",." go through ``tokenize_13a``. The tests compare
-    the result with sacrebleu's ``Tokenizer13a`` on generated text (all of Unicode) and on every line of WMT21.
+    Each step runs once over all lines (see the comment above): no rule can match across a line break (a cleaned
+    line has none, a match spans at most two characters of one line, and a newline is no digit, as the padding
+    space it stands for). Lines holding a line break are cleaned one by one first; lines where "." and "," touch
+    are replaced by their ``tokenize_13a``, with no byte marked. The tests compare the tokens with sacrebleu's
+    ``Tokenizer13a`` on generated text (all of Unicode) and on every line of WMT21.
     """
     text = "\n".join(lines)
     if text.count("\n") == len(lines) - 1:
         data = _clean_13a_bytes(text.encode("utf-8", "surrogatepass"))
     else:  # some line holds a line break, which cleaning joins or turns into a space
         data = "\n".join(map(_clean_13a, lines)).encode("utf-8", "surrogatepass")
-    adjacent = _lines_with_adjacent_stops(data)
-    for symbol in _SYMBOLS_13A:
-        if symbol in data:
-            data = data.replace(symbol, b" " + symbol + b" ")
-    for pattern, replacement in _STOP_RULES_13A:
-        data = pattern.sub(replacement, data)
-    line_break = separator.encode("utf-8", "surrogatepass")
-    if adjacent:
-        tokenized = data.split(b"\n")
-        for number in adjacent:
-            tokenized[number] = tokenize_13a(lines[number]).encode("utf-8", "surrogatepass")
-        data = line_break.join(tokenized)
-    elif line_break != b"\n":
-        data = data.replace(b"\n", line_break)
-    return data.decode("utf-8", "surrogatepass")
+    codes = np.frombuffer(data, np.uint8)
+    stop = (codes == _DOT) | (codes == _COMMA)
+    touching = np.flatnonzero(stop[:-1] & stop[1:])
+    if not touching.size:
+        return data, _alone_13a(codes)
+    newline = np.flatnonzero(codes == _NEWLINE).tolist()
+    line_start, line_end = [0, *(n + 1 for n in newline)], [*newline, len(data)]
+    pieces, kept, size, done = [], 0, 0, []  # done: where the tokenized lines are in the new text
+    for number in sorted(set(np.searchsorted(newline, touching).tolist())):
+        before = data[kept : line_start[number]]
+        tokenized = tokenize_13a(lines[number]).encode("utf-8", "surrogatepass")
+        pieces += [before, tokenized]
+        done.append((size + len(before), size + len(before) + len(tokenized)))
+        size, kept = done[-1][1], line_end[number]
+    data = b"".join([*pieces, data[kept:]])
+    alone = _alone_13a(np.frombuffer(data, np.uint8))
+    for begin, end in done:  # already tokenized
+        alone[begin:end] = False
+    return data, alone
+
+
+def _spaced(data: bytes, alone: np.ndarray) -> bytes:
+    """``data`` with a space written before and after each byte marked ``alone``."""
+    where = np.flatnonzero(alone)
+    return np.insert(np.frombuffer(data, np.uint8), np.repeat(where, 2) + np.tile([0, 1], len(where)), 32).tobytes()
+
+
+def tokenize_13a_corpus(lines: Sequence[str]) -> list[list[str]]:
+    """``[tokenize_13a(line).split() for line in lines]``, computed for a whole corpus at once (the fast path).
+
+    Each distinct line is tokenized once, by ``_marked_13a_bytes``.
+    """
+    unique = list(dict.fromkeys(lines))
+    tokenized = _spaced(*_marked_13a_bytes(unique)).decode("utf-8", "surrogatepass").split("\n")
+    table = dict(zip(unique, map(str.split, tokenized)))
+    return [table[line] for line in lines]
+
+
+def number_13a_tokens(lines: Sequence[str]) -> NumberedTexts:
+    """The tokens of ``tokenize_13a_corpus(lines)`` as numbers (equal tokens, equal numbers), never as strings.
+
+    The cleaned lines stay one UTF-8 text, which ``number_utf8_tokens`` cuts at whitespace (as sacrebleu's
+    ``split`` does) and around the bytes 13a sets apart, and numbers with array operations.
+    """
+    if not lines:
+        return NumberedTexts(np.zeros(0, np.int64), np.zeros(0, np.int64))
+    data, alone = _marked_13a_bytes(lines)
+    return number_utf8_tokens(data, len(lines), alone)
 
 
 def tokenize_13a_steps(line: str) -> list[tuple[str, str]]:

@@ -11,6 +11,7 @@ from sacrebleu.metrics import BLEU
 from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 
 import bleu_lab
+from bleu_lab.corpus_counting import WHITESPACE, number_utf8_tokens
 from bleu_lab.tokenization import (
     RULES_13A,
     TOKENIZERS,
@@ -64,6 +65,24 @@ def assert_numbers_name_tokens(numbered, tokens):
     pairs = set(zip(numbered.symbol.tolist(), flat))
     assert len(numbered.symbol) == len(flat)
     assert len(pairs) == len({number for number, _ in pairs}) == len(set(flat))
+
+
+def test_whitespace_table_is_what_str_split_cuts_at():
+    assert [c for c in range(0x110000) if chr(c).isspace()] == sorted(WHITESPACE)
+
+
+# Tokens around 8-byte boundaries, NUL bytes (a token "a\0" must not be taken for "a"), every kind of whitespace.
+long_or_odd = st.sampled_from(["abcdefgh", "abcdefghi", "abcdefgh\0", "abcdefghabcdefgh", "abcdefghabcdefgh\0", "a",
+                               "a\0", "\0", "\0\0", "ü" * 4, "ü" * 5, "猫" * 3, "猫" * 6, "\ud800" * 3, "x" * 40])
+spaced_tokens = st.lists(st.one_of(long_or_odd, any_character, st.sampled_from([chr(c) for c in WHITESPACE])),
+                         max_size=30).map("".join).map(lambda text: text.replace("\n", " "))
+
+
+@given(st.lists(st.one_of(spaced_tokens, any_text.map(lambda text: text.replace("\n", " "))), min_size=1, max_size=6))
+@example(["abcdefgh abcdefghi abcdefgh\0 a a\0 \0 abcdefgh", "x\x85y\u3000z\xa0\u2028w \u200b", ""])
+def test_numbering_utf8_tokens_equals_str_split(lines):
+    data = "\n".join(lines).encode("utf-8", "surrogatepass")
+    assert_numbers_name_tokens(number_utf8_tokens(data, len(lines)), [line.split() for line in lines])
 
 
 @given(piece_or_any)
