@@ -35,6 +35,7 @@ from .scripts import tokenizer_warning
 from .significance import (
     BootstrapResult,
     RandomizationResult,
+    TooManyDraws,
     bootstrap_p_value,
     paired_bootstrap,
     paired_randomization,
@@ -237,12 +238,15 @@ def _compare(args: argparse.Namespace, hyps: list[str], references: list[list[st
             print(f"note: {flag} is for {test}, which is not running (add {test} to run it)", file=sys.stderr)
     common = {"seed": args.seed, "progress": args.progress, **options}
     results = []
-    if run_ar:
-        results.append(paired_randomization(hyps, system, references, n_trials=args.trials or DEFAULT_TRIALS,
-                                            **common))
-    if run_bs:
-        results.append(paired_bootstrap(hyps, system, references, n_samples=args.samples or DEFAULT_SAMPLES,
-                                        method="shift", **common))
+    try:
+        if run_ar:
+            results.append(paired_randomization(hyps, system, references, n_trials=args.trials or DEFAULT_TRIALS,
+                                                **common))
+        if run_bs:
+            results.append(paired_bootstrap(hyps, system, references, n_samples=args.samples or DEFAULT_SAMPLES,
+                                            method="shift", **common))
+    except TooManyDraws as err:  # in this command's words: its flags, not the functions' arguments
+        raise ValueError(err.in_flags()) from None
     first = results[0]
     _print(f"baseline: {args.hypothesis}\n  {first.baseline}", nrefs)
     _print(f"system:   {args.compare}\n  {first.system}", nrefs)

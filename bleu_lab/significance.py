@@ -647,6 +647,7 @@ def _signature(setup: _Setup, test: str, count: int, seed: int | None) -> str:
 
 
 MAX_DRAWS = 50_000_000  # resamples (or trials) x segments: the random draws held in memory at once (~400 MB)
+DRAW_FLAGS = {"n_trials": "--trials", "n_samples": "--samples"}  # the arguments -> the command lines' options
 
 
 class TooManyDraws(ValueError):
@@ -659,6 +660,13 @@ class TooManyDraws(ValueError):
         self.most_segments, self.most_count = MAX_DRAWS // count, MAX_DRAWS // segments
         super().__init__(f"{name} = {count} on {segments} segments needs {count * segments:,} random draws; "
                          f"at most {MAX_DRAWS:,} fit in memory here: use at most {self.most_count:,} {name}")
+
+    def in_flags(self) -> str:
+        """The refusal in the command line's words: its option (``DRAW_FLAGS``) for the argument."""
+        flag = DRAW_FLAGS.get(self.name, self.name)
+        fewer_segments = f", or compare at most {self.most_segments:,} segments at a time" if self.most_segments else ""
+        return (f"{flag} {self.count} on {self.segments:,} segments needs {self.count * self.segments:,} random "
+                f"draws; at most {MAX_DRAWS:,} fit in memory: use {flag} {self.most_count} or fewer{fewer_segments}")
 
 
 def check_draws(count: int, segments: int, name: str) -> None:

@@ -304,8 +304,11 @@ def test_blank_reference_file_still_counts_in_nrefs(capsys, tmp_path):
     ("args", "message"),
     [
         (["/dev/zero", REF_A], "line 1, has more than 20,000 characters"),  # endless, one line: refused at 80 kB
-        ([STRONG, REF_A, "--compare", FLUENT, "--paired-bs", "--samples", "1000000000"], "fit in memory"),
-        ([STRONG, REF_A, "--compare", FLUENT, "--trials", "1000000000"], "fit in memory"),
+        ([STRONG, REF_A, "--compare", FLUENT, "--paired-bs", "--samples", "1000000000"],
+         "--samples 1000000000 on 160 segments needs 160,000,000,000 random draws; at most 50,000,000 fit in "
+         "memory: use --samples 312500 or fewer\n"),  # no "at most 0 segments"
+        ([STRONG, REF_A, "--compare", FLUENT, "--trials", "1000000"], "needs 160,000,000 random draws; at most "
+         "50,000,000 fit in memory: use --trials 312500 or fewer, or compare at most 50 segments at a time\n"),
     ],
 )
 def test_impossible_sizes_are_one_line_errors(capsys, args, message):

@@ -16,12 +16,10 @@ from collections.abc import Sequence
 
 from ..commands import add_version, check_output_file, check_output_folder, refuse_repeated_files, run_with_clear_errors
 from ..scripts import tokenizer_warning
-from ..significance import MAX_DRAWS, TooManyDraws
+from ..significance import TooManyDraws
 from ..tokenization import ALL_TOKENIZERS, OPTIONAL_TOKENIZERS, TOKENIZERS
 from .comparison import compare_systems
 from .files import comparison_inputs, default_names, read_text_file
-
-DRAW_FLAGS = {"n_trials": "--trials", "n_samples": "--samples"}  # compare_systems' arguments -> this command's flags
 
 
 def build_parser(prog: str = "bleu-lab compare") -> argparse.ArgumentParser:
@@ -98,10 +96,7 @@ def run(args: argparse.Namespace) -> None:
             n_trials=args.trials, seed=args.seed, alpha=args.alpha, n_examples=args.examples, chrf=not args.no_chrf,
         )
     except TooManyDraws as err:  # the bound in this command's own words: its flags, not compare_systems' arguments
-        flag = DRAW_FLAGS.get(err.name, err.name)
-        raise ValueError(f"{flag} {err.count} on {err.segments:,} segments needs {err.count * err.segments:,} random "
-                         f"draws; at most {MAX_DRAWS:,} fit in memory: use {flag} {err.most_count} or fewer, or "
-                         f"compare at most {err.most_segments:,} segments at a time") from None
+        raise ValueError(err.in_flags()) from None
     print(comparison)
     for flag, value, write in (("--json", args.json, comparison.to_json), ("--html", args.html, comparison.to_html),
                                ("--latex", args.latex, comparison.to_latex), ("--csv", args.csv, comparison.to_csv)):

@@ -15,7 +15,6 @@ import ipywidgets as w
 
 from ..compare import Comparison, compare_systems
 from ..compare.bucketers import LENGTH_DIFFERENCE, REFERENCE_LENGTH, SENTENCE_BLEU
-from ..compare.cli import DRAW_FLAGS
 from ..compare.comparison import Example
 from ..compare.files import (
     ComparisonInputs,
@@ -28,7 +27,7 @@ from ..compare.files import (
 from ..compare.reporters import example_html, legend_html, output_chips, scores_html
 from ..data import load_corpus
 from ..scripts import tokenizer_warning
-from ..significance import TooManyDraws
+from ..significance import DRAW_FLAGS, TooManyDraws
 from ..tokenization import available_tokenizers
 from .model import failure_message, message_html
 from .views import LABEL_STYLE, _View, _wide
