@@ -16,8 +16,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..brevity import closest_length
-from ..ngrams import ngram_list, ngram_total
-from ..statistics import BleuStats, clipped_matches, prepare_references
+from ..corpus_counting import CHUNK, corpus_matches
+from ..ngrams import ngram_total
+from ..statistics import BleuStats
 
 MAX_ORDER = 5  # nltk's methods 5 and 7 look one order beyond BLEU-4
 
@@ -46,14 +47,18 @@ REF_LENGTH_RULES: dict[str, Callable[[Sequence[int], int], int]] = {
 def count_segments(
     hypotheses: Sequence[Sequence[str]], references: Sequence[Sequence[Sequence[str]]], max_order: int = MAX_ORDER
 ) -> list[SegmentCounts]:
-    """``SegmentCounts`` of already-tokenized segments (``references[i]``: the token lists of segment i)."""
-    counts = []
-    for hyp, refs in zip(hypotheses, references):
-        prepared = prepare_references(refs, max_order)
-        matches = tuple(
-            clipped_matches(ngram_list(hyp, n), prepared, n) if n <= len(hyp) else 0 for n in range(1, max_order + 1)
-        )
-        counts.append(SegmentCounts(len(hyp), prepared.lengths, matches))
+    """``SegmentCounts`` of already-tokenized segments (``references[i]``: the token lists of segment i).
+
+    The clipped matches of ``CHUNK`` segments at a time come from the array counting (``corpus_matches``), which
+    equals ``statistics.clipped_matches`` segment by segment.
+    """
+    counts: list[SegmentCounts] = []
+    segments = min(len(hypotheses), len(references))  # as zip() pairs them (a transposed layout may differ)
+    hypotheses, references = hypotheses[:segments], references[:segments]
+    for start in range(0, segments, CHUNK):
+        hyps, refs = hypotheses[start : start + CHUNK], references[start : start + CHUNK]
+        matches = corpus_matches(refs, hyps, max_order).tolist()
+        counts += [SegmentCounts(len(hyp), tuple(map(len, seg)), tuple(m)) for hyp, seg, m in zip(hyps, refs, matches)]
     return counts
 
 
