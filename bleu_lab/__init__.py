@@ -25,10 +25,12 @@ The modules follow the lessons, one concept each:
 
 from importlib import import_module
 
-# Imported now, not on first use: a module of the same name (bleu_lab.explain, bleu_lab.ngrams) would take the
+# Imported now, not on first use: a module of the same name (bleu_lab.explain, .explain_chrf, .ngrams) would take the
 # function's place in the package once any other module imported it.
 from .explain import Explanation as Explanation
 from .explain import explain as explain
+from .explain_chrf import ChrfExplanation as ChrfExplanation
+from .explain_chrf import explain_chrf as explain_chrf
 from .ngrams import count_ngrams as count_ngrams
 from .ngrams import ngrams as ngrams
 from .version import __version__ as __version__
@@ -44,7 +46,6 @@ _EXPORTS = {
     "clipping": ("ClipRow", "clip_counts", "clip_table", "max_reference_counts"),
     "compare": ("Comparison", "compare_systems"),
     "data": ("Corpus", "load_corpus", "load_wmt"),
-    "explain_chrf": ("ChrfExplanation", "explain_chrf"),
     "nltk_style": ("NoMatchWarning", "corpus_bleu", "sentence_bleu"),
     "precision": ("ModifiedPrecision", "modified_precision"),
     "readings": ("WhyResult", "why"),
@@ -54,7 +55,7 @@ _EXPORTS = {
     "tokenization": ("tokenize",),
 }
 _MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}
-__all__ = sorted([*_MODULE_OF, "Explanation", "count_ngrams", "explain", "ngrams"])
+__all__ = sorted([*_MODULE_OF, "ChrfExplanation", "Explanation", "count_ngrams", "explain", "explain_chrf", "ngrams"])
 
 
 def __getattr__(name: str) -> object:
