@@ -77,7 +77,7 @@ c.JupyterHub.hub_bind_url = "http://127.0.0.1:{hub_port}"
 c.ConfigurableHTTPProxy.api_url = "http://127.0.0.1:{proxy_api_port}"
 c.ConfigurableHTTPProxy.command = [{proxy!r}]
 c.JupyterHub.last_activity_interval = {activity_interval}
-c.Spawner.environment = {{"JUPYTERHUB_ACTIVITY_INTERVAL": "{activity_interval}"}}
+c.Spawner.environment.update({{"JUPYTERHUB_ACTIVITY_INTERVAL": "{activity_interval}"}})
 if {as_root!r}:
     c.Spawner.args = list(c.Spawner.args) + ["--allow-root"]
 if {idle_timeout!r}:
