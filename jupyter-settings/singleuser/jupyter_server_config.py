@@ -29,3 +29,6 @@ c.TagRemovePreprocessor.remove_cell_tags = ["voila-hide"]
 c.MappingKernelManager.cull_idle_timeout = 20 * 60
 c.MappingKernelManager.cull_interval = 60
 c.MappingKernelManager.cull_busy = False
+# No language-server protocol on a course hub (no language server is installed): jupyter_lsp would still search for
+# about 40 of them at every start, running `npm prefix -g` (a node process, 0.15 CPU s) where node is installed.
+c.ServerApp.jpserver_extensions = {"jupyter_lsp": False}
