@@ -50,7 +50,7 @@ class Arrival:
     lesson_pss: float = 0.0  # bytes: the kernel running lesson 0
     processes: int = 0
     cpu: float = 0.0  # CPU seconds of the course copy, the server and its kernels so far
-    copy_cpu: float = 0.0  # `bleu-lab lessons`, which the start command runs and waits for before exec'ing the server
+    copy_cpu: float = 0.0  # the server's finished children: `bleu-lab lessons` (run before exec), JupyterLab's node
     server_cpu: float = 0.0
     playground_cpu: float = 0.0  # the Voilà page's kernel
     lesson_cpu: float = 0.0
@@ -106,7 +106,8 @@ def cpu(processes: list[psutil.Process]) -> float:
 
 def waited_children_cpu(process: psutil.Process) -> float:
     """CPU seconds of the children ``process`` has waited for. For a student's server: the course copy, which its
-    start command (``sh -c 'bleu-lab lessons ...; exec jupyterhub-singleuser'``) ran before exec, which keeps them."""
+    start command (``sh -c 'bleu-lab lessons ...; exec jupyterhub-singleuser'``) ran before exec (exec keeps the
+    count), and the node process JupyterLab runs when imported (``yarn.js config``, where node is on the PATH)."""
     with contextlib.suppress(psutil.Error):
         times = process.cpu_times()
         return times.children_user + times.children_system
@@ -173,7 +174,8 @@ def main() -> int:
           f"median {statistics.median(resident):.0f} MB, max {resident[-1]:.0f} MB")
     print(f"CPU per student (course copy + server + kernels, login to here): median {statistics.median(cpus):.1f} s, "
           f"max {cpus[-1]:.1f} s")
-    print(f"  of which `bleu-lab lessons` {statistics.median(a.copy_cpu for a in arrivals):.2f} s, the server "
+    print(f"  of which the start command's finished children (`bleu-lab lessons`; JupyterLab's `node yarn.js config` "
+          f"where node is installed) {statistics.median(a.copy_cpu for a in arrivals):.2f} s, the server "
           f"{statistics.median(a.server_cpu for a in arrivals):.2f} s, the playground's kernel "
           f"{statistics.median(a.playground_cpu for a in arrivals):.2f} s, lesson 0's kernel "
           f"{statistics.median(a.lesson_cpu for a in arrivals):.2f} s (medians)")
