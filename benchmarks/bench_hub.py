@@ -49,7 +49,11 @@ class Arrival:
     server_pss: float = 0.0  # bytes: the server alone
     lesson_pss: float = 0.0  # bytes: the kernel running lesson 0
     processes: int = 0
-    cpu: float = 0.0  # CPU seconds of the server and its kernels so far
+    cpu: float = 0.0  # CPU seconds of the course copy, the server and its kernels so far
+    copy_cpu: float = 0.0  # the server's finished children: `bleu-lab lessons` (run before exec), JupyterLab's node
+    server_cpu: float = 0.0
+    playground_cpu: float = 0.0  # the Voilà page's kernel
+    lesson_cpu: float = 0.0
 
 
 def arrive(hub: hub_harness.Hub, name: str) -> Arrival:
@@ -100,6 +104,16 @@ def cpu(processes: list[psutil.Process]) -> float:
     return total(processes, lambda proc: sum(proc.cpu_times()[:2]))
 
 
+def waited_children_cpu(process: psutil.Process) -> float:
+    """CPU seconds of the children ``process`` has waited for. For a student's server: the course copy, which its
+    start command (``sh -c 'bleu-lab lessons ...; exec jupyterhub-singleuser'``) ran before exec (exec keeps the
+    count), and the node process JupyterLab runs when imported (``yarn.js config``, where node is on the PATH)."""
+    with contextlib.suppress(psutil.Error):
+        times = process.cpu_times()
+        return times.children_user + times.children_system
+    return 0.0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--students", type=int, default=20, help="students logging in together (default 20)")
@@ -123,10 +137,15 @@ def main() -> int:
             time.sleep(5)  # let the servers settle (the kernels' first-run allocations), then measure
             for arrival in arrivals:
                 tree = server_tree(hub, arrival.name)
-                arrival.pss, arrival.processes, arrival.cpu = pss(tree), len(tree), cpu(tree)
+                arrival.pss, arrival.processes = pss(tree), len(tree)
+                lesson = [p for p in tree[1:] if arrival.lesson_kernel in " ".join(p.cmdline())]
+                arrival.copy_cpu, arrival.server_cpu = waited_children_cpu(tree[0]), cpu(tree[:1])
+                arrival.lesson_cpu = cpu(lesson)
+                arrival.playground_cpu = cpu([p for p in tree[1:] if p not in lesson])
+                arrival.cpu = arrival.copy_cpu + cpu(tree)
                 arrival.rss = rss(tree)
                 arrival.server_pss = pss(tree[:1])
-                arrival.lesson_pss = pss([p for p in tree[1:] if arrival.lesson_kernel in " ".join(p.cmdline())])
+                arrival.lesson_pss = pss(lesson)
             student_pids = {p.pid for a in arrivals for p in server_tree(hub, a.name)}
             hub_side = [p for p in hub.record_processes() if p.pid not in student_pids]
             overhead = pss(hub_side)
@@ -153,8 +172,13 @@ def main() -> int:
     resident = sorted(a.rss / MB for a in arrivals)
     print(f"  the same as RSS (libraries counted in every process, as a container's memory cgroup may be charged): "
           f"median {statistics.median(resident):.0f} MB, max {resident[-1]:.0f} MB")
-    print(f"CPU per student (server + kernels, login to here): median {statistics.median(cpus):.1f} s, "
+    print(f"CPU per student (course copy + server + kernels, login to here): median {statistics.median(cpus):.1f} s, "
           f"max {cpus[-1]:.1f} s")
+    print(f"  of which the start command's finished children (`bleu-lab lessons`; JupyterLab's `node yarn.js config` "
+          f"where node is installed) {statistics.median(a.copy_cpu for a in arrivals):.2f} s, the server "
+          f"{statistics.median(a.server_cpu for a in arrivals):.2f} s, the playground's kernel "
+          f"{statistics.median(a.playground_cpu for a in arrivals):.2f} s, lesson 0's kernel "
+          f"{statistics.median(a.lesson_cpu for a in arrivals):.2f} s (medians)")
     print(f"hub + proxy + culler: {overhead / MB:.0f} MB PSS ({len(hub_side)} processes), {hub_cpu:.1f} CPU s")
     # z2jh: the guarantee is what the scheduler reserves per student. In a pod, the student's processes share their
     # libraries with each other but not (for the memory cgroup's accounting) with other pods: the RSS of the server and

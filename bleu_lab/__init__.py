@@ -23,60 +23,55 @@ The modules follow the lessons, one concept each:
   compare/              compare your own systems: compare_systems -> scores, tests, buckets, n-grams, examples
 """
 
-from .brevity import brevity_penalty, closest_ref_length
-from .chrf import ChrfScore, corpus_chrf, sentence_chrf
-from .clipping import ClipRow, clip_counts, clip_table, max_reference_counts
-from .compare import Comparison, compare_systems
-from .data import Corpus, load_corpus, load_wmt
-from .explain import Explanation, explain
-from .explain_chrf import ChrfExplanation, explain_chrf
-from .ngrams import count_ngrams, ngrams
-from .nltk_style import NoMatchWarning, corpus_bleu, sentence_bleu
-from .precision import ModifiedPrecision, modified_precision
-from .readings import WhyResult, why
-from .sacrebleu_style import BleuScore, corpus_score, sentence_score
-from .significance import BootstrapResult, RandomizationResult, paired_bootstrap, paired_randomization
-from .statistics import BleuStats, corpus_stats, segment_stats
-from .tokenization import tokenize
+from importlib import import_module
+
+# Imported now, not on first use: a module of the same name (bleu_lab.explain, .explain_chrf, .ngrams) would take the
+# function's place in the package once any other module imported it.
+from .explain import Explanation as Explanation
+from .explain import explain as explain
+from .explain_chrf import ChrfExplanation as ChrfExplanation
+from .explain_chrf import explain_chrf as explain_chrf
+from .ngrams import count_ngrams as count_ngrams
+from .ngrams import ngrams as ngrams
 from .version import __version__ as __version__
 
-__all__ = [
-    "BleuScore",
-    "BleuStats",
-    "BootstrapResult",
-    "ChrfExplanation",
-    "ChrfScore",
-    "ClipRow",
-    "Comparison",
-    "Corpus",
-    "Explanation",
-    "ModifiedPrecision",
-    "NoMatchWarning",
-    "RandomizationResult",
-    "WhyResult",
-    "brevity_penalty",
-    "clip_counts",
-    "clip_table",
-    "closest_ref_length",
-    "compare_systems",
-    "corpus_bleu",
-    "corpus_chrf",
-    "corpus_score",
-    "corpus_stats",
-    "count_ngrams",
-    "explain",
-    "explain_chrf",
-    "load_corpus",
-    "load_wmt",
-    "max_reference_counts",
-    "modified_precision",
-    "ngrams",
-    "paired_bootstrap",
-    "paired_randomization",
-    "segment_stats",
-    "sentence_bleu",
-    "sentence_chrf",
-    "sentence_score",
-    "tokenize",
-    "why",
-]
+# The other public names, by the module each comes from. Each is imported on first use (PEP 562, as bleu_lab.widgets
+# does for its corpus widgets), so ``import bleu_lab`` loads no plotting, comparison or significance code: matplotlib
+# comes with the first function that needs it. A course hub pays for every import once per student: the server that
+# reads ``bleu_lab.course`` (``bleu-lab lessons``, the single-user settings) never needs the plotting modules, and a
+# lesson's kernel loads only what its cells call.
+_EXPORTS = {
+    "brevity": ("brevity_penalty", "closest_ref_length"),
+    "chrf": ("ChrfScore", "corpus_chrf", "sentence_chrf"),
+    "clipping": ("ClipRow", "clip_counts", "clip_table", "max_reference_counts"),
+    "compare": ("Comparison", "compare_systems"),
+    "data": ("Corpus", "load_corpus", "load_wmt"),
+    "nltk_style": ("NoMatchWarning", "corpus_bleu", "sentence_bleu"),
+    "precision": ("ModifiedPrecision", "modified_precision"),
+    "readings": ("WhyResult", "why"),
+    "sacrebleu_style": ("BleuScore", "corpus_score", "sentence_score"),
+    "significance": ("BootstrapResult", "RandomizationResult", "paired_bootstrap", "paired_randomization"),
+    "statistics": ("BleuStats", "corpus_stats", "segment_stats"),
+    "tokenization": ("tokenize",),
+}
+_MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}
+__all__ = sorted([*_MODULE_OF, "ChrfExplanation", "Explanation", "count_ngrams", "explain", "explain_chrf", "ngrams"])
+
+
+def __getattr__(name: str) -> object:
+    """A public name (imported from its module on first use), or a submodule (``bl.readings``, ``bl.data``)."""
+    if name in _MODULE_OF:
+        value = getattr(import_module(f".{_MODULE_OF[name]}", __name__), name)
+        globals()[name] = value  # the next use is a plain attribute
+        return value
+    if not name.startswith("_"):
+        try:
+            return import_module(f".{name}", __name__)
+        except ModuleNotFoundError as error:
+            if error.name != f"{__name__}.{name}":
+                raise  # the submodule exists but something it imports is missing: say that
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -24,7 +24,6 @@ from dataclasses import dataclass, field
 from operator import add
 
 import numpy as np
-import sacrebleu
 
 from .corpus_counting import CHUNK, lay_out, ngram_counts
 from .sacrebleu_style import check_corpus, count_refs
@@ -59,6 +58,8 @@ class ChrfOptions:
 
     def signature(self, nrefs: int | str) -> str:
         """sacrebleu's signature, e.g. ``nrefs:1|case:mixed|eff:yes|nc:6|nw:0|space:no|version:2.6.0``."""
+        import sacrebleu  # here, not at the top: ``import bleu_lab`` does not load sacrebleu for its version alone
+
         return (
             f"nrefs:{nrefs}|case:{'lc' if self.lowercase else 'mixed'}|eff:{'no' if self.eps_smoothing else 'yes'}"
             f"|nc:{self.char_order}|nw:{self.word_order}|space:{'yes' if self.whitespace else 'no'}"

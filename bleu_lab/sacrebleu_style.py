@@ -17,8 +17,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import chain
 
-import sacrebleu
-
 from .brevity import brevity_penalty
 from .corpus_counting import CHUNK, lay_out_numbered
 from .geometric_mean import uniform_log_mean
@@ -91,6 +89,8 @@ class ScoreOptions:
 
     def signature(self, nrefs: int | str) -> str:
         """sacrebleu's signature, e.g. ``nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0``."""
+        import sacrebleu  # here, not at the top: ``import bleu_lab`` does not load sacrebleu for its version alone
+
         smooth = self.smooth_method
         default = SACREBLEU_DEFAULTS[smooth]
         if default is not None:

@@ -56,13 +56,17 @@ c.Spawner.cmd = ["/bin/sh", "-c", f'{shlex.quote(str(BIN / "bleu-lab"))} lessons
 c.Spawner.args = [f"--config={SINGLEUSER_CONFIG}"]
 c.Spawner.notebook_dir = f"~/{COURSE}"  # the server's root: /voila/render/notebooks/playground.ipynb is there
 c.Spawner.default_url = f"/lab/tree/{FIRST_LESSON}"
-c.Spawner.http_timeout = 120  # 20 students arriving together on 2 cores: a server can take a minute to answer
+c.Spawner.http_timeout = 120  # 20 students arriving together on 2 cores: a server can take half a minute to answer
 c.Spawner.start_timeout = 180
 
-# Memory and CPU per student, from benchmarks/bench_hub.py (docs/instructor.md): about 210 MB (PSS) for the server
-# and a lesson's kernel, 290 MB with the playground open too; the limit leaves room for the corpus-level lessons.
+# Memory and CPU per student, from benchmarks/bench_hub.py (docs/instructor.md): about 190 MB (PSS) for the server
+# and a lesson's kernel, 265 MB with the playground open too; the limit leaves room for the corpus-level lessons.
 c.Spawner.mem_limit = "1G"
 c.Spawner.cpu_limit = 1.0
+# One core per student, so numpy's OpenBLAS gets one thread in each of the student's processes (the server, every
+# kernel), not one per core of the machine: fewer threads to start at every import of numpy (on 2 cores, 0.05 CPU s
+# each; more on a bigger server) and none left competing for the student's one core.
+c.Spawner.environment = {"OPENBLAS_NUM_THREADS": "1"}
 if os.path.isdir("/run/systemd/system"):  # systemd is this machine's init (sd_booted)
     c.JupyterHub.spawner_class = "systemdspawner.SystemdSpawner"
     c.SystemdSpawner.isolate_tmp = True  # a private /tmp per student

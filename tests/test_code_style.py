@@ -59,3 +59,26 @@ def test_the_package_has_no_import_cycles():
     for module in graph:
         if not module.endswith("__init__") and module != "bleu_lab":
             visit(module, [module])
+
+
+def test_import_bleu_lab_is_light_and_its_public_names_stay_functions():
+    """``import bleu_lab`` (what a hub's every server start and ``bleu-lab lessons`` pay for) loads neither matplotlib
+    nor sacrebleu; every public name is its module's object, also after every submodule was imported (a submodule
+    named like its function, bleu_lab.explain, must not take the function's place)."""
+    code = """if True:
+        import importlib, pkgutil, sys, types
+        import bleu_lab.course
+        heavy = sorted({"matplotlib", "sacrebleu", "ipywidgets"} & set(sys.modules))
+        assert not heavy, f"import bleu_lab loads {heavy}"
+        import bleu_lab as bl
+        for module in pkgutil.iter_modules(bl.__path__):
+            if module.name != "__main__":
+                importlib.import_module(f"bleu_lab.{module.name}")
+        for name in bl.__all__:
+            value = getattr(bl, name)
+            assert not isinstance(value, types.ModuleType), f"bl.{name} is a module"
+            assert value is getattr(importlib.import_module(value.__module__), name), name
+        assert bl.readings.readings and bl.data.read_lines  # submodules by attribute, as the lessons use them
+    """
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO)
+    assert result.returncode == 0, result.stderr

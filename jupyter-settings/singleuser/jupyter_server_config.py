@@ -8,7 +8,7 @@ Voilà server extension's template, so that ``/user/NAME/voila/render/notebooks/
 - in the z2jh image, from ``$CONDA_DIR/etc/jupyter/jupyter_server_config.py`` (jupyter-settings/z2jh/Dockerfile).
 """
 
-from bleu_lab.compare.files import UPLOAD_MESSAGE_BYTES
+from bleu_lab.course import UPLOAD_MESSAGE_BYTES
 
 c = get_config()  # noqa: F821 (defined by traitlets when it loads this file)
 
@@ -21,8 +21,14 @@ c.ServerApp.tornado_settings = {"websocket_max_message_size": UPLOAD_MESSAGE_BYT
 c.VoilaConfiguration.template = "bleu_lab"
 c.VoilaConfiguration.extension_denylist = ["@jupyter-notebook/lab-extension",
                                            "@voila-dashboards/jupyterlab-preview"]
+# As voila.json: the apps' cells tagged voila-hide (the playground's static section "Without a running kernel") are
+# left out of the page and never run. Voilà hands the server's config to nbconvert, so this is where it is set.
+c.TagRemovePreprocessor.remove_cell_tags = ["voila-hide"]
 # A kernel nobody used for 20 minutes (a closed tab, a lesson left open) is shut down: its memory goes back to the
 # server long before the hub's idle culler stops the whole server. Busy kernels (a long cell) are left alone.
 c.MappingKernelManager.cull_idle_timeout = 20 * 60
 c.MappingKernelManager.cull_interval = 60
 c.MappingKernelManager.cull_busy = False
+# No language-server protocol on a course hub (no language server is installed): jupyter_lsp would still search for
+# about 40 of them at every start, running `npm prefix -g` (a node process, 0.15 CPU s) where node is installed.
+c.ServerApp.jpserver_extensions = {"jupyter_lsp": False}
