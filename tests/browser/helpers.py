@@ -235,3 +235,19 @@ def assert_no_traceback(page: Page, *, timeout_ms: float = IDLE_TIMEOUT_MS) -> N
         _open_lab_log_console_if_it_has_entries(page, timeout_ms)
     found = find_tracebacks(page)
     assert not found, "the page shows a Python traceback:\n\n" + "\n\n".join(found)
+
+
+def page_kernel_id(page: Page) -> str:
+    """The id of the kernel a Voilà page was handed (from the page's own config)."""
+    return page.evaluate("() => JSON.parse(document.getElementById('jupyter-config-data').textContent).kernelId")
+
+
+def kill_page_kernel(page: Page, server_pid: int) -> str:
+    """Kill the kernel process of a Voilà page as the system's out-of-memory killer does (SIGKILL); return its id."""
+    import psutil
+
+    kernel = page_kernel_id(page)
+    [process] = [p for p in psutil.Process(server_pid).children(recursive=True)
+                 if f"kernel-{kernel}.json" in " ".join(p.cmdline())]
+    process.kill()
+    return kernel

@@ -28,7 +28,14 @@ from playwright.sync_api import Error as PlaywrightError
 from bleu_lab import classroom
 
 from .conftest import EXTERNAL_URL, REPO_ROOT, ServerProcess, _isolated_env, _start_server, headless_lab_options
-from .helpers import PageErrors, assert_no_traceback, open_in_voila, type_into_widget
+from .helpers import (
+    PageErrors,
+    assert_no_traceback,
+    kill_page_kernel,
+    open_in_voila,
+    page_kernel_id,
+    type_into_widget,
+)
 
 PROJECTOR = {"width": 1280, "height": 720}
 SCORE = ".bleu-score-box .bleu-score"
@@ -79,10 +86,6 @@ def _wait_until(condition: Callable[[], bool], server: ServerProcess, failure: s
     while not condition():
         assert time.monotonic() < deadline, f"{failure}\n{server.log_tail()}"
         time.sleep(0.5)
-
-
-def _page_kernel_id(page: Page) -> str:
-    return page.evaluate("() => JSON.parse(document.getElementById('jupyter-config-data').textContent).kernelId")
 
 
 @pytest.fixture(scope="module")
@@ -196,7 +199,7 @@ def test_a_closed_tabs_kernel_is_culled_and_an_open_tabs_kept(projector_page, cl
     leaving, staying = projector_page(), projector_page()
     open_in_voila(leaving, url)
     open_in_voila(staying, url)
-    left, kept = _page_kernel_id(leaving), _page_kernel_id(staying)
+    left, kept = page_kernel_id(leaving), page_kernel_id(staying)
     assert left != kept and _kernel_exists(leaving, url, left) and _kernel_exists(staying, url, kept)
     assert not _kernel_exists(staying, url, left)  # another student's kernel: not even its existence is told
 
@@ -216,10 +219,10 @@ def test_a_reload_replaces_the_students_kernel_and_works(projector_page, classro
     url = classroom_voila.url
     page = projector_page()
     open_in_voila(page, url)
-    before = _page_kernel_id(page)
+    before = page_kernel_id(page)
     page.reload(wait_until="domcontentloaded")
     open_in_voila(page, url)
-    after = _page_kernel_id(page)
+    after = page_kernel_id(page)
     assert after != before and _kernel_exists(page, url, after)
     _wait_until(lambda: not _kernel_exists(page, url, before), classroom_voila, "the old kernel still runs")
     type_into_widget(page, page.locator(".bleu-playground .bleu-hypothesis"), "there is a cat on the mat")
@@ -245,15 +248,10 @@ def test_a_page_whose_kernel_dies_says_so_in_plain_words(projector_page, classro
     """A kernel killed as the system's out-of-memory killer kills (SIGKILL) is not restarted (a fresh kernel would
     hold none of the page's widgets): its place frees, the page says what happened and how to start again, and a
     reload gives a working page."""
-    import psutil
-
     url = classroom_voila.url
     page = projector_page()
     open_in_voila(page, url)
-    kernel = _page_kernel_id(page)
-    [process] = [p for p in psutil.Process(classroom_voila.process.pid).children(recursive=True)
-                 if f"kernel-{kernel}.json" in " ".join(p.cmdline())]
-    process.kill()
+    kernel = kill_page_kernel(page, classroom_voila.process.pid)
 
     notice = page.get_by_role("alert")
     expect(notice).to_contain_text(
@@ -266,7 +264,7 @@ def test_a_page_whose_kernel_dies_says_so_in_plain_words(projector_page, classro
 
     notice.get_by_role("button", name="Reload the page").click()
     open_in_voila(page, url)
-    assert _page_kernel_id(page) != kernel
+    assert page_kernel_id(page) != kernel
     expect(page.locator("#bleu-kernel-stopped")).to_have_count(0)
     type_into_widget(page, page.locator(".bleu-playground .bleu-hypothesis"), "there is a cat on the mat")
     expect(page.locator(".bleu-playground " + SCORE)).to_have_text("1.0000")
@@ -282,10 +280,10 @@ def test_a_page_opened_again_in_another_tab_says_its_kernel_is_gone(browser: Bro
     try:
         first = context.new_page()
         open_in_voila(first, url)
-        kernel = _page_kernel_id(first)
+        kernel = page_kernel_id(first)
         second = context.new_page()
         open_in_voila(second, url)
-        assert _page_kernel_id(second) != kernel
+        assert page_kernel_id(second) != kernel
         expect(first.get_by_role("alert")).to_contain_text(
             "This page's Python process is no longer running (it stopped, or this page was opened again in another "
             "tab or window). Reload the page to start again.", timeout=60_000)

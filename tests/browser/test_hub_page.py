@@ -10,12 +10,11 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-import psutil
 import pytest
 from playwright.sync_api import Page, expect
 
 from .conftest import REPO_ROOT, ServerProcess, _isolated_env, _start_server, headless_lab_options
-from .helpers import assert_no_traceback, open_in_voila, type_into_widget
+from .helpers import assert_no_traceback, kill_page_kernel, open_in_voila, page_kernel_id, type_into_widget
 
 SINGLEUSER_CONFIG = REPO_ROOT / "jupyter-settings" / "singleuser" / "jupyter_server_config.py"
 SCORE = ".bleu-playground .bleu-score-box .bleu-score"
@@ -34,20 +33,13 @@ def singleuser_server(browser_tmp: Path) -> Iterator[ServerProcess]:
     server.stop()
 
 
-def _page_kernel_id(page: Page) -> str:
-    return page.evaluate("() => JSON.parse(document.getElementById('jupyter-config-data').textContent).kernelId")
-
-
 def test_a_page_whose_kernel_is_restarted_says_so_in_plain_words(page: Page, singleuser_server: ServerProcess):
     """A kernel killed as the out-of-memory killer kills (SIGKILL) is restarted by the server, empty: the page says
     what happened and how to start again, and a reload gives a working page."""
     url = singleuser_server.url
     open_in_voila(page, url, "notebooks/playground.ipynb")
     expect(page.get_by_text("Without a running kernel")).to_have_count(0)  # the voila-hide section is left out
-    kernel = _page_kernel_id(page)
-    [process] = [p for p in psutil.Process(singleuser_server.process.pid).children(recursive=True)
-                 if f"kernel-{kernel}.json" in " ".join(p.cmdline())]
-    process.kill()
+    kernel = kill_page_kernel(page, singleuser_server.process.pid)
 
     notice = page.get_by_role("alert")
     expect(notice).to_contain_text(
@@ -59,7 +51,7 @@ def test_a_page_whose_kernel_is_restarted_says_so_in_plain_words(page: Page, sin
 
     notice.get_by_role("button", name="Reload the page").click()
     open_in_voila(page, url, "notebooks/playground.ipynb")
-    assert _page_kernel_id(page) != kernel
+    assert page_kernel_id(page) != kernel
     expect(page.locator("#bleu-kernel-stopped")).to_have_count(0)
     type_into_widget(page, page.locator(".bleu-playground .bleu-hypothesis"), "there is a cat on the mat")
     expect(page.locator(SCORE)).to_have_text("1.0000")
