@@ -87,16 +87,12 @@ def number_utf8_tokens(data: bytes, lines: int, alone: np.ndarray | None = None)
         found = lead[wide]
         inside[found] = inside[found + 1] = False
         inside[found[~two_bytes[wide]] + 2] = False
-    if alone is None:
-        edges = np.flatnonzero(in_token[1:] != in_token[:-1])  # where a token starts, then where it ends, ...
-        start, length = edges[0::2], edges[1::2] - edges[0::2]
-    else:  # a token also ends before and after each byte that stands alone
-        cut = np.zeros(len(data) + 2, bool)
+    cut = np.zeros(len(data) + 2, bool)  # a token also ends before and after each byte that stands alone
+    if alone is not None:
         cut[1:-1] = alone
         cut[1:] |= cut[:-1].copy()  # cut[p]: a token ends before byte p (p - 1 or p stands alone)
-        start = np.flatnonzero(in_token[1:] & (~in_token[:-1] | cut[1:]))
-        end = np.flatnonzero(in_token[:-1] & (~in_token[1:] | cut[1:]))
-        length = end - start
+    start = np.flatnonzero(in_token[1:] & (~in_token[:-1] | cut[1:]))
+    length = np.flatnonzero(in_token[:-1] & (~in_token[1:] | cut[1:])) - start
     eight = np.ndarray((len(data) + 2,), "<u8", byte, 1, (1,))  # eight[p]: bytes p..p+7 of the text, as one number
     number = _numbered(eight[start] & _LOW_BYTES[np.minimum(length, 8)])
     if 0 in text:
