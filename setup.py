@@ -26,6 +26,7 @@ COURSE_FILES = (
     "jupyter-settings/singleuser/*.py",  # each student's server on a hub: Voila template, save hook, message size
     "jupyter-settings/z2jh/*",  # Zero to JupyterHub: config.yaml and the single-user image's Dockerfile
     "voila.json",  # classroom mode's Voila configuration
+    "requirements.txt",  # the pins the lessons were executed with: z2jh's Dockerfile installs the wheel with them
 )
 PACKAGE_FOLDER = Path("bleu_lab") / "course_files"
 

@@ -64,8 +64,9 @@ def test_the_charts_schema_catches_a_wrong_key():
 def test_the_z2jh_config_copies_the_course_culls_and_sizes_each_student():
     _, _, ours = z2jh_values()
     single = ours["singleuser"]
-    assert single["lifecycleHooks"]["postStart"]["exec"]["command"][:2] == ["bleu-lab", "lessons"]
-    course = single["lifecycleHooks"]["postStart"]["exec"]["command"][2]
+    shell, flag, script = single["lifecycleHooks"]["postStart"]["exec"]["command"]
+    assert (shell, flag) == ("sh", "-c") and script.startswith("bleu-lab lessons ")
+    course = shlex.split(script)[2]
     assert single["defaultUrl"] == f"/lab/tree/{Path(course).name}/notebooks/00_start_here.ipynb"
     assert ours["cull"]["enabled"] is True and ours["cull"]["timeout"] > 0
     def megabytes(size: str) -> float:
@@ -73,6 +74,63 @@ def test_the_z2jh_config_copies_the_course_culls_and_sizes_each_student():
         return float(number) * (1024 if unit == "G" else 1)
     assert 0 < megabytes(single["memory"]["guarantee"]) < megabytes(single["memory"]["limit"])
     assert 0 < single["cpu"]["guarantee"] < single["cpu"]["limit"]
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="the hook is a POSIX shell command")
+def test_a_failed_course_copy_cannot_kill_the_students_container(tmp_path: Path):
+    """Kubernetes kills a container whose postStart hook fails: the hook's command exits 0 even when `bleu-lab
+    lessons` fails (here: its folder cannot be made), and leaves the reason in the log it names."""
+    _, _, ours = z2jh_values()
+    script = ours["singleuser"]["lifecycleHooks"]["postStart"]["exec"]["command"][2]
+    home = tmp_path / "home"
+    (home / "bleu-lab-course").parent.mkdir()
+    (home / "bleu-lab-course").write_text("a file where the course folder should be\n")
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    (tools / "bleu-lab").symlink_to(Path(sys.executable).parent / "bleu-lab")
+    done = subprocess.run(["sh", "-c", script.replace("/home/jovyan", str(home))], capture_output=True, text=True,
+                          env={**os.environ, "PATH": f"{tools}{os.pathsep}{os.environ['PATH']}"})
+    assert done.returncode == 0, done.stderr
+    log = (home / "bleu-lab-course-copy.log").read_text(encoding="utf-8")
+    assert "bleu-lab-course" in log and "Traceback" not in log
+
+
+FILL = re.compile(r"FILL: ")
+
+
+def test_every_value_the_guide_says_to_fill_is_marked_in_the_z2jh_config():
+    """The z2jh values a reader must replace start with "FILL:", and the guide's table of them names exactly those
+    keys (a value left out of either would deploy as a placeholder, e.g. a pre-pull hook stalling on an image that
+    does not exist)."""
+    _, _, ours = z2jh_values()
+
+    def marked(value: object, path: str = "") -> set[str]:
+        if isinstance(value, dict):
+            return set().union(*(marked(v, f"{path}.{k}" if path else k) for k, v in value.items()))
+        if isinstance(value, list):
+            return set().union(*(marked(v, path) for v in value))
+        return {path} if isinstance(value, str) and FILL.match(value) else set()
+
+    in_config = marked(ours)
+    assert {"singleuser.image.name", "proxy.https.hosts", "hub.config.LTI13Authenticator.issuer"} <= in_config
+    guide = (REPO / "docs" / "instructor.md").read_text(encoding="utf-8")
+    table = guide[guide.index("<!-- z2jh values to fill -->"):guide.index("<!-- end of z2jh values to fill -->")]
+    in_guide = set(re.findall(r"^\s*\| `([a-zA-Z0-9_.]+)` \|", table, re.M))
+    assert in_guide == in_config
+
+
+def test_the_z2jh_guide_names_the_chart_release_of_the_schema_it_is_checked_against():
+    """The helm command pins a chart release, and it is the one whose JupyterHub the tested schema's chart runs."""
+    guide = (REPO / "docs" / "instructor.md").read_text(encoding="utf-8")
+    config = (SETTINGS / "z2jh" / "config.yaml").read_text(encoding="utf-8")
+    for text in (guide, config):
+        assert "CHART_VERSION" not in text
+        (version,) = set(re.findall(r"--version (\S+) --values", text))
+        assert version == "4.4.0"
+    if Z2JH_PEER.is_dir():
+        assert "appVersion 5.5.0" in (Z2JH_PEER / "COMMIT").read_text(encoding="utf-8")
+    dockerfile = (SETTINGS / "z2jh" / "Dockerfile").read_text(encoding="utf-8")
+    assert '"jupyterhub==5.5.0"' in dockerfile
 
 
 def dockerfile_steps(path: Path) -> tuple[str, list[tuple[str, str]]]:
@@ -105,11 +163,13 @@ def test_the_dockerfile_install_steps_work_in_a_venv(tmp_path: Path):
     server then loads the course's settings, and `bleu-lab lessons` copies the course."""
     if not shutil.which("sh"):
         pytest.skip("no POSIX shell")
-    context = tmp_path / "context"
-    shutil.copytree(REPO, context, ignore=shutil.ignore_patterns(".venv*", ".git", "bleu-lab-course", "dist", "build",
-                                                                    "__pycache__", "*.egg-info", ".hypothesis"))
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(context / "dist"), str(context)],
+    clone = tmp_path / "clone"
+    shutil.copytree(REPO, clone, ignore=shutil.ignore_patterns(".venv*", ".git", "bleu-lab-course", "dist", "build",
+                                                                  "__pycache__", "*.egg-info", ".hypothesis"))
+    context = tmp_path / "context"  # the build context holds the wheel and nothing else
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(context), str(clone)],
                    check=True, capture_output=True)
+    assert [p.name for p in context.iterdir()] == ["bleu_lab-0.1.0-py3-none-any.whl"]
     venv = tmp_path / "conda"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     image_root = tmp_path / "image"
