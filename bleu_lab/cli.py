@@ -44,7 +44,7 @@ from .smoothing import SACREBLEU_METHODS
 from .tokenization import ALL_TOKENIZERS, OPTIONAL_TOKENIZERS, TOKENIZERS
 
 DEFAULT_SAMPLES, DEFAULT_TRIALS = 1000, 10000  # sacrebleu's defaults for --paired-bs-n and --paired-ar-n
-CLASSROOM_COMMANDS = ("release", "grade", "gradescope")
+CLASSROOM_COMMANDS = ("release", "grade", "gradescope", "collect")
 COURSE_COMMANDS = ("lessons", "lab")
 
 

@@ -5,6 +5,10 @@
                                              course/nbgrader/ (an nbgrader course's source/ and its config)
     bleu-lab grade alice/03_brevity_penalty.ipynb bob/03_brevity_penalty.ipynb [--seed N] [--timeout S]
                    [--csv marks.csv] [--gradescope results.json]     ...and the marks as CSV / Gradescope's JSON
+                   [--feedback DIR] [--canvas GRADEBOOK.csv -o IMPORT.csv] [--manual marks.csv]
+                                             ...feedback pages (feedback.py), Canvas's import (canvas.py)
+    bleu-lab collect 03_brevity_penalty --homes /home --to course/submitted [--deadline ISO]   from hub homes
+    bleu-lab collect --return feedback/ --homes /home                        feedback pages back (collect.py)
     bleu-lab gradescope 03_brevity_penalty -o autograder.zip [--wheel W]   a Gradescope autograder (gradescope.py)
 
 ``grade`` prints the seed of the hidden cases, then one report per notebook ending in its one ``score:`` line (a
@@ -21,8 +25,18 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from . import default_notebooks_dir, lesson_gradings
+from .canvas import choose_assignment, read_gradebook, write_canvas
+from .collect import add_collect_parser, run_collect
+from .feedback import HIDDEN_POLICIES, write_feedback
 from .grade import DEFAULT_TIMEOUT, MARK_MEMORY, SANDBOX_MODES, NotebookGrade, grade_batch
-from .gradebook import gradescope_results, same_student_clashes, student_id, write_gradescope, write_marks_csv
+from .gradebook import (
+    gradescope_results,
+    read_by_hand,
+    same_student_clashes,
+    student_id,
+    write_gradescope,
+    write_marks_csv,
+)
 from .gradescope import DEFAULT_TIMEOUT as GRADESCOPE_TIMEOUT
 from .gradescope import build_autograder
 from .release import release
@@ -65,9 +79,26 @@ def build_parser(prog: str = "bleu-lab") -> argparse.ArgumentParser:
     grd.add_argument("--sandbox", choices=SANDBOX_MODES, default="auto",
                      help="run each kernel under bubblewrap: 'auto' where it can start (the report's second line "
                      "says which), 'bubblewrap' to refuse to grade without it, 'none' not to use it")
+    grd.add_argument("--feedback", type=Path, default=None, metavar="DIR",
+                     help="also write a feedback page per student, DIR/STUDENT/LESSON.html (bleu-lab collect --return "
+                     "DIR puts them in the students' homes)")
+    grd.add_argument("--feedback-hidden", choices=HIDDEN_POLICIES, default="summary",
+                     help="what the pages say of failed hidden cases: 'summary' (passed or not, the default: the same "
+                     "--seed draws the same inputs again) or 'details' (the messages, which name the hidden inputs)")
+    grd.add_argument("--canvas", type=Path, default=None, metavar="GRADEBOOK",
+                     help="the gradebook CSV Canvas exported: write -o FILE, the lesson's marks for Canvas's import")
+    grd.add_argument("-o", "--output", type=Path, default=None, metavar="FILE",
+                     help="with --canvas: the file to import into Canvas")
+    grd.add_argument("--assignment", default=None, metavar="TITLE",
+                     help="with --canvas: the lesson's assignment in the gradebook (its title, 'Title (id)' or id; "
+                     "default: the one whose title holds the lesson's name)")
+    grd.add_argument("--manual", type=Path, default=None, metavar="MARKS",
+                     help="a marks CSV that --csv wrote, with the written answers' '(by hand)' columns filled: their "
+                     "marks go into --csv's columns and into Canvas's score")
     grd.add_argument("--memory", type=int, default=MARK_MEMORY, metavar="MB",
                      help=f"memory that marking one notebook may use, in MB (default {MARK_MEMORY}); beyond it, or "
                      "beyond --timeout, the notebook gets 0 with a note")
+    add_collect_parser(commands)
     gs = commands.add_parser("gradescope", help="write a Gradescope autograder (zip) for LESSON ...",
                              description="Write a Gradescope autograder: setup.sh installs the bleu_lab wheel the zip "
                              "carries (and its dependencies, from PyPI, when Gradescope builds the image); "
@@ -91,7 +122,10 @@ def _exports_ok(args: argparse.Namespace) -> None:
     """Before grading: the export files can be written and are none of the notebooks, and no two notebooks would
     land in one cell of the CSV (ValueError / FileNotFoundError naming the option)."""
     notebooks = {p.resolve() for p in args.notebooks}
-    for flag, path in (("--csv", args.csv), ("--gradescope", args.gradescope)):
+    if (args.canvas is None) != (args.output is None):
+        raise ValueError("--canvas GRADEBOOK and -o FILE go together: the gradebook Canvas exported, and the file to "
+                         "import")
+    for flag, path in (("--csv", args.csv), ("--gradescope", args.gradescope), ("-o", args.output)):
         if path is None:
             continue
         if path.resolve() in notebooks:
@@ -117,19 +151,28 @@ def _exports_ok(args: argparse.Namespace) -> None:
 
 def _grade(args: argparse.Namespace, prog: str) -> int:
     _exports_ok(args)
+    book = read_gradebook(args.canvas) if args.canvas is not None else None  # refused before grading if unreadable
+    if book is not None and args.lesson is not None:
+        choose_assignment(book, args.lesson, args.assignment)
+    by_hand = read_by_hand(args.manual) if args.manual is not None else None
     grades: list[NotebookGrade] = []
     code = grade_batch(list(args.notebooks), timeout=args.timeout, seed=args.seed, lesson=args.lesson, grades=grades,
                        sandbox=args.sandbox, memory=args.memory)
     if code != 0:
-        if args.csv or args.gradescope:
+        if args.csv or args.gradescope or args.canvas or args.feedback:
             print(f"{prog}: no marks exported (grading stopped)", file=sys.stderr)
         return code
     if args.csv is not None:
-        write_marks_csv(args.csv, grades)
+        write_marks_csv(args.csv, grades, by_hand)
         print(f"{prog}: wrote {args.csv} ({len(grades)} notebooks)", file=sys.stderr)
     if args.gradescope is not None:
         write_gradescope(args.gradescope, gradescope_results(grades))
         print(f"{prog}: wrote {args.gradescope}", file=sys.stderr)
+    if args.feedback is not None:
+        pages = write_feedback(args.feedback, grades, args.feedback_hidden)
+        print(f"{prog}: wrote {len(pages)} feedback pages in {args.feedback}", file=sys.stderr)
+    if book is not None:
+        print(f"{prog}: {write_canvas(book, args.output, grades, by_hand, args.assignment)}", file=sys.stderr)
     return 0
 
 
@@ -144,6 +187,8 @@ def main(argv: Sequence[str], prog: str = "bleu-lab") -> int:
                   f"  {done.solved}  (with solutions: for instructors, and to test the grader)\n"
                   f"  {done.nbgrader}  (nbgrader's source/ and nbgrader_config.py, for courses that use nbgrader)")
             return 0
+        if args.command == "collect":
+            return run_collect(args, prog)
         if args.command == "gradescope":
             done = build_autograder(args.lessons, args.output, wheel=args.wheel, timeout=args.timeout, seed=args.seed)
             print(f"wrote {done.path}: Gradescope's autograder for {', '.join(done.lessons)}, carrying {done.wheel}.\n"

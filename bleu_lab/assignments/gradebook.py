@@ -11,7 +11,9 @@ notebook reached it.
 - else the file name without ``.ipynb`` (``alice.ipynb``: ``alice``).
 
 Then, for each lesson of the batch in lesson order, a column per automatically marked exercise
-(``03_brevity_penalty: my_brevity_penalty``, its points), ``03_brevity_penalty: total`` and
+(``03_brevity_penalty: my_brevity_penalty``, its points), a column per written answer for its mark by hand
+(``03_brevity_penalty: what BLEU would do without BP (by hand)``: empty, for the instructor to fill; ``--manual FILE``
+reads them back from such a file), ``03_brevity_penalty: total`` (automatic marks only) and
 ``03_brevity_penalty: possible``; with several lessons, ``total`` and ``possible`` over all of them (a lesson the
 student did not hand in counts in ``possible``); last, ``notes`` (why a notebook was not graded, and the written answers
 left to grade by hand). A cell is empty where there is no mark (no notebook of that lesson, or one that could not be
@@ -30,12 +32,13 @@ grader's printed report (hidden cases included) is for the instructor.
 
 from __future__ import annotations
 
+import csv
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from ..exercises import LessonGrading
-from ..spreadsheet import write_csv
+from ..spreadsheet import FORMULA_STARTS, write_csv
 from . import lesson_gradings
 from .grade import ExerciseResult, NotebookGrade
 
@@ -92,15 +95,48 @@ def marks_columns(lessons: Sequence[str], gradings: Mapping[str, LessonGrading] 
     columns = ["student"]
     for lesson in lessons:
         columns += [f"{lesson}: {name}" for name in _auto_exercises(gradings[lesson])]
+        columns += [by_hand_column(lesson, e.name) for e in gradings[lesson].exercises if e.manual]
         columns += [f"{lesson}: total", f"{lesson}: possible"]
     if len(lessons) > 1:
         columns += ["total", "possible"]
     return columns + ["notes"]
 
 
-def marks_table(grades: Sequence[NotebookGrade]) -> tuple[list[str], list[dict[str, object]]]:
-    """The CSV's columns and rows (one per student, sorted by id). ValueError, naming both notebooks, if two
-    notebooks give one student the same lesson."""
+def by_hand_column(lesson: str, exercise: str) -> str:
+    """The column of a written answer's mark, which the grader leaves empty for the instructor to fill."""
+    return f"{lesson}: {exercise} (by hand)"
+
+
+def read_by_hand(path: str | Path) -> dict[str, dict[str, float]]:
+    """``--manual FILE``: the marks by hand of a marks CSV (as ``--csv`` wrote it, its ``(by hand)`` columns filled),
+    by student and column; empty cells are left out. ValueError naming the cell that is not a number >= 0."""
+    with Path(path).open(encoding="utf-8-sig", newline="") as f:
+        reader = csv.DictReader(f)
+        if not reader.fieldnames or "student" not in reader.fieldnames:
+            raise ValueError(f"--manual {path}: no 'student' column (give the marks CSV that --csv wrote)")
+        marks: dict[str, dict[str, float]] = {}
+        for line, row in enumerate(reader, start=2):
+            student = row["student"] or ""
+            if student.startswith("'") and student[1:].startswith(FORMULA_STARTS):
+                student = student[1:]  # as write_csv protected it
+            for column, value in row.items():
+                if not (column or "").endswith(" (by hand)") or not (value or "").strip():
+                    continue
+                try:
+                    mark = float(value.strip().replace(",", "."))
+                except ValueError:
+                    mark = -1.0
+                if not mark >= 0 or mark == float("inf"):
+                    raise ValueError(f"--manual {path}, line {line}, {column!r}: {value!r} is not a mark (a number "
+                                     ">= 0, or empty)")
+                marks.setdefault(student, {})[column] = mark
+    return marks
+
+
+def marks_table(grades: Sequence[NotebookGrade],
+                by_hand: Mapping[str, Mapping[str, float]] | None = None) -> tuple[list[str], list[dict[str, object]]]:
+    """The CSV's columns and rows (one per student, sorted by id), with the marks ``by_hand`` (``read_by_hand``) in
+    their columns. ValueError, naming both notebooks, if two notebooks give one student the same lesson."""
     gradings = lesson_gradings()
     lessons = _batch_lessons(grades, gradings)
     columns = marks_columns(lessons, gradings)
@@ -139,12 +175,14 @@ def marks_table(grades: Sequence[NotebookGrade]) -> tuple[list[str], list[dict[s
             row["total"] = sum(totals) if totals else ""
             row["possible"] = sum(_possible(gradings[lesson]) for lesson in lessons)
         row["notes"] = "; ".join(notes[student])
+        row.update({c: mark for c, mark in (by_hand or {}).get(student, {}).items() if c in columns})
     return columns, [{c: rows[s].get(c, "") for c in columns} for s in sorted(rows)]
 
 
-def write_marks_csv(path: str | Path, grades: Sequence[NotebookGrade]) -> Path:
-    """Write ``marks_table(grades)`` to ``path`` (through ``write_csv``: formula-safe cells)."""
-    columns, rows = marks_table(grades)
+def write_marks_csv(path: str | Path, grades: Sequence[NotebookGrade],
+                    by_hand: Mapping[str, Mapping[str, float]] | None = None) -> Path:
+    """Write ``marks_table(grades, by_hand)`` to ``path`` (through ``write_csv``: formula-safe cells)."""
+    columns, rows = marks_table(grades, by_hand)
     return write_csv(path, rows, columns)
 
 
