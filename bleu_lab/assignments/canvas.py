@@ -276,7 +276,8 @@ def _write(book: Gradebook, out: Path, index: int, scores: Mapping[int, str]) ->
 
 
 def write_canvas(book: Gradebook, out: Path, grades: Sequence[NotebookGrade],
-                 by_hand: Mapping[str, Mapping[str, float]] | None = None, assignment: str | None = None) -> CanvasReport:
+                 by_hand: Mapping[str, Mapping[str, float]] | None = None,
+                 assignment: str | None = None) -> CanvasReport:
     """``--canvas``: the import file of a batch of one lesson (ValueError for several)."""
     gradings = lesson_gradings()
     lessons = sorted({g.lesson for g in grades if g.lesson in gradings})

@@ -9,7 +9,8 @@ hostile: each folder is opened relative to the one before with ``O_NOFOLLOW | O_
 ``O_NOFOLLOW`` (a link at any component is refused, never followed), the file must be a regular file (``fstat``) of
 at most ``MAX_BYTES`` (checked before reading, and the read stops one byte beyond), and nothing of it is run or even
 parsed. Each file's modification time is compared with an optional deadline: a late file is collected and marked
-late, never dropped. A manifest CSV (``DIR``'s sibling ``LESSON-collected.csv``) lists every home: collected, late,
+late, never dropped. Collecting again replaces the earlier copies; where a home now has nothing to collect (or is
+refused), an earlier copy is renamed ``LESSON.ipynb.earlier``, out of ``bleu-lab grade``'s way. A manifest CSV (``DIR``'s sibling ``LESSON-collected.csv``) lists every home: collected, late,
 refused (why) or nothing to collect.
 
 **Return.** For each page ``DIR/STUDENT/LESSON.html`` (what ``bleu-lab grade --feedback DIR`` writes) it writes
@@ -202,7 +203,12 @@ def collect(lesson: str, homes_root: Path, target: Path, *, deadline: datetime |
     report = CollectReport(lesson, target, manifest or target.parent / f"{lesson}-collected.csv")
     try:
         for student in names:
-            report.rows.append(_collect_one(student, root_fd, lesson, target, deadline, limit))
+            row = _collect_one(student, root_fd, lesson, target, deadline, limit)
+            earlier = target / student / lesson / f"{lesson}.ipynb"
+            if row.status not in ("collected", "late") and earlier.is_file() and not earlier.is_symlink():
+                earlier.replace(earlier.with_name(earlier.name + ".earlier"))  # never graded for this collection
+                row.note += f"; the copy an earlier collection made is now {earlier.name}.earlier"
+            report.rows.append(row)
     finally:
         os.close(root_fd)
     write_csv(report.manifest, [vars(row) for row in report.rows], MANIFEST_COLUMNS)
@@ -357,8 +363,6 @@ def _return_one(root_fd: int, student: str, page: str, data: bytes, ours: dict[s
     home = open_dir(student, root_fd)
     try:
         uid, gid = _owner(home)
-        if as_root and uid == 0:
-            raise Refused(f"the home {student} belongs to root, not to a student")
 
         def chown(fd: int) -> None:
             if as_root:
