@@ -10,8 +10,9 @@ hostile: each folder is opened relative to the one before with ``O_NOFOLLOW | O_
 at most ``MAX_BYTES`` (checked before reading, and the read stops one byte beyond), and nothing of it is run or even
 parsed. Each file's modification time is compared with an optional deadline: a late file is collected and marked
 late, never dropped. Collecting again replaces the earlier copies; where a home now has nothing to collect (or is
-refused), an earlier copy is renamed ``LESSON.ipynb.earlier``, out of ``bleu-lab grade``'s way. A manifest CSV (``DIR``'s sibling ``LESSON-collected.csv``) lists every home: collected, late,
-refused (why) or nothing to collect.
+refused), an earlier copy is renamed ``LESSON.ipynb.earlier``, out of ``bleu-lab grade``'s way. A manifest CSV
+(``DIR``'s sibling ``LESSON-collected.csv``) lists every home: collected, late, refused (why) or nothing to collect.
+The folders and files it writes are the instructor's, private (0700, 0600).
 
 **Return.** For each page ``DIR/STUDENT/LESSON.html`` (what ``bleu-lab grade --feedback DIR`` writes) it writes
 ``HOMES/STUDENT/bleu-lab-course/feedback/LESSON.html``, owned by the student when run as root (the owner of the home),
