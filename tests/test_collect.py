@@ -19,7 +19,6 @@ import shutil
 import stat
 import subprocess
 import sys
-import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -294,7 +293,7 @@ def test_a_page_shows_hidden_cases_only_as_the_policy_allows_and_escapes_the_not
 @pytest.fixture(scope="module")
 def round_trip(tmp_path_factory):
     """The hub's round trip with the real commands: alice saved the solved lesson 0, bob the untouched one, carol
-    planted a link; collect, grade --feedback --csv, return."""
+    planted a link; collect, grade --feedback --csv --canvas, return."""
     root = tmp_path_factory.mktemp("hub")
     course = root / "release"
     release(course, REPO / "notebooks")
@@ -307,21 +306,26 @@ def round_trip(tmp_path_factory):
     carol.mkdir(parents=True)
     (carol / f"{L0}.ipynb").symlink_to(course / "solved" / f"{L0}.ipynb")
     submitted = root / "course" / "submitted"
+    gradebook = root / "Grades-BLEU.csv"  # as Canvas exports it (tests/test_canvas.py has the details)
+    gradebook.write_text(f"Student,ID,SIS User ID,SIS Login ID,Section,Lesson 0: {L0} (222),Current Score\r\n"
+                         "    Points Possible,,,,,2.00,(read only)\r\n"
+                         '"Doe, Alice",1001,S1001,alice,"Section A, Monday",,\r\n'
+                         '"Roe, Bob",1002,S1002,bob@uni.example,Section A,1.00,50.00\r\n'
+                         '"Student, Test",1099,,,Section A,,\r\n', encoding="utf-8")
     run = [str(BLEU_LAB)]
     collected = subprocess.run([*run, "collect", L0, "--homes", str(homes), "--to", str(submitted)],
                                capture_output=True, text=True, timeout=120)
-    start = time.monotonic()
     graded = subprocess.run([*run, "grade", *map(str, sorted(submitted.glob(f"*/{L0}/{L0}.ipynb"))), "--seed", "7",
                              "--timeout", "120", "--csv", str(root / "marks.csv"), "--feedback",
-                             str(root / "feedback")], capture_output=True, text=True, timeout=900)
-    seconds = time.monotonic() - start
+                             str(root / "feedback"), "--canvas", str(gradebook), "-o", str(root / "import.csv")],
+                            capture_output=True, text=True, timeout=900)
     returned = subprocess.run([*run, "collect", "--return", str(root / "feedback"), "--homes", str(homes)],
                               capture_output=True, text=True, timeout=120)
-    return root, homes, collected, graded, returned, seconds
+    return root, homes, collected, graded, returned
 
 
 def test_round_trip_collects_grades_and_returns_each_page_to_its_home(round_trip):
-    root, homes, collected, graded, returned, _ = round_trip
+    root, homes, collected, graded, returned = round_trip
     assert collected.returncode == 0, collected.stderr
     assert "collected 2 notebooks of 00_start_here" in collected.stdout
     assert "refused carol: bleu-lab-course/notebooks/00_start_here.ipynb: 00_start_here.ipynb is a link" in (
@@ -341,3 +345,8 @@ def test_round_trip_collects_grades_and_returns_each_page_to_its_home(round_trip
     with (root / "marks.csv").open(encoding="utf-8", newline="") as f:
         rows = {row["student"]: row for row in csv.DictReader(f)}
     assert (rows["alice"][f"{L0}: total"], rows["bob"][f"{L0}: total"]) == ("2", "0")
+    assert "matched 1 by SIS Login ID, 1 by login" in graded.stderr
+    assert (root / "import.csv").read_text(encoding="utf-8").splitlines() == [
+        f"Student,ID,SIS User ID,SIS Login ID,Section,Lesson 0: {L0} (222)", "    Points Possible,,,,,2.00",
+        '"Doe, Alice",1001,S1001,alice,"Section A, Monday",2', '"Roe, Bob",1002,S1002,bob@uni.example,Section A,0',
+        '"Student, Test",1099,,,Section A,']
