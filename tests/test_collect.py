@@ -139,6 +139,7 @@ def test_collect_refuses_bad_options_in_one_line(hostile_homes, tmp_path, capsys
     assert "--deadline 'next friday': expected an ISO 8601 time" in capsys.readouterr().err
     assert assignments_main(["collect", L3, "--homes", str(tmp_path / "nohomes"), "--to",
                              str(tmp_path / "submitted")]) == 2
+    assert "--homes" in capsys.readouterr().err
     assert assignments_main(["collect", "--homes", str(hostile_homes)]) == 2
     assert "needs LESSON and --to" in capsys.readouterr().err
     assert not (tmp_path / "in").exists()

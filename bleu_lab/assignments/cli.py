@@ -134,6 +134,8 @@ def _exports_ok(args: argparse.Namespace) -> None:
             raise FileNotFoundError(f"{flag} {path}: the folder {path.parent} does not exist")
         if path.is_dir():
             raise IsADirectoryError(f"{flag} {path} is a folder: give a file name")
+    if args.feedback is not None and args.feedback.exists() and not args.feedback.is_dir():
+        raise NotADirectoryError(f"--feedback {args.feedback} is a file: give a folder (made if missing)")
     if args.gradescope is not None:
         students = sorted({student_id(path, lesson_gradings()) for path in args.notebooks})
         clashes = same_student_clashes(args.notebooks, lesson_gradings())

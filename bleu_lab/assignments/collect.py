@@ -49,7 +49,7 @@ DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_NOFOLLOW", 0)
 SKIPPED_HOMES = ("lost+found",)
 
 
-class Refused(Exception):
+class Refused(ValueError):
     """A home's path that is a link, not a folder or not a regular file, or too large: the message says which."""
 
 
@@ -154,7 +154,10 @@ def read_bounded(name: str, dir_fd: int, limit: int = MAX_BYTES) -> tuple[bytes,
 
 def homes(root: Path) -> tuple[int, list[str]]:
     """The folder of homes (opened as the instructor names it) and the names in it that may be students' homes."""
-    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError as exc:
+        raise FileNotFoundError(f"--homes {root}: cannot open the folder of homes ({exc.strerror})") from None
     names = sorted(n for n in os.listdir(fd) if not n.startswith(".") and n not in SKIPPED_HOMES)
     return fd, names
 
