@@ -121,7 +121,8 @@ def render(grade: NotebookGrade, student: str, policy: str = "summary") -> str:
             f"{_e(meaning)}</td></tr>" for part, marks, out_of, meaning in rows)
         body.append("<table><caption>Marks per exercise: 1 point for the lesson's check (the one you could run in "
                     "the notebook), and for a function 1 more for hidden cases</caption><thead><tr>"
-                    "<th scope=\"col\">exercise</th><th scope=\"col\">points</th><th scope=\"col\">out of</th><th scope=\"col\">result</th></tr>"
+                    + "".join(f"<th scope=\"col\">{name}</th>" for name in ("exercise", "points", "out of", "result"))
+                    + "</tr>"
                     f"</thead><tbody>{cells}</tbody></table>")
         details = "".join(_details(e, e.name in with_hidden, policy) for e in grade.exercises)
         if details:
