@@ -142,6 +142,9 @@ def test_collect_refuses_bad_options_in_one_line(hostile_homes, tmp_path, capsys
     assert "--homes" in capsys.readouterr().err
     assert assignments_main(["collect", "--homes", str(hostile_homes)]) == 2
     assert "needs LESSON and --to" in capsys.readouterr().err
+    assert assignments_main(["collect", L3, "--homes", str(hostile_homes), "--to",
+                             str(hostile_homes / "alice" / "submitted")]) == 2
+    assert "is inside --homes" in capsys.readouterr().err and not (hostile_homes / "alice" / "submitted").exists()
     assert not (tmp_path / "in").exists()
 
 

@@ -202,6 +202,9 @@ def collect(lesson: str, homes_root: Path, target: Path, *, deadline: datetime |
                          f"course/{SUBMITTED}): bleu-lab grade reads the student from .../{SUBMITTED}/STUDENT/LESSON/")
     if limit <= 0:
         raise ValueError(f"--max-mb must be > 0, not {limit / 1e6:g}")
+    if target.resolve().is_relative_to(Path(homes_root).resolve()):
+        raise ValueError(f"--to {target} is inside --homes {homes_root}: collect into a folder of the instructor's, "
+                         "out of the students' reach")
     root_fd, names = homes(homes_root)
     target.mkdir(mode=0o700, parents=True, exist_ok=True)
     report = CollectReport(lesson, target, manifest or target.parent / f"{lesson}-collected.csv")
