@@ -200,3 +200,26 @@ def test_grade_refuses_canvas_options_before_grading(gradebook, tmp_path, capsys
                              str(tmp_path / "i.csv")]) == 2
     assert "no assignment's title holds '00_start_here'" in capsys.readouterr().err
     assert not (tmp_path / "i.csv").exists()
+
+
+def test_marks_by_hand_reach_canvas_from_the_marks_csv_alone_without_grading_again(gradebook, tmp_path, capsys):
+    marks = write_marks_csv(tmp_path / "marks.csv", [_grade("alice", L3, lost=1), _grade("bob", L3)])
+    text = marks.read_text(encoding="utf-8").splitlines()
+    assert text[0].split(",").index(WRITTEN) == 4
+    filled = tmp_path / "marks-by-hand.csv"  # the instructor's spreadsheet, saved as CSV: alice's answer gets 1.5
+    filled.write_text("\n".join([text[0], text[1].replace(",,4,", ",1.5,4,", 1), text[2]]) + "\n", encoding="utf-8")
+    out = tmp_path / "import.csv"
+    assert assignments_main(["grade", "--manual", str(filled), "--canvas", str(gradebook), "-o", str(out)]) == 0
+    assert "matched 2 by login" in capsys.readouterr().err
+    cells = {sid: s["cells"][f"Lesson 3: {L3} (12345)"] for sid, s in canvas_reads(out)["students"].items()}
+    assert (cells["1001"], cells["1002"], cells["1003"]) == ("5.5", "5", "4.00")
+    assert assignments_main(["grade", "--canvas", str(gradebook), "-o", str(out)]) == 2
+    assert "give the notebooks to grade" in capsys.readouterr().err
+    assert assignments_main(["grade", "--manual", str(filled), "--canvas", str(gradebook), "-o", str(filled)]) == 2
+    assert "is one of the files it reads" in capsys.readouterr().err
+    assert assignments_main(["grade", "--manual", str(filled), "--lesson", L0, "--canvas", str(gradebook), "-o",
+                             str(out)]) == 2
+    assert "has no column '00_start_here: total'" in capsys.readouterr().err
+    filled.write_text("\n".join([text[0], text[1].replace(",,4,", ",1.5,,4,", 1)]) + "\n", encoding="utf-8")
+    assert assignments_main(["grade", "--manual", str(filled), "--canvas", str(gradebook), "-o", str(out)]) == 2
+    assert "line 2 has more cells than the header" in capsys.readouterr().err

@@ -231,6 +231,8 @@ def canvas_import(book: Gradebook, out: Path, rows: Sequence[Mapping[str, object
         total = marks.get(f"{lesson}: total", "")
         if total in ("", None):
             continue  # no mark (not handed in, or not graded): the exported cell stays
+        if _number(str(total)) is None:
+            raise ValueError(f"marks: {student}'s '{lesson}: total' is {total!r}, not a number")
         by_hand = [marks.get(f"{lesson}: {name} (by hand)", "") for name in written]
         given = [float(v) for v in by_hand if v not in ("", None)]
         if len(given) < len(written):
@@ -238,7 +240,7 @@ def canvas_import(book: Gradebook, out: Path, rows: Sequence[Mapping[str, object
         if sum(given) > room:
             raise ValueError(f"--manual: {student}'s marks by hand for {lesson} ({sum(given):g}) exceed what the "
                              f"written answers are worth in Canvas ({room:g} of {possible:g} points)")
-        scores[row_index] = _format(float(total) + sum(given))
+        scores[row_index] = _format(_number(str(total)) + sum(given))
         report.matched[student] = how
     login = book.column("SIS Login ID")
     for i, row in enumerate(canvas_rows):
@@ -285,4 +287,22 @@ def write_canvas(book: Gradebook, out: Path, grades: Sequence[NotebookGrade],
         raise ValueError(f"--canvas writes one lesson's column, and this batch has {len(lessons)} lessons "
                          f"({', '.join(lessons) or 'none graded'}): grade one lesson at a time")
     _, rows = marks_table(grades, by_hand)
+    return canvas_import(book, out, rows, lessons[0], gradings[lessons[0]], assignment)
+
+
+def canvas_from_marks(book: Gradebook, out: Path, rows: Sequence[Mapping[str, object]], lesson: str | None = None,
+                      assignment: str | None = None) -> CanvasReport:
+    """``--manual MARKS --canvas ... -o ...`` without notebooks: the import file from a marks CSV (``read_marks``)
+    alone, its automatic totals as graded and its by-hand marks as filled in (no grading again)."""
+    gradings = lesson_gradings()
+    columns = list(rows[0]) if rows else []
+    lessons = [c.removesuffix(": total") for c in columns if c.removesuffix(": total") in gradings]
+    if lesson is not None:
+        if lesson not in lessons:
+            raise ValueError(f"--lesson {lesson}: the marks CSV has no column '{lesson}: total' "
+                             f"(its lessons: {', '.join(lessons) or 'none'})")
+        lessons = [lesson]
+    if len(lessons) != 1:
+        raise ValueError(f"--manual: the marks CSV holds {len(lessons)} lessons ({', '.join(lessons) or 'none'}): "
+                         "name the one for Canvas with --lesson")
     return canvas_import(book, out, rows, lessons[0], gradings[lessons[0]], assignment)

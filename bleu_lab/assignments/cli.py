@@ -25,13 +25,14 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from . import default_notebooks_dir, lesson_gradings
-from .canvas import choose_assignment, read_gradebook, write_canvas
+from .canvas import canvas_from_marks, choose_assignment, read_gradebook, write_canvas
 from .collect import add_collect_parser, run_collect
 from .feedback import HIDDEN_POLICIES, write_feedback
 from .grade import DEFAULT_TIMEOUT, MARK_MEMORY, SANDBOX_MODES, NotebookGrade, grade_batch
 from .gradebook import (
     gradescope_results,
     read_by_hand,
+    read_marks,
     same_student_clashes,
     student_id,
     write_gradescope,
@@ -62,7 +63,9 @@ def build_parser(prog: str = "bleu-lab") -> argparse.ArgumentParser:
                               "--memory) with the lesson's checks and hidden cases drawn from --seed: 1 point for the "
                               "visible check, 1 for the hidden cases; "
                               "written answers are listed for manual grading.")
-    grd.add_argument("notebooks", metavar="NOTEBOOK", nargs="+", type=Path)
+    grd.add_argument("notebooks", metavar="NOTEBOOK", nargs="*", type=Path,
+                     help="the notebooks to grade (none with --manual MARKS --canvas GRADEBOOK -o FILE: Canvas's "
+                     "import from the marks CSV alone, without grading again)")
     grd.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="SECONDS",
                      help=f"wall-clock limit to run one notebook, > 0 (default {DEFAULT_TIMEOUT}); marking it "
                      "afterwards has the same limit again")
@@ -125,6 +128,10 @@ def _exports_ok(args: argparse.Namespace) -> None:
     if (args.canvas is None) != (args.output is None):
         raise ValueError("--canvas GRADEBOOK and -o FILE go together: the gradebook Canvas exported, and the file to "
                          "import")
+    read = {p.resolve() for p in (args.canvas, args.manual) if p is not None}
+    for flag, path in (("--csv", args.csv), ("-o", args.output)):
+        if path is not None and path.resolve() in read:
+            raise ValueError(f"{flag} {path} is a file it reads (--canvas or --manual): give another file name")
     for flag, path in (("--csv", args.csv), ("--gradescope", args.gradescope), ("-o", args.output)):
         if path is None:
             continue
@@ -152,6 +159,8 @@ def _exports_ok(args: argparse.Namespace) -> None:
 
 
 def _grade(args: argparse.Namespace, prog: str) -> int:
+    if not args.notebooks:
+        return _canvas_from_marks(args, prog)
     _exports_ok(args)
     book = read_gradebook(args.canvas) if args.canvas is not None else None  # refused before grading if unreadable
     if book is not None and args.lesson is not None:
@@ -175,6 +184,19 @@ def _grade(args: argparse.Namespace, prog: str) -> int:
         print(f"{prog}: wrote {len(pages)} feedback pages in {args.feedback}", file=sys.stderr)
     if book is not None:
         print(f"{prog}: {write_canvas(book, args.output, grades, by_hand, args.assignment)}", file=sys.stderr)
+    return 0
+
+
+def _canvas_from_marks(args: argparse.Namespace, prog: str) -> int:
+    """``grade --manual MARKS --canvas GRADEBOOK -o FILE`` without notebooks: nothing is graded."""
+    if args.manual is None or args.canvas is None or args.output is None:
+        raise ValueError("give the notebooks to grade (without notebooks: --manual MARKS --canvas GRADEBOOK -o FILE "
+                         "writes Canvas's import from a marks CSV)")
+    if args.output.resolve() in (args.manual.resolve(), args.canvas.resolve()):
+        raise ValueError(f"-o {args.output} is one of the files it reads: give another file name")
+    report = canvas_from_marks(read_gradebook(args.canvas), args.output, read_marks(args.manual), args.lesson,
+                               args.assignment)
+    print(f"{prog}: {report}", file=sys.stderr)
     return 0
 
 

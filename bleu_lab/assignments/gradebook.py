@@ -46,6 +46,7 @@ NBGRADER_FOLDERS = ("submitted", "autograded")
 HIDDEN_PREFIX = "hidden cases:"  # how grade_exercise starts the message of failed hidden cases
 ANSWER_SHOWN = 1000  # characters of a written answer echoed back in its Gradescope test
 GRADESCOPE_SPEC = "https://gradescope-autograders.readthedocs.io/en/latest/specs/"
+MAX_MARKS_BYTES = 50_000_000
 
 
 def student_id(path: Path, lessons: Iterable[str] = ()) -> str:
@@ -107,18 +108,25 @@ def by_hand_column(lesson: str, exercise: str) -> str:
     return f"{lesson}: {exercise} (by hand)"
 
 
-def read_by_hand(path: str | Path) -> dict[str, dict[str, float]]:
-    """``--manual FILE``: the marks by hand of a marks CSV (as ``--csv`` wrote it, its ``(by hand)`` columns filled),
-    by student and column; empty cells are left out. ValueError naming the cell that is not a number >= 0."""
-    with Path(path).open(encoding="utf-8-sig", newline="") as f:
+def read_marks(path: str | Path) -> list[dict[str, object]]:
+    """The rows of a marks CSV as ``--csv`` wrote it (``student`` as it was before ``write_csv`` protected it), its
+    ``(by hand)`` columns as numbers (empty: ""). ValueError naming the cell that is not a mark (a number >= 0)."""
+    path = Path(path)
+    if path.stat().st_size > MAX_MARKS_BYTES:
+        raise ValueError(f"--manual {path}: larger than {MAX_MARKS_BYTES // 1_000_000} MB, not a marks CSV")
+    with path.open(encoding="utf-8-sig", newline="") as f:
         reader = csv.DictReader(f)
         if not reader.fieldnames or "student" not in reader.fieldnames:
             raise ValueError(f"--manual {path}: no 'student' column (give the marks CSV that --csv wrote)")
-        marks: dict[str, dict[str, float]] = {}
+        rows: list[dict[str, object]] = []
         for line, row in enumerate(reader, start=2):
+            if None in row:
+                raise ValueError(f"--manual {path}: line {line} has more cells than the header (a comma in a cell "
+                                 "that is not quoted?)")
+            marks: dict[str, object] = dict(row)
             student = row["student"] or ""
-            if student.startswith("'") and student[1:].startswith(FORMULA_STARTS):
-                student = student[1:]  # as write_csv protected it
+            marks["student"] = student[1:] if student.startswith("'") and student[1:].startswith(FORMULA_STARTS) \
+                else student
             for column, value in row.items():
                 if not (column or "").endswith(" (by hand)") or not (value or "").strip():
                     continue
@@ -126,11 +134,20 @@ def read_by_hand(path: str | Path) -> dict[str, dict[str, float]]:
                     mark = float(value.strip().replace(",", "."))
                 except ValueError:
                     mark = -1.0
-                if not mark >= 0 or mark == float("inf"):
+                if not 0 <= mark < float("inf"):
                     raise ValueError(f"--manual {path}, line {line}, {column!r}: {value!r} is not a mark (a number "
                                      ">= 0, or empty)")
-                marks.setdefault(student, {})[column] = mark
-    return marks
+                marks[column] = mark
+            rows.append(marks)
+    return rows
+
+
+def read_by_hand(path: str | Path) -> dict[str, dict[str, float]]:
+    """``--manual FILE``: the marks by hand of a marks CSV (``read_marks``), by student and column; empty cells are
+    left out."""
+    found = {str(row["student"]): {c: v for c, v in row.items() if c.endswith(" (by hand)") and v != ""}
+             for row in read_marks(path)}
+    return {student: marks for student, marks in found.items() if marks}
 
 
 def marks_table(grades: Sequence[NotebookGrade],
