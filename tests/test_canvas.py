@@ -200,6 +200,10 @@ def test_grade_refuses_canvas_options_before_grading(gradebook, tmp_path, capsys
                              str(tmp_path / "i.csv")]) == 2
     assert "no assignment's title holds '00_start_here'" in capsys.readouterr().err
     assert not (tmp_path / "i.csv").exists()
+    manual = tmp_path / "marks.csv"
+    manual.write_text("student,notes\nalice,\n", encoding="utf-8")
+    assert assignments_main(["grade", str(notebook), "--manual", str(manual), "--csv", str(manual)]) == 2
+    assert "--csv" in capsys.readouterr().err and manual.read_text(encoding="utf-8") == "student,notes\nalice,\n"
 
 
 def test_marks_by_hand_reach_canvas_from_the_marks_csv_alone_without_grading_again(gradebook, tmp_path, capsys):
