@@ -292,6 +292,8 @@ def test_a_page_shows_hidden_cases_only_as_the_policy_allows_and_escapes_the_not
     assert '<html lang="en">' in summary and "<caption>" in summary and 'scope="col"' in summary
     assert "http" not in summary.replace("https://", "")  # nothing fetched from elsewhere
     assert "src=" not in summary and "<link" not in summary
+    marked = render(grade, "alice", by_hand={f"{L3}: what BLEU would do without BP (by hand)": 1.5})
+    assert "<td>1.5</td>" in marked and "marked by hand (not in this score)" in marked and "Score: 2 / 5" in marked
 
 
 @pytest.fixture(scope="module")

@@ -180,7 +180,7 @@ def _grade(args: argparse.Namespace, prog: str) -> int:
         write_gradescope(args.gradescope, gradescope_results(grades))
         print(f"{prog}: wrote {args.gradescope}", file=sys.stderr)
     if args.feedback is not None:
-        pages = write_feedback(args.feedback, grades, args.feedback_hidden)
+        pages = write_feedback(args.feedback, grades, args.feedback_hidden, by_hand)
         print(f"{prog}: wrote {len(pages)} feedback pages in {args.feedback}", file=sys.stderr)
     if book is not None:
         print(f"{prog}: {write_canvas(book, args.output, grades, by_hand, args.assignment)}", file=sys.stderr)

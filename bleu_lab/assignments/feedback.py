@@ -10,8 +10,8 @@ check's messages where a mark was missed, the cells that raised, and the grader'
 hidden inputs) only once grades are published (``gradebook``). A returned page is a published grade, but the same
 ``--seed`` draws the same inputs again (for a late submission, a regrade), so by default (``HIDDEN_POLICIES[0]``,
 "summary") a page says only whether the hidden cases passed and their points; ``--feedback-hidden details`` adds the
-messages that name the inputs. Written answers are graded by hand: the page says so, and shows neither the key points
-nor the model answer (the rubric).
+messages that name the inputs. Written answers are graded by hand: the page says so (with the mark, once ``--manual``
+gives it), and shows neither the key points nor the model answer (the rubric).
 
 The page is self-contained HTML (no script, no link, no font or image from elsewhere), in the language declared, with
 a table whose caption and header cells say what each column holds, text at least 16 px with contrast above WCAG's
@@ -21,13 +21,13 @@ AA ratio, and every text from a notebook escaped.
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from . import lesson_gradings
 from .grade import ExerciseResult, NotebookGrade
-from .gradebook import _split_messages, student_id
+from .gradebook import _split_messages, by_hand_column, student_id
 
 HIDDEN_POLICIES = ("summary", "details")
 MAX_MESSAGE_CHARS = 4000  # of one exercise's messages on a page (the rest is cut, and says so)
@@ -65,9 +65,11 @@ def _messages(lines: Sequence[str]) -> str:
     return f"<pre>{_e(text)}</pre>" if text else ""
 
 
-def _rows(result: ExerciseResult, hidden: bool) -> list[tuple[str, str, str, str]]:
+def _rows(result: ExerciseResult, hidden: bool, by_hand: float | None = None) -> list[tuple[str, str, str, str]]:
     """(part, marks, out of, what it means) for the table."""
     if result.manual:
+        if by_hand is not None:
+            return [(result.name, f"{by_hand:g}", "", "a written answer, marked by hand (not in this score)")]
         return [(result.name, "by hand", "", "a written answer: your instructor reads and marks it (not in this "
                  "score)")]
     hidden_points = result.hidden_points if hidden else 0
@@ -97,8 +99,10 @@ def _details(result: ExerciseResult, hidden: bool, policy: str) -> str:
     return f"<h3>{_e(result.name)}</h3>{''.join(parts)}" if parts else ""
 
 
-def render(grade: NotebookGrade, student: str, policy: str = "summary") -> str:
-    """The feedback page of one graded notebook, as HTML."""
+def render(grade: NotebookGrade, student: str, policy: str = "summary",
+           by_hand: Mapping[str, float] | None = None) -> str:
+    """The feedback page of one graded notebook, as HTML; ``by_hand``: the student's marks by hand
+    (``gradebook.read_by_hand``), by column."""
     if policy not in HIDDEN_POLICIES:
         raise ValueError(f"--feedback-hidden {policy!r}: expected one of {', '.join(HIDDEN_POLICIES)}")
     grading = lesson_gradings().get(grade.lesson)
@@ -114,7 +118,9 @@ def render(grade: NotebookGrade, student: str, policy: str = "summary") -> str:
         if manual:
             body.append(f"<p>{manual} written answer{'s are' if manual > 1 else ' is'} graded by hand, apart from "
                         "this score.</p>")
-        rows = [row for e in grade.exercises for row in _rows(e, e.name in with_hidden)]
+        marks = by_hand or {}
+        rows = [row for e in grade.exercises
+                for row in _rows(e, e.name in with_hidden, marks.get(by_hand_column(grade.lesson, e.name)))]
         cells = "".join(
             f"<tr><th scope=\"row\">{_e(part)}</th><td>{_e(marks)}</td><td>{_e(out_of)}</td>"
             f"<td class=\"{'earned' if meaning == 'passed' else 'missed' if meaning == 'not passed' else ''}\">"
@@ -137,8 +143,10 @@ def render(grade: NotebookGrade, student: str, policy: str = "summary") -> str:
             "</html>\n")
 
 
-def write_feedback(directory: Path, grades: Sequence[NotebookGrade], policy: str = "summary") -> list[Page]:
-    """Write ``directory/STUDENT/LESSON.html`` for each grade (a notebook of no known lesson: ``NAME.html``)."""
+def write_feedback(directory: Path, grades: Sequence[NotebookGrade], policy: str = "summary",
+                   by_hand: Mapping[str, Mapping[str, float]] | None = None) -> list[Page]:
+    """Write ``directory/STUDENT/LESSON.html`` for each grade (a notebook of no known lesson: ``NAME.html``), with
+    the marks ``by_hand`` (``--manual``) where given."""
     directory = Path(directory)
     lessons = lesson_gradings()
     pages = []
@@ -147,6 +155,6 @@ def write_feedback(directory: Path, grades: Sequence[NotebookGrade], policy: str
         name = grade.lesson if grade.lesson in lessons else Path(grade.path).stem
         path = directory / student / f"{name}.html"
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        path.write_text(render(grade, student, policy), encoding="utf-8")
+        path.write_text(render(grade, student, policy, (by_hand or {}).get(student)), encoding="utf-8")
         pages.append(Page(student, grade.lesson, path))
     return pages
