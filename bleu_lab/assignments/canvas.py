@@ -38,7 +38,7 @@ from pathlib import Path
 from ..exercises import LessonGrading
 from . import lesson_gradings
 from .grade import NotebookGrade
-from .gradebook import marks_table
+from .gradebook import by_hand_column, marks_table
 
 EXPORTER = "https://github.com/instructure/canvas-lms/blob/master/lib/gradebook_exporter.rb"
 IMPORTER = "https://github.com/instructure/canvas-lms/blob/master/lib/gradebook_importer.rb"
@@ -233,7 +233,7 @@ def canvas_import(book: Gradebook, out: Path, rows: Sequence[Mapping[str, object
             continue  # no mark (not handed in, or not graded): the exported cell stays
         if _number(str(total)) is None:
             raise ValueError(f"marks: {student}'s '{lesson}: total' is {total!r}, not a number")
-        by_hand = [marks.get(f"{lesson}: {name} (by hand)", "") for name in written]
+        by_hand = [marks.get(by_hand_column(lesson, name), "") for name in written]
         given = [float(v) for v in by_hand if v not in ("", None)]
         if len(given) < len(written):
             report.no_manual.append(student)

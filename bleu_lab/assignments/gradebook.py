@@ -47,6 +47,7 @@ HIDDEN_PREFIX = "hidden cases:"  # how grade_exercise starts the message of fail
 ANSWER_SHOWN = 1000  # characters of a written answer echoed back in its Gradescope test
 GRADESCOPE_SPEC = "https://gradescope-autograders.readthedocs.io/en/latest/specs/"
 MAX_MARKS_BYTES = 50_000_000
+BY_HAND = " (by hand)"  # ends the column of a written answer's mark
 
 
 def student_id(path: Path, lessons: Iterable[str] = ()) -> str:
@@ -105,13 +106,15 @@ def marks_columns(lessons: Sequence[str], gradings: Mapping[str, LessonGrading] 
 
 def by_hand_column(lesson: str, exercise: str) -> str:
     """The column of a written answer's mark, which the grader leaves empty for the instructor to fill."""
-    return f"{lesson}: {exercise} (by hand)"
+    return f"{lesson}: {exercise}{BY_HAND}"
 
 
 def read_marks(path: str | Path) -> list[dict[str, object]]:
     """The rows of a marks CSV as ``--csv`` wrote it (``student`` as it was before ``write_csv`` protected it), its
     ``(by hand)`` columns as numbers (empty: ""). ValueError naming the cell that is not a mark (a number >= 0)."""
     path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"--manual {path}: no such file (the marks CSV that --csv wrote, filled in)")
     if path.stat().st_size > MAX_MARKS_BYTES:
         raise ValueError(f"--manual {path}: larger than {MAX_MARKS_BYTES // 1_000_000} MB, not a marks CSV")
     with path.open(encoding="utf-8-sig", newline="") as f:
@@ -128,7 +131,7 @@ def read_marks(path: str | Path) -> list[dict[str, object]]:
             marks["student"] = student[1:] if student.startswith("'") and student[1:].startswith(FORMULA_STARTS) \
                 else student
             for column, value in row.items():
-                if not (column or "").endswith(" (by hand)") or not (value or "").strip():
+                if not (column or "").endswith(BY_HAND) or not (value or "").strip():
                     continue
                 try:
                     mark = float(value.strip().replace(",", "."))
@@ -145,7 +148,7 @@ def read_marks(path: str | Path) -> list[dict[str, object]]:
 def read_by_hand(path: str | Path) -> dict[str, dict[str, float]]:
     """``--manual FILE``: the marks by hand of a marks CSV (``read_marks``), by student and column; empty cells are
     left out."""
-    found = {str(row["student"]): {c: v for c, v in row.items() if c.endswith(" (by hand)") and v != ""}
+    found = {str(row["student"]): {c: v for c, v in row.items() if c.endswith(BY_HAND) and v != ""}
              for row in read_marks(path)}
     return {student: marks for student, marks in found.items() if marks}
 
