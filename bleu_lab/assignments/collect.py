@@ -376,15 +376,16 @@ def _return_one(root_fd: int, student: str, page: str, data: bytes, ours: dict[s
                 os.fchown(fd, uid, gid)
 
         fd = home
-        for part in FEEDBACK:
-            next_fd = _ensure_dir(part, fd, chown)
-            if fd != home:
-                os.close(fd)
-            fd = next_fd
         try:
+            for part in FEEDBACK:
+                next_fd = _ensure_dir(part, fd, chown)
+                if fd != home:
+                    os.close(fd)
+                fd = next_fd
             return _place(page, data, fd, ours, chown)
         finally:
-            os.close(fd)
+            if fd != home:
+                os.close(fd)
     finally:
         os.close(home)
 
