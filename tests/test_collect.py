@@ -232,6 +232,15 @@ def test_return_through_a_link_to_etc_shadow_leaves_it_untouched(tmp_path):
     assert "oscar" in "\n".join(report.refused)
 
 
+def test_not_as_root_the_pages_are_written_but_the_report_says_whose_they_are(tmp_path, monkeypatch):
+    homes = tmp_path / "home"
+    (homes / "alice").mkdir(parents=True)
+    monkeypatch.setattr(os, "geteuid", lambda: 4242)  # an instructor's account: no chown is tried
+    report = return_feedback(_pages(tmp_path, ["alice"]), homes)
+    assert _fb(homes, "alice").stat().st_uid == os.getuid()
+    assert "not run as root: the pages are owned by you, not by the students" in str(report)
+
+
 @pytest.fixture
 def real_student(tmp_path):
     """A real local user whose home is in tmp_path/home (created with useradd, removed after): root only."""
