@@ -44,7 +44,7 @@ from .smoothing import SACREBLEU_METHODS
 from .tokenization import ALL_TOKENIZERS, OPTIONAL_TOKENIZERS, TOKENIZERS
 
 DEFAULT_SAMPLES, DEFAULT_TRIALS = 1000, 10000  # sacrebleu's defaults for --paired-bs-n and --paired-ar-n
-CLASSROOM_COMMANDS = ("release", "grade", "gradescope")
+CLASSROOM_COMMANDS = ("release", "grade", "gradescope", "collect")
 COURSE_COMMANDS = ("lessons", "lab")
 
 
@@ -69,8 +69,9 @@ def build_parser(prog: str = "bleu-lab") -> argparse.ArgumentParser:
         "differ (lesson 11). For instructors: 'bleu-lab release OUTDIR' writes the lessons as an assignment "
         "(OUTDIR/student without solutions, OUTDIR/solved with them), 'bleu-lab grade NOTEBOOK [NOTEBOOK ...]' marks "
         "submitted lessons (--csv, --gradescope: the marks for a gradebook), 'bleu-lab gradescope LESSON -o ZIP' "
-        "writes a Gradescope autograder, and 'bleu-lab classroom --students N' serves the playground to a room "
-        "('--page compare': the comparison page).",
+        "writes a Gradescope autograder, 'bleu-lab collect LESSON --homes /home --to DIR' collects a lesson from a "
+        "hub's homes ('--return DIR' hands the feedback pages back), and 'bleu-lab classroom --students N' serves the "
+        "playground to a room ('--page compare': the comparison page).",
     )
     add_version(parser, prog)
     parser.add_argument("hypothesis", metavar="HYP", help="hypothesis file (system output)")

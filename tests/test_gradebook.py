@@ -90,7 +90,8 @@ def test_marks_table_one_row_per_student_a_column_per_exercise_and_no_zero_that_
     columns, rows = marks_table(grades)
     auto3 = [e.name for e in lesson_gradings()[L3].exercises if not e.manual]
     assert columns == ["student", *(f"{L0}: {e.name}" for e in lesson_gradings()[L0].exercises), f"{L0}: total",
-                       f"{L0}: possible", *(f"{L3}: {name}" for name in auto3), f"{L3}: total", f"{L3}: possible",
+                       f"{L0}: possible", *(f"{L3}: {name}" for name in auto3),
+                       f"{L3}: what BLEU would do without BP (by hand)", f"{L3}: total", f"{L3}: possible",
                        "total", "possible", "notes"]
     by = {row["student"]: row for row in rows}
     assert [row["student"] for row in rows] == ["alice", "bob", "carol"]

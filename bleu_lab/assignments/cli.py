@@ -5,6 +5,10 @@
                                              course/nbgrader/ (an nbgrader course's source/ and its config)
     bleu-lab grade alice/03_brevity_penalty.ipynb bob/03_brevity_penalty.ipynb [--seed N] [--timeout S]
                    [--csv marks.csv] [--gradescope results.json]     ...and the marks as CSV / Gradescope's JSON
+                   [--feedback DIR] [--canvas GRADEBOOK.csv -o IMPORT.csv] [--manual marks.csv]
+                                             ...feedback pages (feedback.py), Canvas's import (canvas.py)
+    bleu-lab collect 03_brevity_penalty --homes /home --to course/submitted [--deadline ISO]   from hub homes
+    bleu-lab collect --return feedback/ --homes /home                        feedback pages back (collect.py)
     bleu-lab gradescope 03_brevity_penalty -o autograder.zip [--wheel W]   a Gradescope autograder (gradescope.py)
 
 ``grade`` prints the seed of the hidden cases, then one report per notebook ending in its one ``score:`` line (a
@@ -21,8 +25,19 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from . import default_notebooks_dir, lesson_gradings
+from .canvas import canvas_from_marks, choose_assignment, read_gradebook, write_canvas
+from .collect import add_collect_parser, run_collect
+from .feedback import HIDDEN_POLICIES, write_feedback
 from .grade import DEFAULT_TIMEOUT, MARK_MEMORY, SANDBOX_MODES, NotebookGrade, grade_batch
-from .gradebook import gradescope_results, same_student_clashes, student_id, write_gradescope, write_marks_csv
+from .gradebook import (
+    gradescope_results,
+    read_by_hand,
+    read_marks,
+    same_student_clashes,
+    student_id,
+    write_gradescope,
+    write_marks_csv,
+)
 from .gradescope import DEFAULT_TIMEOUT as GRADESCOPE_TIMEOUT
 from .gradescope import build_autograder
 from .release import release
@@ -48,7 +63,9 @@ def build_parser(prog: str = "bleu-lab") -> argparse.ArgumentParser:
                               "--memory) with the lesson's checks and hidden cases drawn from --seed: 1 point for the "
                               "visible check, 1 for the hidden cases; "
                               "written answers are listed for manual grading.")
-    grd.add_argument("notebooks", metavar="NOTEBOOK", nargs="+", type=Path)
+    grd.add_argument("notebooks", metavar="NOTEBOOK", nargs="*", type=Path,
+                     help="the notebooks to grade (none with --manual MARKS --canvas GRADEBOOK -o FILE: Canvas's "
+                     "import from the marks CSV alone, without grading again)")
     grd.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="SECONDS",
                      help=f"wall-clock limit to run one notebook, > 0 (default {DEFAULT_TIMEOUT}); marking it "
                      "afterwards has the same limit again")
@@ -65,9 +82,26 @@ def build_parser(prog: str = "bleu-lab") -> argparse.ArgumentParser:
     grd.add_argument("--sandbox", choices=SANDBOX_MODES, default="auto",
                      help="run each kernel under bubblewrap: 'auto' where it can start (the report's second line "
                      "says which), 'bubblewrap' to refuse to grade without it, 'none' not to use it")
+    grd.add_argument("--feedback", type=Path, default=None, metavar="DIR",
+                     help="also write a feedback page per student, DIR/STUDENT/LESSON.html (bleu-lab collect --return "
+                     "DIR puts them in the students' homes)")
+    grd.add_argument("--feedback-hidden", choices=HIDDEN_POLICIES, default="summary",
+                     help="what the pages say of failed hidden cases: 'summary' (passed or not, the default: the same "
+                     "--seed draws the same inputs again) or 'details' (the messages, which name the hidden inputs)")
+    grd.add_argument("--canvas", type=Path, default=None, metavar="GRADEBOOK",
+                     help="the gradebook CSV Canvas exported: write -o FILE, the lesson's marks for Canvas's import")
+    grd.add_argument("-o", "--output", type=Path, default=None, metavar="FILE",
+                     help="with --canvas: the file to import into Canvas")
+    grd.add_argument("--assignment", default=None, metavar="TITLE",
+                     help="with --canvas: the lesson's assignment in the gradebook (its title, 'Title (id)' or id; "
+                     "default: the one whose title holds the lesson's name)")
+    grd.add_argument("--manual", type=Path, default=None, metavar="MARKS",
+                     help="a marks CSV that --csv wrote, with the written answers' '(by hand)' columns filled: their "
+                     "marks go into --csv's columns and into Canvas's score")
     grd.add_argument("--memory", type=int, default=MARK_MEMORY, metavar="MB",
                      help=f"memory that marking one notebook may use, in MB (default {MARK_MEMORY}); beyond it, or "
                      "beyond --timeout, the notebook gets 0 with a note")
+    add_collect_parser(commands)
     gs = commands.add_parser("gradescope", help="write a Gradescope autograder (zip) for LESSON ...",
                              description="Write a Gradescope autograder: setup.sh installs the bleu_lab wheel the zip "
                              "carries (and its dependencies, from PyPI, when Gradescope builds the image); "
@@ -91,7 +125,14 @@ def _exports_ok(args: argparse.Namespace) -> None:
     """Before grading: the export files can be written and are none of the notebooks, and no two notebooks would
     land in one cell of the CSV (ValueError / FileNotFoundError naming the option)."""
     notebooks = {p.resolve() for p in args.notebooks}
-    for flag, path in (("--csv", args.csv), ("--gradescope", args.gradescope)):
+    if (args.canvas is None) != (args.output is None):
+        raise ValueError("--canvas GRADEBOOK and -o FILE go together: the gradebook Canvas exported, and the file to "
+                         "import")
+    read = {p.resolve() for p in (args.canvas, args.manual) if p is not None}
+    for flag, path in (("--csv", args.csv), ("-o", args.output)):
+        if path is not None and path.resolve() in read:
+            raise ValueError(f"{flag} {path} is a file it reads (--canvas or --manual): give another file name")
+    for flag, path in (("--csv", args.csv), ("--gradescope", args.gradescope), ("-o", args.output)):
         if path is None:
             continue
         if path.resolve() in notebooks:
@@ -100,6 +141,8 @@ def _exports_ok(args: argparse.Namespace) -> None:
             raise FileNotFoundError(f"{flag} {path}: the folder {path.parent} does not exist")
         if path.is_dir():
             raise IsADirectoryError(f"{flag} {path} is a folder: give a file name")
+    if args.feedback is not None and args.feedback.exists() and not args.feedback.is_dir():
+        raise NotADirectoryError(f"--feedback {args.feedback} is a file: give a folder (made if missing)")
     if args.gradescope is not None:
         students = sorted({student_id(path, lesson_gradings()) for path in args.notebooks})
         clashes = same_student_clashes(args.notebooks, lesson_gradings())
@@ -116,20 +159,44 @@ def _exports_ok(args: argparse.Namespace) -> None:
 
 
 def _grade(args: argparse.Namespace, prog: str) -> int:
+    if not args.notebooks:
+        return _canvas_from_marks(args, prog)
     _exports_ok(args)
+    book = read_gradebook(args.canvas) if args.canvas is not None else None  # refused before grading if unreadable
+    if book is not None and args.lesson is not None:
+        choose_assignment(book, args.lesson, args.assignment)
+    by_hand = read_by_hand(args.manual) if args.manual is not None else None
     grades: list[NotebookGrade] = []
     code = grade_batch(list(args.notebooks), timeout=args.timeout, seed=args.seed, lesson=args.lesson, grades=grades,
                        sandbox=args.sandbox, memory=args.memory)
     if code != 0:
-        if args.csv or args.gradescope:
+        if args.csv or args.gradescope or args.canvas or args.feedback:
             print(f"{prog}: no marks exported (grading stopped)", file=sys.stderr)
         return code
     if args.csv is not None:
-        write_marks_csv(args.csv, grades)
+        write_marks_csv(args.csv, grades, by_hand)
         print(f"{prog}: wrote {args.csv} ({len(grades)} notebooks)", file=sys.stderr)
     if args.gradescope is not None:
         write_gradescope(args.gradescope, gradescope_results(grades))
         print(f"{prog}: wrote {args.gradescope}", file=sys.stderr)
+    if args.feedback is not None:
+        pages = write_feedback(args.feedback, grades, args.feedback_hidden, by_hand)
+        print(f"{prog}: wrote {len(pages)} feedback pages in {args.feedback}", file=sys.stderr)
+    if book is not None:
+        print(f"{prog}: {write_canvas(book, args.output, grades, by_hand, args.assignment)}", file=sys.stderr)
+    return 0
+
+
+def _canvas_from_marks(args: argparse.Namespace, prog: str) -> int:
+    """``grade --manual MARKS --canvas GRADEBOOK -o FILE`` without notebooks: nothing is graded."""
+    if args.manual is None or args.canvas is None or args.output is None:
+        raise ValueError("give the notebooks to grade (without notebooks: --manual MARKS --canvas GRADEBOOK -o FILE "
+                         "writes Canvas's import from a marks CSV)")
+    if args.output.resolve() in (args.manual.resolve(), args.canvas.resolve()):
+        raise ValueError(f"-o {args.output} is one of the files it reads: give another file name")
+    report = canvas_from_marks(read_gradebook(args.canvas), args.output, read_marks(args.manual), args.lesson,
+                               args.assignment)
+    print(f"{prog}: {report}", file=sys.stderr)
     return 0
 
 
@@ -144,6 +211,8 @@ def main(argv: Sequence[str], prog: str = "bleu-lab") -> int:
                   f"  {done.solved}  (with solutions: for instructors, and to test the grader)\n"
                   f"  {done.nbgrader}  (nbgrader's source/ and nbgrader_config.py, for courses that use nbgrader)")
             return 0
+        if args.command == "collect":
+            return run_collect(args, prog)
         if args.command == "gradescope":
             done = build_autograder(args.lessons, args.output, wheel=args.wheel, timeout=args.timeout, seed=args.seed)
             print(f"wrote {done.path}: Gradescope's autograder for {', '.join(done.lessons)}, carrying {done.wheel}.\n"

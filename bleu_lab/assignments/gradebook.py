@@ -11,7 +11,9 @@ notebook reached it.
 - else the file name without ``.ipynb`` (``alice.ipynb``: ``alice``).
 
 Then, for each lesson of the batch in lesson order, a column per automatically marked exercise
-(``03_brevity_penalty: my_brevity_penalty``, its points), ``03_brevity_penalty: total`` and
+(``03_brevity_penalty: my_brevity_penalty``, its points), a column per written answer for its mark by hand
+(``03_brevity_penalty: what BLEU would do without BP (by hand)``: empty, for the instructor to fill; ``--manual FILE``
+reads them back from such a file), ``03_brevity_penalty: total`` (automatic marks only) and
 ``03_brevity_penalty: possible``; with several lessons, ``total`` and ``possible`` over all of them (a lesson the
 student did not hand in counts in ``possible``); last, ``notes`` (why a notebook was not graded, and the written answers
 left to grade by hand). A cell is empty where there is no mark (no notebook of that lesson, or one that could not be
@@ -30,12 +32,13 @@ grader's printed report (hidden cases included) is for the instructor.
 
 from __future__ import annotations
 
+import csv
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from ..exercises import LessonGrading
-from ..spreadsheet import write_csv
+from ..spreadsheet import FORMULA_STARTS, write_csv
 from . import lesson_gradings
 from .grade import ExerciseResult, NotebookGrade
 
@@ -43,6 +46,8 @@ NBGRADER_FOLDERS = ("submitted", "autograded")
 HIDDEN_PREFIX = "hidden cases:"  # how grade_exercise starts the message of failed hidden cases
 ANSWER_SHOWN = 1000  # characters of a written answer echoed back in its Gradescope test
 GRADESCOPE_SPEC = "https://gradescope-autograders.readthedocs.io/en/latest/specs/"
+MAX_MARKS_BYTES = 50_000_000
+BY_HAND = " (by hand)"  # ends the column of a written answer's mark
 
 
 def student_id(path: Path, lessons: Iterable[str] = ()) -> str:
@@ -92,15 +97,66 @@ def marks_columns(lessons: Sequence[str], gradings: Mapping[str, LessonGrading] 
     columns = ["student"]
     for lesson in lessons:
         columns += [f"{lesson}: {name}" for name in _auto_exercises(gradings[lesson])]
+        columns += [by_hand_column(lesson, e.name) for e in gradings[lesson].exercises if e.manual]
         columns += [f"{lesson}: total", f"{lesson}: possible"]
     if len(lessons) > 1:
         columns += ["total", "possible"]
     return columns + ["notes"]
 
 
-def marks_table(grades: Sequence[NotebookGrade]) -> tuple[list[str], list[dict[str, object]]]:
-    """The CSV's columns and rows (one per student, sorted by id). ValueError, naming both notebooks, if two
-    notebooks give one student the same lesson."""
+def by_hand_column(lesson: str, exercise: str) -> str:
+    """The column of a written answer's mark, which the grader leaves empty for the instructor to fill."""
+    return f"{lesson}: {exercise}{BY_HAND}"
+
+
+def read_marks(path: str | Path) -> list[dict[str, object]]:
+    """The rows of a marks CSV as ``--csv`` wrote it (``student`` as it was before ``write_csv`` protected it), its
+    ``(by hand)`` columns as numbers (empty: ""). ValueError naming the cell that is not a mark (a number >= 0)."""
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"--manual {path}: no such file (the marks CSV that --csv wrote, filled in)")
+    if path.stat().st_size > MAX_MARKS_BYTES:
+        raise ValueError(f"--manual {path}: larger than {MAX_MARKS_BYTES // 1_000_000} MB, not a marks CSV")
+    with path.open(encoding="utf-8-sig", newline="") as f:
+        reader = csv.DictReader(f)
+        if not reader.fieldnames or "student" not in reader.fieldnames:
+            raise ValueError(f"--manual {path}: no 'student' column (give the marks CSV that --csv wrote)")
+        rows: list[dict[str, object]] = []
+        for line, row in enumerate(reader, start=2):
+            if None in row:
+                raise ValueError(f"--manual {path}: line {line} has more cells than the header (a comma in a cell "
+                                 "that is not quoted?)")
+            marks: dict[str, object] = dict(row)
+            student = row["student"] or ""
+            marks["student"] = student[1:] if student.startswith("'") and student[1:].startswith(FORMULA_STARTS) \
+                else student
+            for column, value in row.items():
+                if not (column or "").endswith(BY_HAND) or not (value or "").strip():
+                    continue
+                try:
+                    mark = float(value.strip().replace(",", "."))
+                except ValueError:
+                    mark = -1.0
+                if not 0 <= mark < float("inf"):
+                    raise ValueError(f"--manual {path}, line {line}, {column!r}: {value!r} is not a mark (a number "
+                                     ">= 0, or empty)")
+                marks[column] = mark
+            rows.append(marks)
+    return rows
+
+
+def read_by_hand(path: str | Path) -> dict[str, dict[str, float]]:
+    """``--manual FILE``: the marks by hand of a marks CSV (``read_marks``), by student and column; empty cells are
+    left out."""
+    found = {str(row["student"]): {c: v for c, v in row.items() if c.endswith(BY_HAND) and v != ""}
+             for row in read_marks(path)}
+    return {student: marks for student, marks in found.items() if marks}
+
+
+def marks_table(grades: Sequence[NotebookGrade],
+                by_hand: Mapping[str, Mapping[str, float]] | None = None) -> tuple[list[str], list[dict[str, object]]]:
+    """The CSV's columns and rows (one per student, sorted by id), with the marks ``by_hand`` (``read_by_hand``) in
+    their columns. ValueError, naming both notebooks, if two notebooks give one student the same lesson."""
     gradings = lesson_gradings()
     lessons = _batch_lessons(grades, gradings)
     columns = marks_columns(lessons, gradings)
@@ -139,12 +195,14 @@ def marks_table(grades: Sequence[NotebookGrade]) -> tuple[list[str], list[dict[s
             row["total"] = sum(totals) if totals else ""
             row["possible"] = sum(_possible(gradings[lesson]) for lesson in lessons)
         row["notes"] = "; ".join(notes[student])
+        row.update({c: mark for c, mark in (by_hand or {}).get(student, {}).items() if c in columns})
     return columns, [{c: rows[s].get(c, "") for c in columns} for s in sorted(rows)]
 
 
-def write_marks_csv(path: str | Path, grades: Sequence[NotebookGrade]) -> Path:
-    """Write ``marks_table(grades)`` to ``path`` (through ``write_csv``: formula-safe cells)."""
-    columns, rows = marks_table(grades)
+def write_marks_csv(path: str | Path, grades: Sequence[NotebookGrade],
+                    by_hand: Mapping[str, Mapping[str, float]] | None = None) -> Path:
+    """Write ``marks_table(grades, by_hand)`` to ``path`` (through ``write_csv``: formula-safe cells)."""
+    columns, rows = marks_table(grades, by_hand)
     return write_csv(path, rows, columns)
 
 

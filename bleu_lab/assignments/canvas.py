@@ -1,0 +1,308 @@
+"""``bleu-lab grade ... --canvas GRADEBOOK.csv -o IMPORT.csv``: a lesson's marks as a file Canvas's gradebook import
+takes, built from the gradebook Canvas exports.
+
+The layout, as Canvas's own code writes and reads it (``lib/gradebook_exporter.rb`` and ``lib/gradebook_importer.rb``
+in https://github.com/instructure/canvas-lms):
+
+- the header: ``Student`` (or ``LastName, FirstName``), ``ID``, then ``SIS User ID``, ``SIS Login ID`` (and
+  ``Integration ID``, ``Root Account`` where the account shows them), ending with ``Section``; custom columns; then
+  each assignment as ``Title (id)``; then read-only totals (``Current Score`` ...);
+- an optional row of ``Manual Posting`` marks, then the ``    Points Possible`` row (the assignments' points, the
+  totals ``(read only)``); then one row per student, Canvas's Test Student last;
+- a name starting with ``=`` written as ``="..."``; a UTF-8 byte-order mark and ``;`` as the separator where the user
+  chose them (the importer detects ``;`` and reads ``5,5`` as ``5.5``).
+
+The importer identifies a student by ``ID``, then ``SIS User ID``, then ``SIS Login ID``, then the name; it needs the
+header up to ``Section``; it ignores unchanged cells and read-only columns. So the file written here holds the
+identity columns exactly as exported, the lesson's assignment column, the ``Points Possible`` row as exported, and
+every exported student: a matched student gets the lesson's marks, every other row keeps its exported cell (no change).
+
+A marks row (``gradebook.marks_table``: the student is a hub login, a folder name or nbgrader's id) is matched to a
+Canvas row by ``SIS Login ID``, else ``SIS User ID``, else the login part (before ``@``) of the SIS Login ID, ignoring
+case; the report says how each was matched and lists the unmatched on both sides.
+
+The score is the lesson's automatic total plus the marks given by hand to its written answers (``--manual``). Canvas's
+points possible for the assignment must be the lesson's automatic points, or more if the lesson has written answers
+(the rest is theirs); anything else is refused, never rescaled.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..exercises import LessonGrading
+from . import lesson_gradings
+from .grade import NotebookGrade
+from .gradebook import by_hand_column, marks_table
+
+EXPORTER = "https://github.com/instructure/canvas-lms/blob/master/lib/gradebook_exporter.rb"
+IMPORTER = "https://github.com/instructure/canvas-lms/blob/master/lib/gradebook_importer.rb"
+IDENTITY = ("Student", "LastName", "FirstName", "ID", "SIS User ID", "SIS Login ID", "Integration ID", "Root Account",
+            "Section")
+NOT_ASSIGNMENTS = re.compile(r"Current Score|Current Points|Current Grade|Final Score|Final Points|Final Grade|"
+                             r"Override Score|Override Grade|Override Status")
+TITLE_AND_ID = re.compile(r"\A(.*)\s\((\d+)\)\Z")  # Canvas's Assignment.title_and_id
+POINTS_ROW = "    Points Possible"
+MATCH_KINDS = ("SIS Login ID", "SIS User ID", "login")
+MAX_GRADEBOOK_BYTES = 50_000_000
+
+
+@dataclass
+class Gradebook:
+    """A Canvas gradebook export: its header, the number of identity columns (up to ``Section``), the Points Possible
+    row, the student rows, and how it was written (separator, byte-order mark)."""
+
+    header: list[str]
+    identity: int
+    points: list[str]
+    students: list[list[str]]
+    delimiter: str = ","
+    bom: bool = False
+
+    def column(self, name: str) -> int | None:
+        return self.header.index(name) if name in self.header else None
+
+    @property
+    def assignments(self) -> list[str]:
+        return [h for h in self.header[self.identity:] if TITLE_AND_ID.match(h) and not NOT_ASSIGNMENTS.search(h)]
+
+
+def _number(text: str) -> float | None:
+    text = text.strip()
+    if re.fullmatch(r"-?[0-9.,]+", text):
+        *head, last = re.split(r"[.,]", text)
+        try:
+            return float(f"{''.join(head)}.{last}" if head else last)
+        except ValueError:
+            return None
+    return None
+
+
+def read_gradebook(path: Path) -> Gradebook:
+    """Read a gradebook CSV as Canvas exports it (ValueError naming ``--canvas`` and what is wrong)."""
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"--canvas {path}: no such file (export it from Canvas: Grades, Export)")
+    if path.stat().st_size > MAX_GRADEBOOK_BYTES:
+        raise ValueError(f"--canvas {path}: larger than {MAX_GRADEBOOK_BYTES // 1_000_000} MB, not a gradebook")
+    raw = path.read_bytes()
+    bom = raw.startswith(b"\xef\xbb\xbf")
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"--canvas {path}: not UTF-8 ({exc.reason} at byte {exc.start}); export it again") from None
+    first = text.splitlines()[:3]
+    counts = {d: {len(next(csv.reader([line], delimiter=d))) for line in first} for d in ",;"}
+    delimiter = ";" if len(counts[";"]) == 1 and max(counts[";"]) > max(counts[","]) else ","
+    rows = [[cell.strip("\r") for cell in row] for row in csv.reader(io.StringIO(text, newline=""),
+                                                                     delimiter=delimiter)]
+    if not rows or len(rows[0]) < 4 or "Student" not in rows[0][0] and rows[0][0] != "LastName":
+        raise ValueError(f"--canvas {path}: not a Canvas gradebook export (its header starts with Student, ID, "
+                         "SIS User ID, SIS Login ID, Section)")
+    header = rows[0]
+    if "Section" not in header:
+        raise ValueError(f"--canvas {path}: no Section column (Canvas's import needs the columns up to Section)")
+    identity = header.index("Section") + 1
+    points: list[str] = []
+    students = []
+    for row in rows[1:]:
+        if not any(cell.strip() for cell in row):
+            continue
+        if row[0].strip() == "Points Possible":
+            points = row
+        elif all(re.fullmatch(r"\s*(Muted|Manual Posting.*)?\s*", cell, re.IGNORECASE) for cell in row):
+            continue  # the row of manually posted assignments
+        else:
+            students.append(row + [""] * (len(header) - len(row)))
+    if not points:
+        raise ValueError(f"--canvas {path}: no 'Points Possible' row (export the gradebook from Canvas again)")
+    return Gradebook(header, identity, points + [""] * (len(header) - len(points)), students, delimiter, bom)
+
+
+def choose_assignment(book: Gradebook, lesson: str, wanted: str | None) -> str:
+    """The header of the lesson's assignment column: ``wanted`` (a title, ``Title (id)`` or an id), else the one
+    column whose title holds the lesson's name."""
+    columns = book.assignments
+    if wanted is not None:
+        hits = [c for c in columns if wanted in (c, TITLE_AND_ID.match(c).group(1), TITLE_AND_ID.match(c).group(2))]
+    else:
+        hits = [c for c in columns if lesson.casefold() in c.casefold()]
+    if len(hits) == 1:
+        return hits[0]
+    shown = "; ".join(columns) or "none"
+    if wanted is not None and not hits:
+        raise ValueError(f"--assignment {wanted!r}: no such assignment in the gradebook (its assignments: {shown}); "
+                         "create the assignment in Canvas first, then export the gradebook again")
+    why = "several assignments match" if hits else f"no assignment's title holds {lesson!r}"
+    raise ValueError(f"--canvas: {why}: name the lesson's with --assignment (one of: {shown})")
+
+
+def _is_test_student(book: Gradebook, row: list[str]) -> bool:
+    """Canvas's Test Student (the student view): named Student, Test, with no SIS id or login."""
+    ids = [row[i] for i in (book.column("SIS User ID"), book.column("SIS Login ID")) if i is not None]
+    return row[0].strip() in ("Student, Test", "Test Student") and not any(v.strip() for v in ids)
+
+
+def _keys(book: Gradebook, row: list[str]) -> dict[str, str]:
+    keys = {}
+    for kind in ("SIS Login ID", "SIS User ID"):
+        index = book.column(kind)
+        if index is not None and row[index].strip():
+            keys[kind] = row[index].strip().casefold()
+    if "SIS Login ID" in keys:
+        keys["login"] = keys["SIS Login ID"].split("@")[0]
+    return keys
+
+
+@dataclass
+class CanvasReport:
+    path: Path
+    assignment: str
+    points_possible: float
+    matched: dict[str, str] = field(default_factory=dict)  # marks student -> how it matched
+    unmatched_marks: list[str] = field(default_factory=list)  # students of the marks not in Canvas
+    unmatched_canvas: list[str] = field(default_factory=list)  # Canvas students with no mark (left as exported)
+    ambiguous: list[str] = field(default_factory=list)
+    test_student: bool = False
+    no_manual: list[str] = field(default_factory=list)  # matched, written answers without a mark yet
+
+    def __str__(self) -> str:
+        counts = {kind: sum(1 for how in self.matched.values() if how == kind) for kind in MATCH_KINDS}
+        how = ", ".join(f"{n} by {kind}" for kind, n in counts.items() if n) or "none"
+        lines = [f"wrote {self.path}: {len(self.matched)} marks for Canvas's {self.assignment!r} "
+                 f"(worth {self.points_possible:g} points), matched {how}"]
+        if self.unmatched_marks:
+            lines.append(f"  in the marks but not in Canvas ({len(self.unmatched_marks)}, not imported): "
+                         + ", ".join(self.unmatched_marks))
+        if self.ambiguous:
+            lines += [f"  not imported, ambiguous: {line}" for line in self.ambiguous]
+        if self.unmatched_canvas:
+            lines.append(f"  in Canvas without a mark ({len(self.unmatched_canvas)}, their cell left as exported): "
+                         + "; ".join(self.unmatched_canvas))
+        if self.test_student:
+            lines.append("  Canvas's Test Student: left as exported")
+        if self.no_manual:
+            lines.append(f"  written answers without a mark by hand yet ({len(self.no_manual)}; their automatic marks "
+                         "only): " + ", ".join(self.no_manual))
+        return "\n".join(lines)
+
+
+def _format(points: float) -> str:
+    return str(int(points)) if float(points).is_integer() else f"{points:.2f}".rstrip("0")
+
+
+def canvas_import(book: Gradebook, out: Path, rows: Sequence[Mapping[str, object]], lesson: str,
+                  grading: LessonGrading, assignment: str | None = None) -> CanvasReport:
+    """Write the import file for ``lesson`` from the marks ``rows`` (``gradebook.marks_table``'s, by-hand columns
+    filled or not) and return what matched. ValueError when Canvas's points possible cannot hold the lesson's."""
+    column = choose_assignment(book, lesson, assignment)
+    index = book.header.index(column)
+    possible = _number(book.points[index])
+    automatic = sum(e.points for e in grading.exercises)
+    written = [e.name for e in grading.exercises if e.manual]
+    if possible is None:
+        raise ValueError(f"--canvas: {column!r} has no points possible ({book.points[index]!r}) in the gradebook")
+    if possible < automatic or (possible > automatic and not written):
+        raise ValueError(f"--canvas: Canvas's {column!r} is worth {possible:g} points and {lesson}'s marks are out of "
+                         f"{automatic}" + (" plus its written answers" if written else "") + ": set the assignment's "
+                         f"points in Canvas to {automatic}" + (" or more" if written else "") + " and export again "
+                         "(marks are never rescaled)")
+    room = possible - automatic
+    report = CanvasReport(Path(out), column, possible)
+    canvas_rows = [row for row in book.students if not _is_test_student(book, row)]
+    report.test_student = len(canvas_rows) < len(book.students)
+    scores: dict[int, str] = {}
+    for marks in rows:
+        student = str(marks["student"])
+        found = _match(book, canvas_rows, student)
+        if isinstance(found, str):
+            (report.ambiguous if found else report.unmatched_marks).append(
+                f"{student}: {found}" if found else student)
+            continue
+        row_index, how = found
+        if row_index in scores:
+            report.ambiguous.append(f"{student}: the Canvas row {canvas_rows[row_index][0]!r} also matched another")
+            continue
+        total = marks.get(f"{lesson}: total", "")
+        if total in ("", None):
+            continue  # no mark (not handed in, or not graded): the exported cell stays
+        if _number(str(total)) is None:
+            raise ValueError(f"marks: {student}'s '{lesson}: total' is {total!r}, not a number")
+        by_hand = [marks.get(by_hand_column(lesson, name), "") for name in written]
+        given = [float(v) for v in by_hand if v not in ("", None)]
+        if len(given) < len(written):
+            report.no_manual.append(student)
+        if sum(given) > room:
+            raise ValueError(f"--manual: {student}'s marks by hand for {lesson} ({sum(given):g}) exceed what the "
+                             f"written answers are worth in Canvas ({room:g} of {possible:g} points)")
+        scores[row_index] = _format(_number(str(total)) + sum(given))
+        report.matched[student] = how
+    login = book.column("SIS Login ID")
+    for i, row in enumerate(canvas_rows):
+        if i not in scores:
+            report.unmatched_canvas.append(f"{row[0]} ({row[login] if login is not None else row[1]})")
+    _write(book, out, index, {id(canvas_rows[i]): score for i, score in scores.items()})
+    return report
+
+
+def _match(book: Gradebook, rows: list[list[str]], student: str) -> tuple[int, str] | str:
+    """The Canvas row of a marks student and how it matched; "" if none, else why it is ambiguous."""
+    wanted = student.strip().casefold()
+    for kind in MATCH_KINDS:
+        hits = [i for i, row in enumerate(rows) if _keys(book, row).get(kind) == wanted]
+        if len(hits) == 1:
+            return hits[0], kind
+        if len(hits) > 1:
+            return f"{len(hits)} Canvas students have the {kind} {student!r}"
+    return ""
+
+
+def _write(book: Gradebook, out: Path, index: int, scores: Mapping[int, str]) -> None:
+    """The import file: identity columns and the points row as exported, the assignment column with the marks."""
+    keep = list(range(book.identity)) + [index]
+    buffer = io.StringIO(newline="")
+    writer = csv.writer(buffer, delimiter=book.delimiter, lineterminator="\r\n")
+    writer.writerow([book.header[i] for i in keep])
+    writer.writerow([POINTS_ROW] + [book.points[i] for i in keep[1:]])
+    for row in book.students:
+        cells = [row[i] for i in keep]
+        if id(row) in scores:
+            cells[-1] = scores[id(row)]
+        writer.writerow(cells)
+    Path(out).write_bytes(("\ufeff" if book.bom else "").encode() + buffer.getvalue().encode("utf-8"))
+
+
+def write_canvas(book: Gradebook, out: Path, grades: Sequence[NotebookGrade],
+                 by_hand: Mapping[str, Mapping[str, float]] | None = None,
+                 assignment: str | None = None) -> CanvasReport:
+    """``--canvas``: the import file of a batch of one lesson (ValueError for several)."""
+    gradings = lesson_gradings()
+    lessons = sorted({g.lesson for g in grades if g.lesson in gradings})
+    if len(lessons) != 1:
+        raise ValueError(f"--canvas writes one lesson's column, and this batch has {len(lessons)} lessons "
+                         f"({', '.join(lessons) or 'none graded'}): grade one lesson at a time")
+    _, rows = marks_table(grades, by_hand)
+    return canvas_import(book, out, rows, lessons[0], gradings[lessons[0]], assignment)
+
+
+def canvas_from_marks(book: Gradebook, out: Path, rows: Sequence[Mapping[str, object]], lesson: str | None = None,
+                      assignment: str | None = None) -> CanvasReport:
+    """``--manual MARKS --canvas ... -o ...`` without notebooks: the import file from a marks CSV (``read_marks``)
+    alone, its automatic totals as graded and its by-hand marks as filled in (no grading again)."""
+    gradings = lesson_gradings()
+    columns = list(rows[0]) if rows else []
+    lessons = [c.removesuffix(": total") for c in columns if c.removesuffix(": total") in gradings]
+    if lesson is not None:
+        if lesson not in lessons:
+            raise ValueError(f"--lesson {lesson}: the marks CSV has no column '{lesson}: total' "
+                             f"(its lessons: {', '.join(lessons) or 'none'})")
+        lessons = [lesson]
+    if len(lessons) != 1:
+        raise ValueError(f"--manual: the marks CSV holds {len(lessons)} lessons ({', '.join(lessons) or 'none'}): "
+                         "name the one for Canvas with --lesson")
+    return canvas_import(book, out, rows, lessons[0], gradings[lessons[0]], assignment)

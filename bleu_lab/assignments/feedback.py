@@ -1,0 +1,160 @@
+"""``bleu-lab grade ... --feedback DIR``: one feedback page per student and lesson, ``DIR/STUDENT/LESSON.html``.
+
+A page is built from the ``NotebookGrade`` the grader reports (the marks are the grader's, nothing is recomputed): the
+score, a table of the marks per exercise (the visible check and, for a function exercise, its hidden cases), the
+check's messages where a mark was missed, the cells that raised, and the grader's note. The student is
+``gradebook.student_id`` (nbgrader's ``submitted/STUDENT/``, which ``bleu-lab collect`` writes), so
+``bleu-lab collect --return DIR`` puts each page in its student's home.
+
+**Hidden cases**, as the release treats them: no hidden case ships, and Gradescope shows their details (which name the
+hidden inputs) only once grades are published (``gradebook``). A returned page is a published grade, but the same
+``--seed`` draws the same inputs again (for a late submission, a regrade), so by default (``HIDDEN_POLICIES[0]``,
+"summary") a page says only whether the hidden cases passed and their points; ``--feedback-hidden details`` adds the
+messages that name the inputs. Written answers are graded by hand: the page says so (with the mark, once ``--manual``
+gives it), and shows neither the key points nor the model answer (the rubric).
+
+The page is self-contained HTML (no script, no link, no font or image from elsewhere), in the language declared, with
+a table whose caption and header cells say what each column holds, text at least 16 px with contrast above WCAG's
+AA ratio, and every text from a notebook escaped.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import lesson_gradings
+from .grade import ExerciseResult, NotebookGrade
+from .gradebook import _split_messages, by_hand_column, student_id
+
+HIDDEN_POLICIES = ("summary", "details")
+MAX_MESSAGE_CHARS = 4000  # of one exercise's messages on a page (the rest is cut, and says so)
+
+STYLE = """
+body { font: 16px/1.5 system-ui, -apple-system, "Segoe UI", sans-serif; color: #1a1a1a; background: #fff;
+       max-width: 52rem; margin: 2rem auto; padding: 0 1rem; }
+h1 { font-size: 1.6rem; } h2 { font-size: 1.25rem; margin-top: 2rem; }
+table { border-collapse: collapse; width: 100%; }
+caption { text-align: left; font-weight: bold; padding: 0.5rem 0; }
+th, td { border: 1px solid #767676; padding: 0.4rem 0.6rem; text-align: left; vertical-align: top; }
+th { background: #f0f0f0; }
+.score { font-size: 1.3rem; font-weight: bold; }
+.missed { color: #8a1c1c; } .earned { color: #1b5e20; }
+pre { white-space: pre-wrap; word-break: break-word; background: #f7f7f7; border-left: 4px solid #767676;
+      padding: 0.5rem 0.75rem; font: 15px/1.45 ui-monospace, Menlo, Consolas, monospace; }
+"""
+
+
+@dataclass(frozen=True)
+class Page:
+    student: str
+    lesson: str
+    path: Path
+
+
+def _e(text: object) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def _messages(lines: Sequence[str]) -> str:
+    text = "\n".join(lines)
+    if len(text) > MAX_MESSAGE_CHARS:
+        text = text[:MAX_MESSAGE_CHARS] + f"\n... (cut: {len(text) - MAX_MESSAGE_CHARS} more characters)"
+    return f"<pre>{_e(text)}</pre>" if text else ""
+
+
+def _rows(result: ExerciseResult, hidden: bool, by_hand: float | None = None) -> list[tuple[str, str, str, str]]:
+    """(part, marks, out of, what it means) for the table."""
+    if result.manual:
+        if by_hand is not None:
+            return [(result.name, f"{by_hand:g}", "", "a written answer, marked by hand (not in this score)")]
+        return [(result.name, "by hand", "", "a written answer: your instructor reads and marks it (not in this "
+                 "score)")]
+    hidden_points = result.hidden_points if hidden else 0
+    visible = result.points - hidden_points
+    rows = [(result.name, str(visible), "1", "passed" if visible else "not passed")]
+    if hidden:
+        rows.append((f"{result.name}: hidden cases", str(hidden_points), "1",
+                     "passed" if hidden_points else "not passed"))
+    return rows
+
+
+def _details(result: ExerciseResult, hidden: bool, policy: str) -> str:
+    """The messages of a missed mark: the visible check's always, the hidden cases' as ``policy`` allows."""
+    if result.manual or result.points >= result.possible:
+        return ""
+    visible, hidden_messages = _split_messages(result)
+    parts = []
+    if visible:
+        parts.append(f"<p>What the check said:</p>{_messages(visible)}")
+    if hidden and not result.hidden_points:
+        if policy == "details" and hidden_messages:
+            parts.append(f"<p>The hidden cases:</p>{_messages(hidden_messages)}")
+        else:
+            parts.append("<p>The hidden cases did not pass. They are other inputs of the same kind, drawn when the "
+                         "notebook was graded; their details are not shown. Check your function on inputs of your "
+                         "own, including unusual ones.</p>")
+    return f"<h3>{_e(result.name)}</h3>{''.join(parts)}" if parts else ""
+
+
+def render(grade: NotebookGrade, student: str, policy: str = "summary",
+           by_hand: Mapping[str, float] | None = None) -> str:
+    """The feedback page of one graded notebook, as HTML; ``by_hand``: the student's marks by hand
+    (``gradebook.read_by_hand``), by column."""
+    if policy not in HIDDEN_POLICIES:
+        raise ValueError(f"--feedback-hidden {policy!r}: expected one of {', '.join(HIDDEN_POLICIES)}")
+    grading = lesson_gradings().get(grade.lesson)
+    with_hidden = {e.name for e in grading.exercises if e.hidden is not None} if grading else set()
+    title = f"{grade.lesson}: feedback for {student}"
+    body = [f"<h1>{_e(title)}</h1>"]
+    if not grade.graded:
+        body.append(f"<p class=\"score\">Not graded.</p><p>{_e(grade.note or 'The notebook could not be graded.')}"
+                    "</p><p>Ask your instructor what to do.</p>")
+    else:
+        manual = sum(e.manual for e in grade.exercises)
+        body.append(f"<p class=\"score\">Score: {grade.score} / {grade.possible}</p>")
+        if manual:
+            body.append(f"<p>{manual} written answer{'s are' if manual > 1 else ' is'} graded by hand, apart from "
+                        "this score.</p>")
+        marks = by_hand or {}
+        rows = [row for e in grade.exercises
+                for row in _rows(e, e.name in with_hidden, marks.get(by_hand_column(grade.lesson, e.name)))]
+        cells = "".join(
+            f"<tr><th scope=\"row\">{_e(part)}</th><td>{_e(marks)}</td><td>{_e(out_of)}</td>"
+            f"<td class=\"{'earned' if meaning == 'passed' else 'missed' if meaning == 'not passed' else ''}\">"
+            f"{_e(meaning)}</td></tr>" for part, marks, out_of, meaning in rows)
+        body.append("<table><caption>Marks per exercise: 1 point for the lesson's check (the one you could run in "
+                    "the notebook), and for a function 1 more for hidden cases</caption><thead><tr>"
+                    + "".join(f"<th scope=\"col\">{name}</th>" for name in ("exercise", "points", "out of", "result"))
+                    + "</tr>"
+                    f"</thead><tbody>{cells}</tbody></table>")
+        details = "".join(_details(e, e.name in with_hidden, policy) for e in grade.exercises)
+        if details:
+            body.append(f"<h2>Where marks were missed</h2>{details}")
+        if grade.errors:
+            body.append(f"<h2>Cells that raised an error</h2>{_messages(grade.errors)}")
+        if grade.note:
+            body.append(f"<h2>Note from the grader</h2><p>{_e(grade.note)}</p>")
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+            f"<title>{_e(title)}</title><style>{STYLE}</style></head>\n<body><main>{''.join(body)}</main></body>"
+            "</html>\n")
+
+
+def write_feedback(directory: Path, grades: Sequence[NotebookGrade], policy: str = "summary",
+                   by_hand: Mapping[str, Mapping[str, float]] | None = None) -> list[Page]:
+    """Write ``directory/STUDENT/LESSON.html`` for each grade (a notebook of no known lesson: ``NAME.html``), with
+    the marks ``by_hand`` (``--manual``) where given."""
+    directory = Path(directory)
+    lessons = lesson_gradings()
+    pages = []
+    for grade in grades:
+        student = student_id(grade.path, lessons)
+        name = grade.lesson if grade.lesson in lessons else Path(grade.path).stem
+        path = directory / student / f"{name}.html"
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        path.write_text(render(grade, student, policy, (by_hand or {}).get(student)), encoding="utf-8")
+        pages.append(Page(student, grade.lesson, path))
+    return pages
