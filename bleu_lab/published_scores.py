@@ -294,7 +294,8 @@ def _mqm_rows() -> list[tuple[str, int, float | None]]:
         fields = line.split()
         if len(fields) != 3:
             raise ValueError(f"{path}, line {number}: expected system, score and seg_id, got {line!r:.80}")
-        system, score, segment = fields[0], None if fields[1] == "None" else float(fields[1]), int(fields[2])
+        # "-0.000000" is read as 0.0 (float("-0.0") + 0.0), so that a segment without errors prints as 0
+        system, score, segment = fields[0], None if fields[1] == "None" else float(fields[1]) + 0.0, int(fields[2])
         counts[system] = counts.get(system, 0) + 1
         if segment != counts[system]:
             raise ValueError(f"{path}, line {number}: {system}'s segment {segment} is out of order")
