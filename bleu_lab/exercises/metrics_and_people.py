@@ -24,6 +24,7 @@ from . import (
     GradedExercise,
     LessonGrading,
     ReversedClaim,
+    as_list,
     as_number,
     as_whole,
     call_student,
@@ -148,8 +149,8 @@ def check_surprises(func: Callable, cases: Sequence = SURPRISE_SYSTEMS) -> Feedb
         if failed:
             return fb
         high, low = expected_surprises(bleu, mqm)
-        pair = list(got) if isinstance(got, (tuple, list)) and len(got) == 2 else None
-        if pair is None:
+        pair = None if isinstance(got, (str, bytes, Mapping)) else as_list(got)
+        if pair is None or len(pair) != 2:
             fb.fail(f"{name}: return a pair (high, low) of segment numbers, not {shown(got)}")
             continue
         picked = [as_whole(v) for v in pair]
