@@ -222,3 +222,21 @@ def test_the_lesson_declares_its_grading():
     assert ex12.GRADING.notebook == LESSON and len(names) == 4
     assert sum(e.points for e in ex12.GRADING.exercises) == 5
     assert math.isclose(ex12.MAJOR, -5.0)
+
+
+def test_the_real_grader_gives_the_solved_copy_full_marks_and_the_untouched_one_none(tmp_path):
+    """`bleu-lab release`, then `bleu-lab grade` (each notebook in its own isolated kernel) on lesson 12's copies."""
+    import re
+    import subprocess
+    import sys
+
+    from bleu_lab.assignments.release import release
+
+    release(tmp_path / "course", SOLUTIONS.parent)
+    copies = [tmp_path / "course" / copy / f"{LESSON}.ipynb" for copy in ("solved", "student")]
+    command = Path(sys.executable).parent / "bleu-lab"
+    done = subprocess.run([str(command), "grade", *map(str, copies), "--seed", "5", "--timeout", "120"],
+                          capture_output=True, text=True, timeout=900, cwd=tmp_path)
+    assert done.returncode == 0, done.stdout[-1000:] + done.stderr[-2000:]
+    scores = re.findall(r"^score: .*$", done.stdout, re.MULTILINE)
+    assert scores == ["score: 5 / 5  (+ 1 to grade by hand)", "score: 0 / 5  (+ 1 to grade by hand)"], done.stdout
