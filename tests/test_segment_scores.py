@@ -161,3 +161,19 @@ def test_segment_level_tau_equals_scipys_on_the_wmt21_scores():
     for metric in ("bleu", "chrf"):
         x, y = [getattr(m, metric) for m in rows], [mqm[m.system, m.segment] for m in rows]
         assert kendall_tau(x, y) == pytest.approx(scipy.stats.kendalltau(x, y).statistic, abs=1e-12)
+
+
+def test_segment_scatter_draws_every_segment_and_marks_the_named_ones():
+    from bleu_lab import plots
+
+    fig, ax = plots.new_figure("t", "x", "y")
+    x, y = [10.0, 50.0, 90.0, 30.0], [0.0, -5.0, 0.0, -0.1]
+    plots.segment_scatter(ax, x, y, highlight={"seg 2": (50.0, -5.0)}, jitter=0.25, seed=1)
+    points, marked = ax.lines
+    assert list(points.get_xdata()) == x
+    assert np.all(np.abs(np.asarray(points.get_ydata()) - y) <= 0.25) and list(points.get_ydata()) != y
+    assert (list(marked.get_xdata()), list(marked.get_ydata())) == ([50.0], [-5.0])
+    assert [t.get_text() for t in ax.texts] == ["seg 2"]
+    again = plots.new_figure("t", "x", "y")[1]
+    plots.segment_scatter(again, x, y, jitter=0.25, seed=1)
+    assert list(again.lines[0].get_ydata()) == list(points.get_ydata())  # seeded: the same picture every run

@@ -267,8 +267,8 @@ TWO_ERRORS_HINTS = (
 MODEL_ANSWER_TWO_ERRORS = (
     "UEdin's schäbig (shabby) is a fluent mistranslation, a major accuracy error (-5), while Online-W's only fault is "
     "its straight ASCII quotes, a minor punctuation error weighted 0.1; BLEU counts n-gram matches with reference C, "
-    "and the straight quotes (split off by 13a where „Die and chaotisch.“ stay single tokens) break more n-grams than "
-    "one wrong word does, so BLEU prefers the wrong translation."
+    "and the straight quotes (tokens of their own under 13a, where reference C's „ stays glued to „Die) break more "
+    "n-gram matches than the wrong word does, so BLEU prefers the wrong translation."
 )
 
 
