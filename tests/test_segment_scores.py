@@ -177,3 +177,10 @@ def test_segment_scatter_draws_every_segment_and_marks_the_named_ones():
     again = plots.new_figure("t", "x", "y")[1]
     plots.segment_scatter(again, x, y, jitter=0.25, seed=1)
     assert list(again.lines[0].get_ydata()) == list(points.get_ydata())  # seeded: the same picture every run
+
+
+def test_pair_counts_refuses_too_many_items_before_any_work():
+    from bleu_lab.agreement import MAX_TAU_ITEMS
+
+    with pytest.raises(ValueError, match="at most 20,000 items"):
+        pair_counts([0.0] * (MAX_TAU_ITEMS + 1), [1.0] * (MAX_TAU_ITEMS + 1))
