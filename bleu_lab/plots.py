@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 import matplotlib
+import numpy as np
 from matplotlib.figure import Figure
 
 if TYPE_CHECKING:
@@ -514,4 +515,25 @@ def labelled_scatter(
         ax.plot(xi, yi, "s" if special else "o", color=COLORS["accent" if special else "main"], markersize=7,
                 markeredgecolor="black", markeredgewidth=0.5, zorder=3)
         ax.annotate(label, (xi, yi), xytext=(5, 3), textcoords="offset points", fontsize=8)
+    return ax
+
+
+def segment_scatter(
+    ax: Axes,
+    x: Sequence[float],
+    y: Sequence[float],
+    highlight: dict[str, tuple[float, float]] | None = None,
+    jitter: float = 0.0,
+    seed: int = 0,
+) -> Axes:
+    """One translucent point per segment (x = a metric, y = people's score), and the named points of ``highlight``
+    (label -> (x, y)) as orange squares with their labels. ``jitter`` spreads y by up to ±jitter (seeded), so that
+    many segments on one value (MQM's 0) show as a band, not one dot."""
+    rng = np.random.default_rng(seed)
+    ys = np.asarray(y, dtype=float) + (rng.uniform(-jitter, jitter, len(y)) if jitter else 0.0)
+    ax.plot(x, ys, "o", color=COLORS["main"], alpha=0.35, markersize=4, markeredgewidth=0, zorder=2)
+    for label, (xi, yi) in (highlight or {}).items():
+        ax.plot(xi, yi, "s", color=COLORS["accent"], markersize=8, markeredgecolor="black", markeredgewidth=0.6,
+                zorder=3)
+        ax.annotate(label, (xi, yi), xytext=(5, 4), textcoords="offset points", fontsize=8)
     return ax

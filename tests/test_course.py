@@ -32,6 +32,10 @@ def test_the_working_copy_holds_the_lessons_solutions_data_and_reading_list():
     assert "notebooks/00_start_here.ipynb" in files and "notebooks/playground.ipynb" in files
     assert "notebooks/solutions/01_clip.py" in files
     assert "data/news/ref.A.de" in files and "data/wmt21/README.md" in files
+    lesson_12_data = ("mqm_newstest2021_ende.avg_seg_scores.tsv", "LICENSE-mqm.txt",
+                      "newstest2021_en-de_segment_metrics.tsv")
+    for name in lesson_12_data:
+        assert f"data/wmt21/{name}" in files  # lesson 12's data, with the MQM file's licence
     assert "docs/reading_list.md" in files
     assert not [f for f in files if "__pycache__" in f or ".ipynb_checkpoints" in f]
 

@@ -1,0 +1,54 @@
+#!/usr/bin/env python3
+"""Write newstest2021_en-de_segment_metrics.tsv: sentence BLEU and chrF of every MQM-rated segment.
+
+For each of the eight WMT21 English→German systems that Google's experts rated with MQM, and each of the 527
+segments they rated, sacrebleu's sentence BLEU (tokenizer 13a, exp smoothing, effective order: what
+``sacrebleu.sentence_bleu`` computes) and chrF2 (``sacrebleu.sentence_chrf``) against reference C, computed with
+bleu_lab (``bleu_lab.published_scores.segment_metrics_from_text``, equal to sacrebleu's: tests/test_segment_scores.py)
+from the WMT21 files, whose SHA-256 are checked first. The WMT21 text is not shipped; these numbers are.
+
+Usage (from the repository root, with the WMT21 files in $BLEU_LAB_MTDATA/en-de/):
+
+    python data/wmt21/make_segment_metrics.py --mtdata "$BLEU_LAB_MTDATA"           # (re)write the file
+    python data/wmt21/make_segment_metrics.py --mtdata "$BLEU_LAB_MTDATA" --check   # exit 1 if it differs
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent.parent))  # this checkout's bleu_lab
+
+from bleu_lab.published_scores import segment_metrics_from_text, write_segment_metrics  # noqa: E402
+
+TARGET = HERE / "newstest2021_en-de_segment_metrics.tsv"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--mtdata", default=os.environ.get("BLEU_LAB_MTDATA"),
+                        help="folder holding en-de/ with the WMT21 files (default: $BLEU_LAB_MTDATA)")
+    parser.add_argument("--check", action="store_true", help="compare with the shipped file instead of writing it")
+    args = parser.parse_args(argv)
+    if not args.mtdata:
+        parser.error("--mtdata (or BLEU_LAB_MTDATA) must name the folder holding en-de/ with the WMT21 files")
+    rows = segment_metrics_from_text(args.mtdata)
+    if not args.check:
+        write_segment_metrics(rows, TARGET)
+        print(f"wrote {len(rows)} rows to {TARGET}")
+        return 0
+    with tempfile.TemporaryDirectory() as tmp:
+        fresh = Path(tmp) / TARGET.name
+        write_segment_metrics(rows, fresh)
+        same = TARGET.is_file() and fresh.read_bytes() == TARGET.read_bytes()
+    print(f"{TARGET.name}: {'up to date' if same else 'DIFFERS from a fresh computation'}")
+    return 0 if same else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
