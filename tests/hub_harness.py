@@ -8,7 +8,9 @@ single-user settings, the server root, the default URL, the idle culler service 
 - the spawner: JupyterHub's SimpleLocalProcessSpawner, the LocalProcessSpawner that runs each server as the hub's
   own user with HOME = <tmp>/home/NAME, in place of LocalProcessSpawner/SystemdSpawner (which need a system
   account per student and, for systemd, a booted systemd). The servers are still separate processes with separate
-  homes and tokens: what keeps students apart here is the hub's authorization, which is what the test checks;
+  homes and tokens: what keeps students apart here is the hub's authorization, which is what the test checks.
+  With ``local_users=True`` (tests/test_hub_private.py, as root, with accounts it created) the spawner is the
+  shipped one's fallback, LocalProcessSpawner: each server runs as its student, in the student's real home;
 - the addresses: the proxy, the hub and the servers on 127.0.0.1 at free ports; as root, `--allow-root` for the
   single-user server (which otherwise refuses to run as root);
 - the culler's timings, on request (``idle_timeout``), and the hub's activity interval, so a test can wait for it.
@@ -65,20 +67,26 @@ def missing() -> str | None:
 
 
 TEST_CONFIG = """\
+import os
 c = get_config()  # noqa
 load_subconfig({shipped!r})
 c.JupyterHub.authenticator_class = "dummy"
 c.DummyAuthenticator.password = {password!r}
 c.Authenticator.allow_all = True
-c.JupyterHub.spawner_class = "simple"
-c.SimpleLocalProcessSpawner.home_dir_template = {homes!r} + "/{{username}}"
+if not {local_users!r}:
+    c.JupyterHub.spawner_class = "simple"
+    c.SimpleLocalProcessSpawner.home_dir_template = {homes!r} + "/{{username}}"
+else:
+    c.JupyterHub.spawner_class = "localprocess"
 c.JupyterHub.bind_url = "http://127.0.0.1:{port}"
 c.JupyterHub.hub_bind_url = "http://127.0.0.1:{hub_port}"
 c.ConfigurableHTTPProxy.api_url = "http://127.0.0.1:{proxy_api_port}"
 c.ConfigurableHTTPProxy.command = [{proxy!r}]
 c.JupyterHub.last_activity_interval = {activity_interval}
 c.Spawner.environment.update({{"JUPYTERHUB_ACTIVITY_INTERVAL": "{activity_interval}"}})
-if {as_root!r}:
+if os.environ.get("LD_LIBRARY_PATH"):  # a copied interpreter's libpython (tests/test_hub_private.py)
+    c.Spawner.environment["LD_LIBRARY_PATH"] = os.environ["LD_LIBRARY_PATH"]
+if {as_root!r} and not {local_users!r}:
     c.Spawner.args = list(c.Spawner.args) + ["--allow-root"]
 if {idle_timeout!r}:
     for service in c.JupyterHub.services:
@@ -127,24 +135,58 @@ class Hub:
         return path.read_text(errors="replace") if path.exists() else ""
 
 
-@contextlib.contextmanager
-def running_hub(root: Path, *, idle_timeout: int = 0, cull_every: int = 5, activity_interval: int = 5,
-                startup_timeout: float = 120) -> Iterator[Hub]:
-    """Start the hub in ``root`` (its database, log and the students' homes), yield it, stop it and everything it
-    started (servers, kernels, proxy, culler), by PID."""
-    root.mkdir(parents=True, exist_ok=True)
-    (root / "home").mkdir(exist_ok=True)
-    port = free_port()
+def write_config(root: Path, port: int, *, idle_timeout: int = 0, cull_every: int = 5, activity_interval: int = 5,
+                 local_users: bool = False) -> Path:
+    """The test's jupyterhub_config.py in ``root`` (the shipped config, then what the module docstring lists)."""
     config = root / "test_jupyterhub_config.py"
     config.write_text(TEST_CONFIG.format(
         shipped=str(SHIPPED_CONFIG), password=PASSWORD, homes=str(root / "home"), port=port, hub_port=free_port(),
         proxy_api_port=free_port(), proxy=proxy_command(), activity_interval=activity_interval,
-        as_root=os.geteuid() == 0, idle_timeout=idle_timeout, cull_every=cull_every), encoding="utf-8")
-    bin_dir = Path(sys.executable).parent
-    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"}
+        as_root=os.geteuid() == 0, idle_timeout=idle_timeout, cull_every=cull_every, local_users=local_users),
+        encoding="utf-8")
+    return config
+
+
+def hub_environment(bin_dir: Path, extra: dict[str, str] | None = None) -> dict[str, str]:
+    return {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}", **(extra or {})}
+
+
+def refused_start(root: Path, env: dict[str, str] | None = None, timeout: float = 120, local_users: bool = False,
+                  bin_dir: Path | None = None) -> subprocess.CompletedProcess:
+    """Start the hub in ``root`` and expect its config to refuse (exit before it listens): the finished process,
+    its output in ``stdout``. Fails if the hub is still running after ``timeout`` seconds (it is then stopped)."""
+    config = write_config(root, free_port(), local_users=local_users)
+    bin_dir = bin_dir or Path(sys.executable).parent
+    process = subprocess.Popen([str(bin_dir / "jupyterhub"), "-f", str(config)], cwd=root,
+                               env=hub_environment(bin_dir, env), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               text=True, start_new_session=True)
+    try:
+        out, _ = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        out, _ = process.communicate()
+        raise AssertionError(f"the hub did not refuse to start within {timeout} s:\n{out[-3000:]}") from None
+    return subprocess.CompletedProcess(process.args, process.returncode, out, "")
+
+
+@contextlib.contextmanager
+def running_hub(root: Path, *, idle_timeout: int = 0, cull_every: int = 5, activity_interval: int = 5,
+                startup_timeout: float = 120, local_users: bool = False, env: dict[str, str] | None = None,
+                bin_dir: Path | None = None) -> Iterator[Hub]:
+    """Start the hub in ``root`` (its database, log and, unless ``local_users``, the students' homes), with ``env``
+    added to its environment and the Python environment of ``bin_dir`` (default: this one's); yield it, stop it and
+    everything it started (servers, kernels, proxy, culler), by PID."""
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "home").mkdir(exist_ok=True)
+    port = free_port()
+    config = write_config(root, port, idle_timeout=idle_timeout, cull_every=cull_every,
+                          activity_interval=activity_interval, local_users=local_users)
+    bin_dir = bin_dir or Path(sys.executable).parent
     with open(root / "hub.log", "wb") as log:
-        process = subprocess.Popen([str(bin_dir / "jupyterhub"), "-f", str(config)], cwd=root, env=env,
-                                   stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        process = subprocess.Popen([str(bin_dir / "jupyterhub"), "-f", str(config)], cwd=root,
+                                   env=hub_environment(bin_dir, env), stdout=log, stderr=subprocess.STDOUT,
+                                   start_new_session=True)
     hub = Hub(f"http://127.0.0.1:{port}", root, process)
     try:
         deadline = time.monotonic() + startup_timeout
