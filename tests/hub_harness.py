@@ -27,6 +27,8 @@ import signal
 import socket
 import subprocess
 import sys
+import sysconfig
+import tempfile
 import time
 import uuid
 from collections.abc import Iterator
@@ -37,6 +39,8 @@ from pathlib import Path
 import psutil
 import requests
 from async_run import run_async
+
+from bleu_lab import hub_checks
 
 REPO = Path(__file__).resolve().parent.parent
 SHIPPED_CONFIG = REPO / "jupyter-settings" / "jupyterhub_config.py"
@@ -147,16 +151,54 @@ def write_config(root: Path, port: int, *, idle_timeout: int = 0, cull_every: in
     return config
 
 
+def reachable_environment(base: Path) -> tuple[Path, dict[str, str]]:
+    """The bin folder of a Python environment that students can run (the shipped config refuses to start from one
+    they cannot), and what its processes need in their environment: this one where they can reach it; else (a
+    Python under /root, as pyenv installs it for root, and as on this project's CI) a venv in ``base`` on a copy of
+    its interpreter and standard library (hard links where possible) that reads this environment's packages, as
+    the guide's /opt/bleu-lab-hub would be."""
+    bin_dir = Path(sys.executable).parent
+    if not (hub_checks.usable_problems("the hub's Python", Path(sys.executable), hub_checks.SEARCH, frozenset())
+            + hub_checks.usable_problems("the hub's command", bin_dir / "bleu-lab", hub_checks.READ, frozenset())):
+        return bin_dir, {}
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    source, python = Path(sys.base_prefix), base / "python"
+
+    def link_or_copy(src: str, dst: str) -> None:
+        try:
+            os.link(src, dst)
+        except OSError:
+            shutil.copy2(src, dst)
+
+    for part in ("bin", "lib"):
+        shutil.copytree(source / part, python / part, symlinks=True, copy_function=link_or_copy,
+                        ignore=lambda folder, names: {"site-packages", "test"} & set(names)
+                        if Path(folder).name == version else set())
+    env = base / "env"
+    subprocess.run([str(python / "bin" / version), "-m", "venv", "--without-pip", str(env)], check=True,
+                   capture_output=True, timeout=120)
+    packages = Path(sysconfig.get_path("purelib"))
+    (env / "lib" / version / "site-packages" / "bleu_lab_test_env.pth").write_text(
+        f"import site; site.addsitedir({str(packages)!r})\n")
+    for data in ("share", "etc"):  # JupyterLab's and Voila's data files; the server extensions they enable
+        (env / data).symlink_to(Path(sys.prefix) / data)
+    for script in ("jupyterhub", "jupyterhub-singleuser", "bleu-lab"):
+        lines = (bin_dir / script).read_text().splitlines(keepends=True)
+        (env / "bin" / script).write_text(f"#!{env / 'bin' / 'python'}\n" + "".join(lines[1:]))
+        (env / "bin" / script).chmod(0o755)
+    # the interpreter finds libpython by an absolute RUNPATH into the original (pyenv's), which students cannot reach
+    return env / "bin", {"LD_LIBRARY_PATH": str(python / "lib")}
+
+
 def hub_environment(bin_dir: Path, extra: dict[str, str] | None = None) -> dict[str, str]:
     return {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}", **(extra or {})}
 
 
-def refused_start(root: Path, env: dict[str, str] | None = None, timeout: float = 120, local_users: bool = False,
-                  bin_dir: Path | None = None) -> subprocess.CompletedProcess:
-    """Start the hub in ``root`` and expect its config to refuse (exit before it listens): the finished process,
-    its output in ``stdout``. Fails if the hub is still running after ``timeout`` seconds (it is then stopped)."""
+def refused_start(root: Path, bin_dir: Path, env: dict[str, str] | None = None, timeout: float = 120,
+                  local_users: bool = False) -> subprocess.CompletedProcess:
+    """Start the hub of ``bin_dir``'s environment in ``root`` and expect its config to refuse (exit before it
+    listens): the finished process, its output in ``stdout``. Fails if the hub still runs after ``timeout`` s."""
     config = write_config(root, free_port(), local_users=local_users)
-    bin_dir = bin_dir or Path(sys.executable).parent
     process = subprocess.Popen([str(bin_dir / "jupyterhub"), "-f", str(config)], cwd=root,
                                env=hub_environment(bin_dir, env), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                text=True, start_new_session=True)
@@ -182,7 +224,12 @@ def running_hub(root: Path, *, idle_timeout: int = 0, cull_every: int = 5, activ
     port = free_port()
     config = write_config(root, port, idle_timeout=idle_timeout, cull_every=cull_every,
                           activity_interval=activity_interval, local_users=local_users)
-    bin_dir = bin_dir or Path(sys.executable).parent
+    python_env = None
+    if bin_dir is None:  # an environment students could run (the shipped config's start check asks for one)
+        python_env = Path(tempfile.mkdtemp(prefix="bleu-lab-hub-python-"))
+        python_env.chmod(0o755)
+        bin_dir, reachable = reachable_environment(python_env)
+        env = {**reachable, **(env or {})}
     with open(root / "hub.log", "wb") as log:
         process = subprocess.Popen([str(bin_dir / "jupyterhub"), "-f", str(config)], cwd=root,
                                    env=hub_environment(bin_dir, env), stdout=log, stderr=subprocess.STDOUT,
@@ -204,6 +251,8 @@ def running_hub(root: Path, *, idle_timeout: int = 0, cull_every: int = 5, activ
     finally:
         hub.record_processes()
         stop(hub)
+        if python_env is not None:
+            shutil.rmtree(python_env, ignore_errors=True)
 
 
 def stop(hub: Hub, grace: float = 60) -> None:

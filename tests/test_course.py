@@ -397,3 +397,26 @@ def test_guide_opens_a_browser_only_when_asked(tmp_path):
     assert opened.returncode == 0, opened.stderr
     assert record.read_text().split() == [(REPO / "docs" / "instructor.md").as_uri()]
     assert f"Opened {REPO / 'docs' / 'instructor.md'} in your web browser." in opened.stdout
+
+
+def _anchors(markdown: str) -> set[str]:
+    """GitHub's anchors for a Markdown file's headings: lower case, punctuation dropped, spaces to hyphens."""
+    return {re.sub(r"[^\w\- ]", "", title.strip().lower()).replace(" ", "-")
+            for title in re.findall(r"^#{1,6} (.+)$", markdown, re.MULTILINE)}
+
+
+def test_the_readmes_links_to_the_guide_work_from_a_wheel():
+    """Each README link into docs/ or jupyter-settings/ names a file the wheel installs (setup.py), which `bleu-lab
+    guide` prints the folder of, and each #anchor is a heading there; the guide's own #anchors are its headings."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    packaged = {"/".join(p.parts) for p in _setup_module().course_files(REPO)}
+    links = re.findall(r"\]\(((?:docs|jupyter-settings)/[^)#\s]+)(?:#([^)\s]+))?\)", readme)
+    assert len(links) >= 8
+    for target, anchor in links:
+        assert target in packaged, target
+        if anchor:
+            assert anchor in _anchors((REPO / target).read_text(encoding="utf-8")), (target, anchor)
+    assert "bleu-lab guide" in readme
+    guide = (REPO / "docs" / "instructor.md").read_text(encoding="utf-8")
+    for anchor in re.findall(r"\]\(#([^)\s]+)\)", guide):
+        assert anchor in _anchors(guide), anchor

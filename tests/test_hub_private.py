@@ -17,8 +17,6 @@ import shutil
 import sqlite3
 import stat
 import subprocess
-import sys
-import sysconfig
 import tempfile
 import textwrap
 import uuid
@@ -34,7 +32,6 @@ from bleu_lab.handout import SCRATCH_CELL
 
 hub_harness = pytest.importorskip("hub_harness", reason="tests/hub_harness.py needs psutil and requests")
 
-BIN = Path(sys.executable).parent
 NOBODY = frozenset()  # a student in none of the files' groups
 
 
@@ -193,42 +190,6 @@ def require_root_hub() -> None:
         pytest.skip(f"students could not read this checkout, so no real account can run a server from it: {closed[0]}")
 
 
-def environment_students_can_use(base: Path) -> tuple[Path, dict[str, str]]:
-    """The bin folder of a Python environment that the students' accounts can run, and what its processes need in
-    their environment: this test's own where they can reach it, else (a Python under /root, as pyenv installs it
-    for root, and as on this project's CI) a venv on a copy of its interpreter and standard library (hard links
-    where possible) that reads this environment's packages, the way the guide's /opt/bleu-lab-hub would be."""
-    if not hub_checks.usable_problems("the hub's Python", Path(sys.executable), hub_checks.SEARCH, NOBODY) + \
-            hub_checks.usable_problems("the hub's command", BIN / "bleu-lab", hub_checks.READ, NOBODY):
-        return BIN, {}
-    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
-    source, python = Path(sys.base_prefix), base / "python"
-
-    def link_or_copy(src: str, dst: str) -> None:
-        try:
-            os.link(src, dst)
-        except OSError:
-            shutil.copy2(src, dst)
-
-    for part in ("bin", "lib"):
-        shutil.copytree(source / part, python / part, symlinks=True, copy_function=link_or_copy,
-                        ignore=lambda folder, names: {"site-packages", "test"} & set(names)
-                        if Path(folder).name == version else set())
-    env = base / "env"
-    subprocess.run([str(python / "bin" / version), "-m", "venv", "--without-pip", str(env)], check=True,
-                   capture_output=True, timeout=120)
-    packages = Path(sysconfig.get_path("purelib"))
-    (env / "lib" / version / "site-packages" / "bleu_lab_test_env.pth").write_text(
-        f"import site; site.addsitedir({str(packages)!r})\n")
-    (env / "share").symlink_to(Path(sys.prefix) / "share")  # JupyterLab's and Voila's data files
-    for script in ("jupyterhub", "jupyterhub-singleuser", "bleu-lab"):
-        lines = (BIN / script).read_text().splitlines(keepends=True)
-        (env / "bin" / script).write_text(f"#!{env / 'bin' / 'python'}\n" + "".join(lines[1:]))
-        (env / "bin" / script).chmod(0o755)
-    # the interpreter finds libpython by an absolute RUNPATH into the original (pyenv's), which students cannot reach
-    return env / "bin", {"LD_LIBRARY_PATH": str(python / "lib")}
-
-
 KERNEL_PROBE = """\
 import os
 print("uid", os.getuid())
@@ -253,7 +214,7 @@ def test_private_homes_database_and_graded_work_on_a_real_hub() -> None:
     solutions = course_root() / Path(SOLUTIONS).parent
     solutions_mode = mode(solutions)
     try:
-        bin_dir, env = environment_students_can_use(base)
+        bin_dir, env = hub_harness.reachable_environment(base)
         env["BLEU_LAB_STUDENTS_GROUP"] = group
         with local_accounts(group, (ada, ben), homes):
             assert mode(homes / ada) == mode(homes / ben) == 0o700  # useradd -K HOME_MODE=0700, as the guide says
@@ -268,15 +229,15 @@ def test_private_homes_database_and_graded_work_on_a_real_hub() -> None:
 
             # The start check refuses, one line each with its fix: a home other students can enter...
             (homes / ben).chmod(0o755)
-            refused = hub_harness.refused_start(state, env, local_users=True, bin_dir=bin_dir)
+            refused = hub_harness.refused_start(state, bin_dir, env, local_users=True)
             assert refused.returncode != 0, refused.stdout[-3000:]
             assert (f"{ben}'s home {homes / ben} is open to other students (mode 755, {ben}:{ben}): chmod 700 "
                     f"{homes / ben}") in refused.stdout.splitlines()[-1]
             (homes / ben).chmod(0o700)
             # ...a state folder they can enter, and, for graded work, worked solutions they can read.
             state.chmod(0o755)
-            refused = hub_harness.refused_start(state, {**env, "BLEU_LAB_GRADED": "1"}, local_users=True,
-                                                 bin_dir=bin_dir)
+            refused = hub_harness.refused_start(state, bin_dir, {**env, "BLEU_LAB_GRADED": "1"},
+                                                 local_users=True)
             lines = [line.strip() for line in refused.stdout.splitlines()]
             assert refused.returncode != 0, refused.stdout[-3000:]
             assert f"students can read the hub's state folder {state} (mode 755, root:root): chmod 700 {state}" in lines
