@@ -132,7 +132,8 @@ class CopyReport:
         if self.added:
             lines.append(f"  added {_files(self.added)}")
         if self.replaced:
-            lines.append(f"  updated {_files(self.replaced)} (a newer version; you had not changed them)")
+            what = "as handed out for graded work" if self.graded else "a newer version"
+            lines.append(f"  updated {_files(self.replaced)} ({what}; you had not changed them)")
         if self.yours:
             lines.append(f"  yours, left as they are: {_files(self.yours)}")
         for relative in self.kept:

@@ -92,15 +92,21 @@ def tree_problems(what: str, tree: Path, gids: frozenset[int], skip: Iterable[Pa
     for folder, folders, files in os.walk(tree):
         here = Path(folder)
         folders[:] = sorted(f for f in folders if here / f not in skipped and f != "__pycache__")
-        for name in folders:
-            if not allows((here / name).stat(), READ | SEARCH, gids):
-                closed.append(here / name)
+        closed += [here / name for name in folders if not _allowed(here / name, READ | SEARCH, gids)]
         folders[:] = [f for f in folders if here / f not in closed]
-        closed += [here / name for name in sorted(files) if not allows((here / name).stat(), READ, gids)]
+        closed += [here / name for name in sorted(files) if not _allowed(here / name, READ, gids)]
     if not closed:
         return []
     more = f" and {len(closed) - 1} more" if len(closed) > 1 else ""
     return [f"students cannot read {what}: {closed[0]} ({describe(closed[0])}){more}; chmod -R o+rX {tree}"]
+
+
+def _allowed(path: Path, want: int, gids: frozenset[int]) -> bool:
+    """``allows`` for ``path``; a file that went away meanwhile (a cache, a log being rotated) is no problem."""
+    try:
+        return allows(path.stat(), want, gids)
+    except FileNotFoundError:
+        return True
 
 
 def home_problems(homes: Mapping[str, Path], gids: frozenset[int]) -> list[str]:
@@ -113,15 +119,12 @@ def home_problems(homes: Mapping[str, Path], gids: frozenset[int]) -> list[str]:
 
 
 def private_problems(what: str, folder: Path, gids: frozenset[int], fix: str = "") -> list[str]:
-    """One line if students can enter ``folder`` or read what is in it (anything under it counts)."""
-    if not folder.exists():
+    """One line if students can enter or list ``folder`` (nothing under a folder they can neither enter nor list is
+    theirs to read, so the folder's mode decides; a folder they can only enter still opens every file whose name
+    they guess)."""
+    if not folder.exists() or (refused_at(folder, READ, gids) and refused_at(folder, SEARCH, gids)):
         return []
-    open_to = [p for p in (folder, *sorted(folder.rglob("*")))
-               if refused_at(p, READ, gids) is None or (p.is_dir() and refused_at(p, SEARCH, gids) is None)]
-    if not open_to:
-        return []
-    return [f"students can read {what} {open_to[0]} ({describe(open_to[0])}): "
-            f"{fix or f'chmod 700 {folder}'}"]
+    return [f"students can read {what} {folder} ({describe(folder)}): {fix or f'chmod 700 {folder}'}"]
 
 
 def private_database(path: Path) -> None:

@@ -324,6 +324,7 @@ def test_no_solutions_removes_the_untouched_solutions_of_an_earlier_copy_and_kee
     removed = [f for f in shipped if not f.endswith(("01_clip.py", "02_word_salad.py", "03_brevity_penalty.py"))]
     assert sorted(p.name for p in solutions.iterdir()) == ["01_clip.py", "03_brevity_penalty.py"]
     assert "removed the worked solutions an earlier copy put here" in out
+    assert "(as handed out for graded work; you had not changed them)" in out
     assert out.count("notebooks/solutions/") == len(removed) + 2  # each removed one named, and the two kept
     for name in removed:
         assert name in out

@@ -82,6 +82,7 @@ def test_an_unreadable_file_of_bleu_lab_is_named_with_the_count(open_dir):
     package = open_dir / "bleu_lab"
     for name in ("a.py", "b.py", "c.py"):
         make(package / name, 0o644)
+    (package / "gone.py").symlink_to(package / "nowhere.py")  # a file that went away while the check walked
     assert hub_checks.tree_problems("bleu_lab", package, NOBODY) == []
     (package / "b.py").chmod(0o600)
     (package / "c.py").chmod(0o600)
