@@ -151,15 +151,16 @@ def write_config(root: Path, port: int, *, idle_timeout: int = 0, cull_every: in
     return config
 
 
-def reachable_environment(base: Path) -> tuple[Path, dict[str, str]]:
+def reachable_environment(base: Path, copy: bool = False) -> tuple[Path, dict[str, str]]:
     """The bin folder of a Python environment that students can run (the shipped config refuses to start from one
     they cannot), and what its processes need in their environment: this one where they can reach it; else (a
     Python under /root, as pyenv installs it for root, and as on this project's CI) a venv in ``base`` on a copy of
     its interpreter and standard library (hard links where possible) that reads this environment's packages, as
-    the guide's /opt/bleu-lab-hub would be."""
+    the guide's /opt/bleu-lab-hub would be (always, with ``copy``)."""
     bin_dir = Path(sys.executable).parent
-    if not (hub_checks.usable_problems("the hub's Python", Path(sys.executable), hub_checks.SEARCH, frozenset())
-            + hub_checks.usable_problems("the hub's command", bin_dir / "bleu-lab", hub_checks.READ, frozenset())):
+    closed = (hub_checks.usable_problems("the hub's Python", Path(sys.executable), hub_checks.SEARCH, frozenset())
+              + hub_checks.usable_problems("the hub's command", bin_dir / "bleu-lab", hub_checks.READ, frozenset()))
+    if not copy and not closed:
         return bin_dir, {}
     version = f"python{sys.version_info.major}.{sys.version_info.minor}"
     source, python = Path(sys.base_prefix), base / "python"

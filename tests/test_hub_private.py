@@ -2,7 +2,8 @@
 shipped jupyterhub_config.py and real local accounts (created with the guide's ``useradd`` and removed at the end,
 as root; tests/hub_harness.py says what else the test swaps): homes and database private, a student's kernel
 cannot read another's files, graded mode hands out no worked solutions, and the start check refuses, in one line
-with its fix, a home other students can read, an open state folder and readable solutions in graded mode.
+with its fix, a home other students can read, a Python they cannot run, an open state folder and readable
+solutions in graded mode.
 
 The hub test skips with a reason where it does not run as root (CI runs it as root, with BLEU_LAB_REQUIRE_HUB=1).
 """
@@ -235,6 +236,15 @@ def test_private_homes_database_and_graded_work_on_a_real_hub() -> None:
             assert (f"{ben}'s home {homes / ben} is open to other students (mode 755, {ben}:{ben}): chmod 700 "
                     f"{homes / ben}") in refused.stdout.splitlines()[-1]
             (homes / ben).chmod(0o700)
+            # ...a Python they cannot reach (the issue's: every server start failed after a 120 s timeout)...
+            closed = base / "closed"
+            closed.mkdir(mode=0o700)
+            closed_bin, closed_env = hub_harness.reachable_environment(closed, copy=True)
+            refused = hub_harness.refused_start(state, closed_bin, {**env, **closed_env}, local_users=True)
+            assert refused.returncode != 0, refused.stdout[-3000:]
+            assert (f"students cannot use the hub's Python {closed_bin / 'python'}: {closed} (mode 700, root:root) "
+                    f"does not let them in; chmod o+x {closed}, or install the hub's environment where students can "
+                    "reach it (e.g. /opt/bleu-lab-hub)") in [line.strip() for line in refused.stdout.splitlines()]
             # ...a state folder they can enter, and, for graded work, worked solutions they can read.
             state.chmod(0o755)
             refused = hub_harness.refused_start(state, bin_dir, {**env, "BLEU_LAB_GRADED": "1"},
