@@ -67,6 +67,10 @@ def missing() -> str | None:
             return f"{module} is not installed (pip install -e '.[hub]')"
     if proxy_command() is None:
         return "configurable-http-proxy is not on PATH (npm install -g configurable-http-proxy@5.3.0)"
+    closed = hub_checks.tree_problems("bleu_lab", REPO / "bleu_lab", frozenset()) + hub_checks.usable_problems(
+        "the course", REPO / "notebooks", hub_checks.READ | hub_checks.SEARCH, frozenset())
+    if closed:  # the shipped config's start check would refuse (a Python students cannot reach is copied instead)
+        return f"the shipped hub config refuses a checkout students cannot read: {closed[0]}"
     return None
 
 

@@ -187,9 +187,6 @@ def require_root_hub() -> None:
     missing = [tool for tool in ("useradd", "userdel", "groupadd", "groupdel") if shutil.which(tool) is None]
     if missing:
         pytest.skip(f"no {', '.join(missing)} on this machine (Debian's passwd package)")
-    closed = hub_checks.usable_problems("the course", course_root() / "notebooks", hub_checks.SEARCH, NOBODY)
-    if closed:
-        pytest.skip(f"students could not read this checkout, so no real account can run a server from it: {closed[0]}")
 
 
 KERNEL_PROBE = """\
