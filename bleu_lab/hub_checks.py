@@ -72,12 +72,12 @@ def usable_problems(what: str, path: Path, want: int, gids: frozenset[int]) -> l
     blocked = refused_at(path, want, gids)
     if blocked is None:
         return []
-    bits = "+".join(name for bit, name in ((READ, "r"), (SEARCH, "x")) if want & bit)
+    who = "g" if blocked.stat().st_gid in gids else "o"  # the class of bits that applies to a student
     if blocked.is_dir() and blocked not in (path, path.resolve()):
-        fix = (f"chmod o+x {blocked}, or install the hub's environment where students can reach it (e.g. "
+        fix = (f"chmod {who}+x {blocked}, or install the hub's environment where students can reach it (e.g. "
                "/opt/bleu-lab-hub)")
     else:
-        fix = f"chmod o+{bits.replace('+', '')} {blocked}"
+        fix = f"chmod {who}+{''.join(name for bit, name in ((READ, 'r'), (SEARCH, 'x')) if want & bit)} {blocked}"
     return [f"students cannot use {what} {path}: {blocked} ({describe(blocked)}) does not let them in; {fix}"]
 
 

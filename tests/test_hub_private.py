@@ -74,6 +74,11 @@ def test_a_python_under_a_private_folder_is_named_with_its_fix(open_dir):
     python.chmod(0o700)  # the file itself
     [line] = hub_checks.usable_problems("the hub's Python", python, hub_checks.SEARCH, NOBODY)
     assert line.endswith(f"does not let them in; chmod o+x {python}")
+    python.chmod(0o705)  # others may run it, but a student in its group gets the group's bits: none
+    in_group = frozenset({python.stat().st_gid})
+    [line] = hub_checks.usable_problems("the hub's Python", python, hub_checks.SEARCH, in_group)
+    assert line.endswith(f"does not let them in; chmod g+x {python}")
+    python.chmod(0o700)
     link = open_dir / "python-link"  # a link is judged where it leads
     link.symlink_to(python)
     assert hub_checks.refused_at(link, hub_checks.SEARCH, NOBODY) == python
