@@ -161,8 +161,10 @@ def start_problems(*, group: str, python: Path, scripts: Iterable[Path], package
     for script in scripts:
         problems += usable_problems("the hub's command", script, READ | SEARCH, gids)
     problems += tree_problems("bleu_lab", package, gids, skip=[solutions] if solutions else [])
-    for path in course:
-        problems += usable_problems("the course file", path, READ, gids)
+    course_problems = [line for path in course for line in usable_problems("the course file", path, READ, gids)]
+    if course_problems:  # one line: a closed folder (e.g. the solutions, closed for graded work) closes many files
+        more = f" (and {len(course_problems) - 1} more course files)" if len(course_problems) > 1 else ""
+        problems.append(course_problems[0] + more)
     problems += home_problems(homes, gids)
     problems += private_problems("the hub's state folder", state, gids)
     if solutions is not None:

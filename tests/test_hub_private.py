@@ -326,3 +326,29 @@ def check_running_hub(hub, homes: Path, state: Path, ada: str, ben: str, solutio
     lines = printed.splitlines()
     assert lines[0] == f"uid {pwd.getpwnam(ben).pw_uid}"
     assert lines[1:] == [f"READ {own}", *(f"DENIED {path}" for path in others)], printed
+
+
+def test_start_problems_says_one_line_for_many_closed_course_files(open_dir):
+    """Solutions closed for graded work (chmod 700) while the hub starts ungraded: one line, with the count."""
+    course = open_dir / "course"
+    files = [make(course / "notebooks" / "solutions" / f"0{i}.py", 0o644) for i in range(3)]
+    make(course / "notebooks" / "00_start_here.ipynb", 0o644)
+    (course / "notebooks" / "solutions").chmod(0o700)
+    state = open_dir / "state"
+    state.mkdir(mode=0o700)
+    python = make(open_dir / "bin" / "python", 0o755)
+    problems = hub_checks.start_problems(
+        group="bleu-lab-no-such-group-" + uuid.uuid4().hex[:8], python=python, scripts=[], package=course,
+        course=[course / "notebooks" / "00_start_here.ipynb", *files], state=state, solutions=None)
+    assert problems == [
+        f"students cannot read bleu_lab: {course / 'notebooks' / 'solutions'} (mode 700, "
+        f"{hub_checks.describe(course / 'notebooks' / 'solutions').split(', ')[1]}); chmod -R o+rX {course}",
+        f"students cannot use the course file {files[0]}: {course / 'notebooks' / 'solutions'} "
+        f"({hub_checks.describe(course / 'notebooks' / 'solutions')}) does not let them in; chmod o+x "
+        f"{course / 'notebooks' / 'solutions'}, or install the hub's environment where students can reach it (e.g. "
+        "/opt/bleu-lab-hub) (and 2 more course files)"]
+    # graded: the closed solutions are what it asks for, and the course is the files a graded copy reads
+    assert hub_checks.start_problems(
+        group="bleu-lab-no-such-group", python=python, scripts=[], package=course,
+        course=[course / "notebooks" / "00_start_here.ipynb"], state=state, solutions=course / "notebooks" / "solutions"
+    ) == []
