@@ -13,7 +13,10 @@ single-user settings, the server root, the default URL, the idle culler service 
   shipped one's fallback, LocalProcessSpawner: each server runs as its student, in the student's real home;
 - the addresses: the proxy, the hub and the servers on 127.0.0.1 at free ports; as root, `--allow-root` for the
   single-user server (which otherwise refuses to run as root);
-- the culler's timings, on request (``idle_timeout``), and the hub's activity interval, so a test can wait for it.
+- the culler's timings, on request (``idle_timeout``), and the hub's activity interval, so a test can wait for it;
+- the Python environment, only where students could not run this one (a Python under /root, as pyenv installs it
+  for root): the shipped config refuses to start from it, so the hub runs from a copy students can reach
+  (``reachable_environment``), reading this environment's packages.
 """
 
 from __future__ import annotations
