@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A wheel alone gives the whole course. Builds the sdist, and the wheel from it, installs the wheel (with the versions
 # requirements.txt pins) in a clean venv outside the repository, and from an empty folder: imports bleu_lab, loads the
-# shipped data, copies the lessons with `bleu-lab lessons` (twice: the second run keeps a changed lesson), runs one
+# shipped data, copies the lessons with `bleu-lab lessons` (twice: the second run keeps a changed lesson; then a graded
+# copy, --no-solutions), finds the guide with `bleu-lab guide`, runs one
 # lesson top to bottom from the copy, releases the assignments and grades a solved lesson (full marks); then builds a
 # Gradescope autograder carrying the wheel, and runs its setup.sh and run_autograder in a temporary /autograder.
 # Usage: .ci/wheel_check.sh [PYTHON]   (default python3)
@@ -67,6 +68,20 @@ rm bleu-lab-course/notebooks/03_brevity_penalty.ipynb
 "$bin/bleu-lab" lessons | tee "$work/again.txt"
 grep -q "added notebooks/03_brevity_penalty.ipynb" "$work/again.txt"
 tail -n 1 bleu-lab-course/notebooks/solutions/08_corpus_bleu.py | grep -q "# my notes"
+
+echo "== bleu-lab guide: the guide, the hub settings and the course, where the wheel installed them"
+"$bin/bleu-lab" guide | tee "$work/guide.txt"
+guide="$(awk '$1 == "instructor'"'"'s" {print $3}' "$work/guide.txt")"
+case "$guide" in */site-packages/bleu_lab/course_files/docs/instructor.md) ;; *) echo "guide at '$guide'" >&2; exit 1;; esac
+test -f "$guide" && test -f "$(dirname "$guide")/../jupyter-settings/jupyterhub_config.py"
+! grep -q "not here" "$work/guide.txt"
+
+echo "== bleu-lab lessons --no-solutions: graded work (the solution changed above is kept, the others go)"
+"$bin/bleu-lab" lessons --no-solutions | tee "$work/graded.txt"
+grep -q "removed the worked solutions" "$work/graded.txt" && grep -q "kept notebooks/solutions/08_corpus_bleu.py" "$work/graded.txt"
+test "$(ls bleu-lab-course/notebooks/solutions)" = "08_corpus_bleu.py"
+! grep -q "%load" bleu-lab-course/notebooks/03_brevity_penalty.ipynb
+"$bin/bleu-lab" lessons > /dev/null  # back to the ungraded copy, which the rest of this check uses
 
 echo "== one lesson top to bottom, from the copy"
 "$bin/python" - <<'EOF'

@@ -8,6 +8,7 @@
     bleu-lab release OUTDIR | grade NOTEBOOK ... | gradescope LESSON ... -o ZIP
                                                    assignments for instructors (bleu_lab.assignments.cli)
     bleu-lab lessons [DIR] | lab [DIR]             the lessons in a working copy of your own (bleu_lab.course)
+    bleu-lab guide [--open]                        where the instructor's guide, hub settings and course files are
     bleu-lab classroom [--page compare] [--students N] [--token T]
                                                    the playground (or the comparison page) as a Voilà app for a room
 
@@ -45,7 +46,7 @@ from .tokenization import ALL_TOKENIZERS, OPTIONAL_TOKENIZERS, TOKENIZERS
 
 DEFAULT_SAMPLES, DEFAULT_TRIALS = 1000, 10000  # sacrebleu's defaults for --paired-bs-n and --paired-ar-n
 CLASSROOM_COMMANDS = ("release", "grade", "gradescope", "collect")
-COURSE_COMMANDS = ("lessons", "lab")
+COURSE_COMMANDS = ("lessons", "lab", "guide")
 
 
 class _HelpFormatter(argparse.HelpFormatter):
@@ -66,7 +67,9 @@ def build_parser(prog: str = "bleu-lab") -> argparse.ArgumentParser:
         "'bleu-lab lessons [DIR]' copies the lessons to a working copy of your own; 'bleu-lab lab [DIR]' updates "
         "that copy and opens it in JupyterLab; 'bleu-lab why HYP REF --reported SCORE' finds which library and "
         "setting reproduce a reported BLEU; 'bleu-lab compare --refs REF --systems SYS SYS' shows where systems "
-        "differ (lesson 11). For instructors: 'bleu-lab release OUTDIR' writes the lessons as an assignment "
+        "differ (lesson 11). For instructors: 'bleu-lab guide [--open]' prints where the instructor's guide, the hub "
+        "settings and the course files are (--open: the guide in your web browser); 'bleu-lab release OUTDIR' "
+        "writes the lessons as an assignment "
         "(OUTDIR/student without solutions, OUTDIR/solved with them), 'bleu-lab grade NOTEBOOK [NOTEBOOK ...]' marks "
         "submitted lessons (--csv, --gradescope: the marks for a gradebook), 'bleu-lab gradescope LESSON -o ZIP' "
         "writes a Gradescope autograder, 'bleu-lab collect LESSON --homes /home --to DIR' collects a lesson from a "

@@ -3,7 +3,11 @@
     bleu-lab lessons [DIR]            copy the lessons to DIR (default bleu-lab-course/); run again to add what is new
     bleu-lab lessons DIR --update     ...and put a newer version of a lesson you changed beside yours (NAME.new.ipynb;
                                       NAME.new-2.ipynb if you changed NAME.new.ipynb too: nothing you edit is replaced)
+    bleu-lab lessons DIR --no-solutions
+                                      graded work: the lessons as handed out, no worked solutions (the default when
+                                      BLEU_LAB_GRADED=1); worked solutions an earlier copy left untouched are deleted
     bleu-lab lab [DIR]                the same copy, then JupyterLab with DIR as its root
+    bleu-lab guide [--open]           where the instructor's guide, the hub settings and the course files are
 
 The course (lessons, worked solutions, data, docs, the classroom's settings) sits at the top of a clone of the
 repository, and in ``bleu_lab/course_files/`` of an installed wheel (setup.py copies it there); ``course_root()``
@@ -16,11 +20,13 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import signal
 import subprocess
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
 from importlib import resources
 from pathlib import Path
 
@@ -32,7 +38,12 @@ FIRST_LESSON = "notebooks/00_start_here.ipynb"
 # What a working copy gets, as globs relative to the course root: the lessons and the playground, their worked
 # solutions (%load solutions/...), the data they and the command line read, and the reading list they link to;
 # plus bleu_lab's source to read (package_sources).
-WORKING_COPY = ("notebooks/*.ipynb", "notebooks/solutions/*.py", "data/**/*", "docs/reading_list.md")
+SOLUTIONS = "notebooks/solutions/*.py"
+WORKING_COPY = ("notebooks/*.ipynb", SOLUTIONS, "data/**/*", "docs/reading_list.md")
+LESSONS = "notebooks/*.ipynb"
+# Graded work: the switch of the hub settings (jupyter-settings/jupyterhub_config.py, z2jh/config.yaml's
+# singleuser.extraEnv) and the default of --no-solutions: "1" hands out the lessons without worked solutions.
+GRADED_ENV = "BLEU_LAB_GRADED"
 EXIT_ERROR = 2
 # An upload reaches the kernel as one websocket message holding every file chosen at once; Jupyter's servers take at
 # most 10 MiB by default, and a bigger message is dropped without a word. voila.json and ``bleu-lab lab`` set it to
@@ -55,11 +66,20 @@ def course_root() -> Path:
     )
 
 
-def course_files(root: Path | None = None) -> list[str]:
-    """The files of a working copy, as '/'-separated paths relative to the course root, sorted."""
+def graded_from_environment() -> bool:
+    """Whether ``BLEU_LAB_GRADED`` asks for graded work: "1" yes; unset, empty or "0" no; anything else refused."""
+    value = os.environ.get(GRADED_ENV, "").strip()
+    if value not in ("", "0", "1"):
+        raise ValueError(f"{GRADED_ENV} must be 1 (graded work: no worked solutions) or 0 (unset: 0), not {value!r}")
+    return value == "1"
+
+
+def course_files(root: Path | None = None, *, solutions: bool = True) -> list[str]:
+    """The files of a working copy, as '/'-separated paths relative to the course root, sorted (without the worked
+    solutions when ``solutions`` is False)."""
     root = course_root() if root is None else root
     found = set()
-    for pattern in WORKING_COPY:
+    for pattern in WORKING_COPY if solutions else [p for p in WORKING_COPY if p != SOLUTIONS]:
         for path in root.glob(pattern):
             parts = path.relative_to(root).parts
             if path.is_file() and "__pycache__" not in parts and ".ipynb_checkpoints" not in parts:
@@ -95,6 +115,7 @@ class CopyReport:
     """What ``copy_course`` did, file by file (paths relative to the working copy)."""
 
     directory: Path
+    graded: bool = False  # copied without worked solutions (--no-solutions)
     added: list[str] = field(default_factory=list)  # new files (or ones the student had deleted)
     replaced: list[str] = field(default_factory=list)  # shipped in an older version, untouched by the student
     kept: list[str] = field(default_factory=list)  # changed by the student, and bleu_lab has a newer version
@@ -103,13 +124,16 @@ class CopyReport:
     edited_offers: list[str] = field(default_factory=list)  # NAME.new.ipynb files the student changed: kept
     yours: list[str] = field(default_factory=list)  # changed by the student, no newer version
     unchanged: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)  # graded: worked solutions an earlier copy left, untouched
+    kept_solutions: list[str] = field(default_factory=list)  # graded: ... and the ones the student changed
 
     def __str__(self) -> str:
-        lines = [f"bleu_lab course in {self.directory}:"]
+        lines = [f"bleu_lab course in {self.directory}{' (graded work: no worked solutions)' if self.graded else ''}:"]
         if self.added:
             lines.append(f"  added {_files(self.added)}")
         if self.replaced:
-            lines.append(f"  updated {_files(self.replaced)} (a newer version; you had not changed them)")
+            what = "as handed out for graded work" if self.graded else "a newer version"
+            lines.append(f"  updated {_files(self.replaced)} ({what}; you had not changed them)")
         if self.yours:
             lines.append(f"  yours, left as they are: {_files(self.yours)}")
         for relative in self.kept:
@@ -121,7 +145,12 @@ class CopyReport:
                              f"it as {new_name(relative)}")
         for relative in self.edited_offers:
             lines.append(f"  kept {relative} (you changed this new version too): the next one went beside it")
-        if not (self.added or self.replaced or self.kept):
+        if self.removed:
+            lines.append(f"  removed the worked solutions an earlier copy put here (graded work; you had not changed "
+                         f"them): {', '.join(self.removed)}")
+        for relative in self.kept_solutions:
+            lines.append(f"  kept {relative} (a worked solution that you changed; graded work hands out none)")
+        if not (self.added or self.replaced or self.kept or self.removed):
             lines.append(f"  up to date ({len(self.unchanged) + len(self.yours)} files)")
         return "\n".join(lines)
 
@@ -178,13 +207,17 @@ def offer(directory: Path, relative: str, shipped: bytes, offers: dict[str, str]
 
 
 def copy_course(directory: Path | str = DEFAULT_DIR, *, update: bool = False,
-                source: Path | None = None) -> CopyReport:
+                source: Path | None = None, solutions: bool = True) -> CopyReport:
     """Copy the course into ``directory``: new files are added, nothing the student changed is overwritten.
 
     A file already there is replaced only when it is byte for byte what bleu_lab wrote last time (the manifest's
     hash): then it is an older shipped version, not the student's work. A changed file is kept; with
     ``update=True`` the new version is written beside it (``NAME.new.ipynb``, or the next free ``NAME.new-2.ipynb``
     if the student changed that one too: ``offer``). A deleted file comes back fresh.
+
+    ``solutions=False`` (graded work) copies the lessons as handed out (``bleu_lab.handout.student_copy``: no
+    ``%load`` of a worked solution, no pointers to them, no exercise outputs) and no worked solutions; a solution
+    file an earlier copy wrote and the student never changed is deleted, a changed one is kept, and both are named.
     """
     if not isinstance(directory, (str, Path)):
         raise TypeError(f"directory must be a path (str or Path), not {type(directory).__name__}")
@@ -197,12 +230,14 @@ def copy_course(directory: Path | str = DEFAULT_DIR, *, update: bool = False,
         raise ValueError(f"{directory} is the course's own folder: give a folder of your own, e.g. {DEFAULT_DIR}")
     manifest = read_manifest(directory)
     offers = read_offers(directory)
-    report = CopyReport(directory)
-    files = {relative: source / relative for relative in course_files(source)}
+    report = CopyReport(directory, graded=not solutions)
+    files = {relative: source / relative for relative in course_files(source, solutions=solutions)}
     if source == course_root():
         files.update(package_sources())
+    if not solutions:
+        remove_solutions(directory, manifest, report)
     for relative, path in files.items():
-        shipped = path.read_bytes()
+        shipped = path.read_bytes() if solutions or not _matches(relative, LESSONS) else handed_out(path)
         shipped_hash = hashlib.sha256(shipped).hexdigest()
         target = directory / relative
         if not target.exists():
@@ -226,6 +261,39 @@ def copy_course(directory: Path | str = DEFAULT_DIR, *, update: bool = False,
     record = {"bleu_lab": __version__, "files": manifest, **({"offered": offers} if offers else {})}
     _write(directory / MANIFEST_NAME, (json.dumps(record, indent=1, sort_keys=True) + "\n").encode("utf-8"))
     return report
+
+
+def _matches(relative: str, pattern: str) -> bool:
+    """Whether the '/'-separated ``relative`` is a file ``pattern`` names (its folder exactly, its name by glob)."""
+    folder, _, name = relative.rpartition("/")
+    pattern_folder, _, pattern_name = pattern.rpartition("/")
+    return folder == pattern_folder and fnmatchcase(name, pattern_name)
+
+
+def handed_out(lesson: Path) -> bytes:
+    """The lesson as handed out for graded work (``bleu_lab.handout``; ``bleu-lab release``'s ``student/`` copy)."""
+    import nbformat
+
+    from .handout import student_copy
+
+    return nbformat.writes(student_copy(nbformat.read(lesson, as_version=4), lesson.stem)).encode("utf-8")
+
+
+def remove_solutions(directory: Path, manifest: dict[str, str], report: CopyReport) -> None:
+    """Delete the worked solutions that an earlier copy wrote into ``directory`` and that are still byte for byte
+    what it wrote (the manifest's hash); keep, and list in the report, those the student changed. Never a link."""
+    for relative in sorted(manifest):
+        if not _matches(relative, SOLUTIONS):
+            continue
+        target = directory / relative
+        if not target.exists() and not target.is_symlink():
+            del manifest[relative]  # already gone
+        elif target.is_file() and not target.is_symlink() and sha256(target) == manifest[relative]:
+            target.unlink()
+            del manifest[relative]
+            report.removed.append(relative)
+        else:
+            report.kept_solutions.append(relative)  # changed (or replaced by a link or a folder): the student's
 
 
 def _write(path: Path, data: bytes) -> None:
@@ -265,6 +333,48 @@ def lab_command(directory: Path, open_file: str | None, extra: Sequence[str]) ->
     return command + ([open_file] if open_file else [])
 
 
+# --- where the instructor's files are (bleu-lab guide) ----------------------------------------------
+# What an instructor looks for, relative to the course root: a clone's top level, or bleu_lab/course_files of a wheel.
+GUIDE = "docs/instructor.md"
+INSTRUCTOR_FILES = (
+    ("instructor's guide", GUIDE),
+    ("grading notes", "docs/grading_notes.md"),
+    ("reading list", "docs/reading_list.md"),
+    ("hub on one server", "jupyter-settings/jupyterhub_config.py"),
+    ("hub on Kubernetes", "jupyter-settings/z2jh"),
+    ("lessons", "notebooks"),
+    ("worked solutions", "notebooks/solutions"),
+    ("data", "data"),
+)
+
+
+def guide_text(root: Path | None = None, prog: str = "bleu-lab") -> str:
+    """Where this installation keeps the instructor's guide, the hub settings and the course files, one per line."""
+    root = course_root() if root is None else root
+    lines = [f"bleu_lab {__version__}: the course files are in {root}"]
+    width = max(len(label) for label, _ in INSTRUCTOR_FILES)
+    for label, relative in INSTRUCTOR_FILES:
+        path = root / relative
+        missing = "" if path.exists() else "  (not here: removed, or not readable by you)"
+        lines.append(f"  {label:<{width}}  {path}{missing}")
+    lines.append(f"The guide is Markdown: read it in any editor or Markdown viewer, or run '{prog} guide --open' to "
+                 "open it in your web browser.")
+    return "\n".join(lines)
+
+
+def open_guide(root: Path | None = None) -> str:
+    """Open the instructor's guide in the web browser (Python's ``webbrowser``, which honours $BROWSER); say what
+    happened."""
+    import webbrowser
+
+    guide = (course_root() if root is None else root) / GUIDE
+    if not guide.is_file():
+        raise FileNotFoundError(f"the instructor's guide is not at {guide}: reinstall bleu_lab from its wheel")
+    if webbrowser.open(guide.as_uri()):
+        return f"Opened {guide} in your web browser."
+    return f"No web browser found here: open {guide} yourself."
+
+
 # --- the subcommands -------------------------------------------------------------------------------
 
 
@@ -280,30 +390,51 @@ def build_parser(prog: str = "bleu-lab") -> argparse.ArgumentParser:
     lessons.add_argument("--update", action="store_true",
                          help="for a file you changed that has a newer version, write the new one beside yours "
                          "(NAME.new.ipynb; NAME.new-2.ipynb ... if you changed that one too)")
+    add_no_solutions(lessons)
     lab = commands.add_parser(
         "lab", help="copy the lessons to DIR as 'lessons' does, then start JupyterLab there",
         description="Bring the working copy DIR up to date (as 'bleu-lab lessons DIR' does, never overwriting your "
         "changes), then start JupyterLab with DIR as its root. Further options go to JupyterLab, e.g. --no-browser, "
         "--port 8899, --allow-root.")
     lab.add_argument("directory", metavar="DIR", nargs="?", type=Path, default=DEFAULT_DIR)
+    add_no_solutions(lab)
+    guide = commands.add_parser(
+        "guide", help="print where the instructor's guide, the hub settings and the course files are",
+        description="Print where this installation keeps the instructor's guide (docs/instructor.md), the grading "
+        "notes, the hub settings (jupyter-settings/) and the course files: in a clone, its top level; from a wheel, "
+        "bleu_lab/course_files in the environment's site-packages.")
+    guide.add_argument("--open", action="store_true", help="also open the guide in your web browser")
     return parser
 
 
+def add_no_solutions(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--no-solutions", action="store_true", default=None,
+                         help=f"graded work (the default when {GRADED_ENV}=1): the lessons as handed out, without "
+                         "worked solutions; worked solutions an earlier copy put in DIR are deleted if you never "
+                         "changed them, kept if you did, and named")
+
+
 def main(argv: Sequence[str], prog: str = "bleu-lab") -> int:
-    """Run ``lessons`` or ``lab``; return the exit code."""
+    """Run ``lessons``, ``lab`` or ``guide``; return the exit code."""
     args, extra = build_parser(prog).parse_known_args(argv)
     if extra and args.command != "lab":
         print(f"{prog} {args.command}: error: unrecognized arguments: {' '.join(extra)}", file=sys.stderr)
         return EXIT_ERROR
     try:
+        if args.command == "guide":
+            print(guide_text(prog=prog))
+            if args.open:
+                print(open_guide())
+            return 0
+        graded = args.no_solutions or graded_from_environment()
         new = not (args.directory / MANIFEST_NAME).exists()
-        report = copy_course(args.directory, update=getattr(args, "update", False))
+        report = copy_course(args.directory, update=getattr(args, "update", False), solutions=not graded)
     except (OSError, ValueError) as err:
         print(f"{prog}: error: {err}", file=sys.stderr)
         return EXIT_ERROR
     print(report, flush=True)
     if args.command == "lessons":
-        print(f"Open the lessons with: {prog} lab {args.directory}")
+        print(f"Open the lessons with: {prog} lab {args.directory}{' --no-solutions' if args.no_solutions else ''}")
         return 0
     open_file = FIRST_LESSON if new else None
     process = subprocess.Popen(lab_command(args.directory, open_file, extra), cwd=args.directory)

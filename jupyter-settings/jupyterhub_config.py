@@ -5,7 +5,7 @@ Install (as root, one environment for the hub and the students; docs/instructor.
     python3 -m venv /opt/bleu-lab-hub
     /opt/bleu-lab-hub/bin/pip install "bleu_lab-0.1.0-py3-none-any.whl[hub]"
     npm install -g configurable-http-proxy@5.3.0
-    mkdir -p /srv/bleu-lab-hub && cd /srv/bleu-lab-hub
+    install -d -m 700 /srv/bleu-lab-hub && cd /srv/bleu-lab-hub
     /opt/bleu-lab-hub/bin/jupyterhub -f "$(/opt/bleu-lab-hub/bin/python -c \
         'from bleu_lab.course import course_root; print(course_root() / "jupyter-settings/jupyterhub_config.py")')"
 
@@ -20,6 +20,17 @@ hub's process, as root, so every file it wrote would belong to root (the student
 disk would hold up the hub for every student; the start command runs as the student, under the student's limits,
 with every spawner. (On Kubernetes, z2jh's ``singleuser.lifecycleHooks.postStart`` does the same: z2jh/config.yaml.)
 
+Private by default, checked: when it starts, this config makes the hub's database readable by root only (mode
+600; JupyterHub creates it 644) and refuses to start, printing one line per problem with its fix, where a student
+could not run the hub's Python or read bleu_lab and the course (every server start would fail, after a timeout), or
+could read another student's home (create them mode 700: docs/instructor.md), the hub's state folder (this working
+directory: mode 700) or, for graded work, the worked solutions (bleu_lab.hub_checks).
+
+Graded work: start the hub with BLEU_LAB_GRADED=1 in its environment. Each student's server then copies the lessons
+as handed out, without worked solutions (``bleu-lab lessons --no-solutions``: solution files an earlier copy left
+and the student never changed are deleted), and the hub refuses to start until the installed solutions are closed
+to students: ``chmod -R go-rwx .../bleu_lab/course_files/notebooks/solutions`` (``bleu-lab guide`` prints where).
+
 Limits: ``mem_limit`` and ``cpu_limit`` are enforced by SystemdSpawner (jupyterhub-systemdspawner, in the ``hub``
 extra; a systemd unit per student with MemoryMax= and CPUQuota=), used when this machine runs systemd. JupyterHub's
 default LocalProcessSpawner does NOT enforce them (its own documentation of ``Spawner.mem_limit``): without systemd,
@@ -31,14 +42,26 @@ import shlex
 import sys
 from pathlib import Path
 
-from bleu_lab.course import DEFAULT_DIR, FIRST_LESSON, course_root
+import bleu_lab
+from bleu_lab import hub_checks
+from bleu_lab.course import (
+    DEFAULT_DIR,
+    FIRST_LESSON,
+    GRADED_ENV,
+    SOLUTIONS,
+    course_files,
+    course_root,
+    graded_from_environment,
+)
 
 c = get_config()  # noqa: F821 (defined by traitlets when it loads this file)
 
 # --- who logs in -------------------------------------------------------------------------------------------------
-# Local users (PAM, JupyterHub's default authenticator): the students' accounts on this machine, e.g.
-#   groupadd students && useradd --create-home --groups students alice && passwd alice
-STUDENTS_GROUP = "students"
+# Local users (PAM, JupyterHub's default authenticator): the students' accounts on this machine, with private homes
+# (mode 700; docs/instructor.md, "On one server"), e.g.
+#   groupadd students && useradd --create-home -K HOME_MODE=0700 --groups students alice && passwd alice
+# The students' group: "students", or another name in BLEU_LAB_STUDENTS_GROUP.
+STUDENTS_GROUP = os.environ.get("BLEU_LAB_STUDENTS_GROUP", "students")
 INSTRUCTORS_GROUP = "instructors"  # hub admins: they see and can stop every student's server
 c.JupyterHub.authenticator_class = "pam"
 c.PAMAuthenticator.allowed_groups = {STUDENTS_GROUP, INSTRUCTORS_GROUP}
@@ -76,6 +99,32 @@ else:
     c.JupyterHub.spawner_class = "localprocess"
     print("bleu_lab jupyterhub_config: no systemd on this machine, so LocalProcessSpawner starts the students' "
           "servers and does NOT enforce mem_limit or cpu_limit", file=sys.stderr)
+
+# --- graded work: no worked solutions (BLEU_LAB_GRADED=1 in the hub's environment) --------------------------------
+try:
+    GRADED = graded_from_environment()
+except ValueError as err:
+    sys.exit(f"bleu_lab jupyterhub_config: {err}")
+if GRADED:  # `bleu-lab lessons` in the start command reads it: the lessons as handed out, no worked solutions
+    c.Spawner.environment[GRADED_ENV] = "1"
+
+# --- private by default, checked before the hub starts -------------------------------------------------------------
+STATE = Path.cwd()  # the hub's database, cookie secret and proxy token live in its working directory
+DATABASE = STATE / "jupyterhub.sqlite"
+c.JupyterHub.db_url = f"sqlite:///{DATABASE}"
+SOLUTIONS_DIR = course_root() / Path(SOLUTIONS).parent
+PROBLEMS = hub_checks.start_problems(
+    group=STUDENTS_GROUP, python=Path(sys.executable), scripts=[BIN / "bleu-lab", BIN / "jupyterhub-singleuser"],
+    package=Path(bleu_lab.__file__).parent,
+    course=[course_root() / f for f in course_files(solutions=not GRADED)] + [SINGLEUSER_CONFIG],
+    state=STATE, solutions=SOLUTIONS_DIR if GRADED else None)
+if PROBLEMS:
+    sys.exit("bleu_lab jupyterhub_config: the hub does not start until these are fixed (one per line):\n  "
+             + "\n  ".join(PROBLEMS))
+hub_checks.private_database(DATABASE)  # root only (600): it holds every user's name and the hub's tokens
+print(f"bleu_lab jupyterhub_config: checked: students can run {sys.executable} and read the course; no student "
+      f"can read another's home (group {STUDENTS_GROUP!r}), {STATE} or {DATABASE.name}"
+      + (f"; graded work: no student can read {SOLUTIONS_DIR}" if GRADED else ""), file=sys.stderr)
 
 # --- idle servers are stopped ------------------------------------------------------------------------------------
 # jupyterhub-idle-culler as a hub-managed service, with only the scopes it needs (JupyterHub 2+ roles): a server

@@ -8,10 +8,15 @@ single-user settings, the server root, the default URL, the idle culler service 
 - the spawner: JupyterHub's SimpleLocalProcessSpawner, the LocalProcessSpawner that runs each server as the hub's
   own user with HOME = <tmp>/home/NAME, in place of LocalProcessSpawner/SystemdSpawner (which need a system
   account per student and, for systemd, a booted systemd). The servers are still separate processes with separate
-  homes and tokens: what keeps students apart here is the hub's authorization, which is what the test checks;
+  homes and tokens: what keeps students apart here is the hub's authorization, which is what the test checks.
+  With ``local_users=True`` (tests/test_hub_private.py, as root, with accounts it created) the spawner is the
+  shipped one's fallback, LocalProcessSpawner: each server runs as its student, in the student's real home;
 - the addresses: the proxy, the hub and the servers on 127.0.0.1 at free ports; as root, `--allow-root` for the
   single-user server (which otherwise refuses to run as root);
-- the culler's timings, on request (``idle_timeout``), and the hub's activity interval, so a test can wait for it.
+- the culler's timings, on request (``idle_timeout``), and the hub's activity interval, so a test can wait for it;
+- the Python environment, only where students could not run this one (a Python under /root, as pyenv installs it
+  for root): the shipped config refuses to start from it, so the hub runs from a copy students can reach
+  (``reachable_environment``), reading this environment's packages.
 """
 
 from __future__ import annotations
@@ -25,6 +30,8 @@ import signal
 import socket
 import subprocess
 import sys
+import sysconfig
+import tempfile
 import time
 import uuid
 from collections.abc import Iterator
@@ -35,6 +42,8 @@ from pathlib import Path
 import psutil
 import requests
 from async_run import run_async
+
+from bleu_lab import hub_checks
 
 REPO = Path(__file__).resolve().parent.parent
 SHIPPED_CONFIG = REPO / "jupyter-settings" / "jupyterhub_config.py"
@@ -61,24 +70,34 @@ def missing() -> str | None:
             return f"{module} is not installed (pip install -e '.[hub]')"
     if proxy_command() is None:
         return "configurable-http-proxy is not on PATH (npm install -g configurable-http-proxy@5.3.0)"
+    closed = hub_checks.tree_problems("bleu_lab", REPO / "bleu_lab", frozenset()) + hub_checks.usable_problems(
+        "the course", REPO / "notebooks", hub_checks.READ | hub_checks.SEARCH, frozenset())
+    if closed:  # the shipped config's start check would refuse (a Python students cannot reach is copied instead)
+        return f"the shipped hub config refuses a checkout students cannot read: {closed[0]}"
     return None
 
 
 TEST_CONFIG = """\
+import os
 c = get_config()  # noqa
 load_subconfig({shipped!r})
 c.JupyterHub.authenticator_class = "dummy"
 c.DummyAuthenticator.password = {password!r}
 c.Authenticator.allow_all = True
-c.JupyterHub.spawner_class = "simple"
-c.SimpleLocalProcessSpawner.home_dir_template = {homes!r} + "/{{username}}"
+if not {local_users!r}:
+    c.JupyterHub.spawner_class = "simple"
+    c.SimpleLocalProcessSpawner.home_dir_template = {homes!r} + "/{{username}}"
+else:
+    c.JupyterHub.spawner_class = "localprocess"
 c.JupyterHub.bind_url = "http://127.0.0.1:{port}"
 c.JupyterHub.hub_bind_url = "http://127.0.0.1:{hub_port}"
 c.ConfigurableHTTPProxy.api_url = "http://127.0.0.1:{proxy_api_port}"
 c.ConfigurableHTTPProxy.command = [{proxy!r}]
 c.JupyterHub.last_activity_interval = {activity_interval}
 c.Spawner.environment.update({{"JUPYTERHUB_ACTIVITY_INTERVAL": "{activity_interval}"}})
-if {as_root!r}:
+if os.environ.get("LD_LIBRARY_PATH"):  # a copied interpreter's libpython (tests/test_hub_private.py)
+    c.Spawner.environment["LD_LIBRARY_PATH"] = os.environ["LD_LIBRARY_PATH"]
+if {as_root!r} and not {local_users!r}:
     c.Spawner.args = list(c.Spawner.args) + ["--allow-root"]
 if {idle_timeout!r}:
     for service in c.JupyterHub.services:
@@ -127,24 +146,100 @@ class Hub:
         return path.read_text(errors="replace") if path.exists() else ""
 
 
-@contextlib.contextmanager
-def running_hub(root: Path, *, idle_timeout: int = 0, cull_every: int = 5, activity_interval: int = 5,
-                startup_timeout: float = 120) -> Iterator[Hub]:
-    """Start the hub in ``root`` (its database, log and the students' homes), yield it, stop it and everything it
-    started (servers, kernels, proxy, culler), by PID."""
-    root.mkdir(parents=True, exist_ok=True)
-    (root / "home").mkdir(exist_ok=True)
-    port = free_port()
+def write_config(root: Path, port: int, *, idle_timeout: int = 0, cull_every: int = 5, activity_interval: int = 5,
+                 local_users: bool = False) -> Path:
+    """The test's jupyterhub_config.py in ``root`` (the shipped config, then what the module docstring lists)."""
     config = root / "test_jupyterhub_config.py"
     config.write_text(TEST_CONFIG.format(
         shipped=str(SHIPPED_CONFIG), password=PASSWORD, homes=str(root / "home"), port=port, hub_port=free_port(),
         proxy_api_port=free_port(), proxy=proxy_command(), activity_interval=activity_interval,
-        as_root=os.geteuid() == 0, idle_timeout=idle_timeout, cull_every=cull_every), encoding="utf-8")
+        as_root=os.geteuid() == 0, idle_timeout=idle_timeout, cull_every=cull_every, local_users=local_users),
+        encoding="utf-8")
+    return config
+
+
+def reachable_environment(base: Path, copy: bool = False) -> tuple[Path, dict[str, str]]:
+    """The bin folder of a Python environment that students can run (the shipped config refuses to start from one
+    they cannot), and what its processes need in their environment: this one where they can reach it; else (a
+    Python under /root, as pyenv installs it for root, and as on this project's CI) a venv in ``base`` on a copy of
+    its interpreter and standard library that reads this environment's packages, as the guide's /opt/bleu-lab-hub
+    would be (always, with ``copy``). The files are copied, never hard-linked: a new link changes the original's
+    ctime, which the grader's integrity check, running in a parallel test, would read as tampering."""
     bin_dir = Path(sys.executable).parent
-    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"}
+    closed = (hub_checks.usable_problems("the hub's Python", Path(sys.executable), hub_checks.SEARCH, frozenset())
+              + hub_checks.usable_problems("the hub's command", bin_dir / "bleu-lab", hub_checks.READ, frozenset()))
+    if not copy and not closed:
+        return bin_dir, {}
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    source, python = Path(sys.base_prefix), base / "python"
+
+    def unused(folder: str, names: list[str]) -> set[str]:  # what a hub never imports: about 100 MB copied, not 950
+        if Path(folder).name != version:
+            return set()
+        return {n for n in names if n in {"site-packages", "test", "idlelib", "ensurepip"} or n.startswith("config-")}
+
+    for part in ("bin", "lib"):
+        shutil.copytree(source / part, python / part, symlinks=True, copy_function=shutil.copy2, ignore=unused)
+    env = base / "env"
+    subprocess.run([str(python / "bin" / version), "-m", "venv", "--without-pip", str(env)], check=True,
+                   capture_output=True, timeout=120)
+    packages = Path(sysconfig.get_path("purelib"))
+    (env / "lib" / version / "site-packages" / "bleu_lab_test_env.pth").write_text(
+        f"import site; site.addsitedir({str(packages)!r})\n")
+    for data in ("share", "etc"):  # JupyterLab's and Voila's data files; the server extensions they enable
+        (env / data).symlink_to(Path(sys.prefix) / data)
+    for script in ("jupyterhub", "jupyterhub-singleuser", "bleu-lab"):
+        lines = (bin_dir / script).read_text().splitlines(keepends=True)
+        (env / "bin" / script).write_text(f"#!{env / 'bin' / 'python'}\n" + "".join(lines[1:]))
+        (env / "bin" / script).chmod(0o755)
+    # the interpreter finds libpython by an absolute RUNPATH into the original (pyenv's), which students cannot reach
+    return env / "bin", {"LD_LIBRARY_PATH": str(python / "lib")}
+
+
+def hub_environment(bin_dir: Path, extra: dict[str, str] | None = None) -> dict[str, str]:
+    return {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}", **(extra or {})}
+
+
+def refused_start(root: Path, bin_dir: Path, env: dict[str, str] | None = None, timeout: float = 120,
+                  local_users: bool = False) -> subprocess.CompletedProcess:
+    """Start the hub of ``bin_dir``'s environment in ``root`` and expect its config to refuse (exit before it
+    listens): the finished process, its output in ``stdout``. Fails if the hub still runs after ``timeout`` s."""
+    config = write_config(root, free_port(), local_users=local_users)
+    process = subprocess.Popen([str(bin_dir / "jupyterhub"), "-f", str(config)], cwd=root,
+                               env=hub_environment(bin_dir, env), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               text=True, start_new_session=True)
+    try:
+        out, _ = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        out, _ = process.communicate()
+        raise AssertionError(f"the hub did not refuse to start within {timeout} s:\n{out[-3000:]}") from None
+    return subprocess.CompletedProcess(process.args, process.returncode, out, "")
+
+
+@contextlib.contextmanager
+def running_hub(root: Path, *, idle_timeout: int = 0, cull_every: int = 5, activity_interval: int = 5,
+                startup_timeout: float = 120, local_users: bool = False, env: dict[str, str] | None = None,
+                bin_dir: Path | None = None) -> Iterator[Hub]:
+    """Start the hub in ``root`` (its database, log and, unless ``local_users``, the students' homes), with ``env``
+    added to its environment and the Python environment of ``bin_dir`` (default: this one's); yield it, stop it and
+    everything it started (servers, kernels, proxy, culler), by PID."""
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "home").mkdir(exist_ok=True)
+    port = free_port()
+    config = write_config(root, port, idle_timeout=idle_timeout, cull_every=cull_every,
+                          activity_interval=activity_interval, local_users=local_users)
+    python_env = None
+    if bin_dir is None:  # an environment students could run (the shipped config's start check asks for one)
+        python_env = Path(tempfile.mkdtemp(prefix="bleu-lab-hub-python-"))
+        python_env.chmod(0o755)
+        bin_dir, reachable = reachable_environment(python_env)
+        env = {**reachable, **(env or {})}
     with open(root / "hub.log", "wb") as log:
-        process = subprocess.Popen([str(bin_dir / "jupyterhub"), "-f", str(config)], cwd=root, env=env,
-                                   stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        process = subprocess.Popen([str(bin_dir / "jupyterhub"), "-f", str(config)], cwd=root,
+                                   env=hub_environment(bin_dir, env), stdout=log, stderr=subprocess.STDOUT,
+                                   start_new_session=True)
     hub = Hub(f"http://127.0.0.1:{port}", root, process)
     try:
         deadline = time.monotonic() + startup_timeout
@@ -162,6 +257,8 @@ def running_hub(root: Path, *, idle_timeout: int = 0, cull_every: int = 5, activ
     finally:
         hub.record_processes()
         stop(hub)
+        if python_env is not None:
+            shutil.rmtree(python_env, ignore_errors=True)
 
 
 def stop(hub: Hub, grace: float = 60) -> None:

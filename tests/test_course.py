@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -283,3 +285,143 @@ def test_bleu_lab_lab_copies_then_starts_jupyterlab_in_the_copy(tmp_path, capsys
     assert "added" in capsys.readouterr().out
     assert main(["lab", str(directory)]) == 0
     assert started[1][0][-1] != course.FIRST_LESSON  # later: JupyterLab restores the student's own tabs
+
+
+# --- graded work: the lessons as handed out, no worked solutions (--no-solutions, BLEU_LAB_GRADED=1) -------------
+
+
+def test_no_solutions_hands_out_what_bleu_lab_release_hands_out(tmp_path):
+    """Every lesson of a graded copy is byte for byte the student copy of `bleu-lab release` (the real release of
+    the shipped lessons), and no worked solution is copied or loaded."""
+    from bleu_lab.assignments.release import release
+
+    handed = release(tmp_path / "release", default_notebooks_dir()).student
+    target = tmp_path / "graded"
+    report = course.copy_course(target, solutions=False)
+    assert report.graded and "(graded work: no worked solutions)" in str(report)
+    assert not (target / "notebooks" / "solutions").exists()
+    assert not [name for name in report.added if name.startswith("notebooks/solutions/")]
+    lessons = sorted(target.glob("notebooks/*.ipynb"))
+    assert [p.name for p in lessons] == sorted(p.name for p in handed.glob("*.ipynb")) and len(lessons) >= 14
+    for lesson in lessons:
+        assert lesson.read_bytes() == (handed / lesson.name).read_bytes(), lesson.name
+        assert "%load" not in lesson.read_text(encoding="utf-8")
+    assert (target / "data" / "news" / "ref.A.de").is_file() and (target / "docs" / "reading_list.md").is_file()
+    assert not course.copy_course(target, solutions=False).added  # a second graded copy adds nothing
+
+
+def test_no_solutions_removes_the_untouched_solutions_of_an_earlier_copy_and_keeps_changed_ones(tmp_path, capsys):
+    target = tmp_path / "bleu-lab-course"
+    assert main(["lessons", str(target)]) == 0  # an earlier copy, with the worked solutions
+    solutions = target / "notebooks" / "solutions"
+    shipped = sorted(f"notebooks/solutions/{p.name}" for p in solutions.glob("*.py"))
+    (solutions / "01_clip.py").write_text("# my own attempt\n")  # changed: the student's
+    (solutions / "02_word_salad.py").unlink()  # deleted by the student: nothing to remove or name
+    (solutions / "03_brevity_penalty.py").unlink()
+    (solutions / "03_brevity_penalty.py").symlink_to(target / "docs" / "reading_list.md")  # a link: never followed
+    lesson = target / "notebooks" / "04_putting_it_together.ipynb"
+    lesson.write_text(lesson.read_text(encoding="utf-8") + " ", encoding="utf-8")  # a lesson the student changed
+    capsys.readouterr()
+
+    assert main(["lessons", str(target), "--no-solutions"]) == 0
+    out = capsys.readouterr().out
+    removed = [f for f in shipped if not f.endswith(("01_clip.py", "02_word_salad.py", "03_brevity_penalty.py"))]
+    assert sorted(p.name for p in solutions.iterdir()) == ["01_clip.py", "03_brevity_penalty.py"]
+    assert "removed the worked solutions an earlier copy put here" in out
+    assert "(as handed out for graded work; you had not changed them)" in out
+    assert out.count("notebooks/solutions/") == len(removed) + 2  # each removed one named, and the two kept
+    for name in removed:
+        assert name in out
+    assert "kept notebooks/solutions/01_clip.py (a worked solution that you changed" in out
+    assert "kept notebooks/solutions/03_brevity_penalty.py" in out and "02_word_salad" not in out
+    assert (solutions / "01_clip.py").read_text() == "# my own attempt\n"
+    assert (target / "docs" / "reading_list.md").is_file()  # the link's target is untouched
+    assert "kept notebooks/04_putting_it_together.ipynb (you changed it)" in out
+    assert "%load" not in (target / "notebooks" / "03_brevity_penalty.ipynb").read_text(encoding="utf-8")
+    assert "bleu-lab lab " + str(target) + " --no-solutions" in out
+
+    # Run again: nothing more to remove; the student's solution is named again (the hub's log shows it each start).
+    assert main(["lessons", str(target), "--no-solutions"]) == 0
+    out = capsys.readouterr().out
+    assert "removed" not in out and "kept notebooks/solutions/01_clip.py" in out
+
+    # Back to ungraded work: the solutions and the full lessons come back, the student's files stay.
+    report = course.copy_course(target)
+    assert set(removed) <= set(report.added) and "notebooks/03_brevity_penalty.ipynb" in report.replaced
+    assert (solutions / "01_clip.py").read_text() == "# my own attempt\n"
+    assert "%load" in (target / "notebooks" / "03_brevity_penalty.ipynb").read_text(encoding="utf-8")
+
+
+def test_bleu_lab_graded_in_the_environment_is_the_switch(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv(course.GRADED_ENV, "1")
+    assert main(["lessons", str(tmp_path / "graded")]) == 0
+    assert "(graded work: no worked solutions)" in capsys.readouterr().out
+    assert not (tmp_path / "graded" / "notebooks" / "solutions").exists()
+    monkeypatch.setenv(course.GRADED_ENV, "0")
+    assert main(["lessons", str(tmp_path / "open")]) == 0
+    assert (tmp_path / "open" / "notebooks" / "solutions" / "01_clip.py").is_file()
+    monkeypatch.setenv(course.GRADED_ENV, "yes")
+    assert main(["lessons", str(tmp_path / "open")]) == 2
+    assert capsys.readouterr().err.strip().endswith("BLEU_LAB_GRADED must be 1 (graded work: no worked solutions) or "
+                                                    "0 (unset: 0), not 'yes'")
+
+
+# --- bleu-lab guide ----------------------------------------------------------------------------------------------
+
+
+def test_guide_prints_where_the_instructors_files_are(capsys):
+    assert main(["guide"]) == 0
+    out = capsys.readouterr().out
+    for label, relative in course.INSTRUCTOR_FILES:
+        line = next(line for line in out.splitlines() if line.strip().startswith(label))
+        assert line.split(None, len(label.split()))[-1] == str(REPO / relative)
+        assert (REPO / relative).exists() and "not here" not in line
+    assert "bleu-lab guide --open" in out
+
+
+def test_guide_says_which_file_is_missing(tmp_path):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "instructor.md").write_text("# Instructor guide\n")
+    text = course.guide_text(tmp_path)
+    assert f"{tmp_path / 'docs' / 'instructor.md'}\n" in text
+    assert f"{tmp_path / 'notebooks' / 'solutions'}  (not here" in text
+
+
+def test_guide_opens_a_browser_only_when_asked(tmp_path):
+    """A real run of `bleu-lab guide --open`, with $BROWSER (which Python's webbrowser honours) a script that records
+    the address it was given; without --open, no browser is started."""
+    record = tmp_path / "opened.txt"
+    browser = tmp_path / "browser.py"
+    browser.write_text(f"import sys\nopen({str(record)!r}, 'a').write(sys.argv[1] + '\\n')\n")
+    env = {**os.environ, "BROWSER": f"{sys.executable} {browser} %s"}
+    plain = subprocess.run([sys.executable, "-m", "bleu_lab", "guide"], env=env, capture_output=True, text=True,
+                           timeout=60)
+    assert plain.returncode == 0 and not record.exists(), plain.stderr
+    opened = subprocess.run([sys.executable, "-m", "bleu_lab", "guide", "--open"], env=env, capture_output=True,
+                            text=True, timeout=60)
+    assert opened.returncode == 0, opened.stderr
+    assert record.read_text().split() == [(REPO / "docs" / "instructor.md").as_uri()]
+    assert f"Opened {REPO / 'docs' / 'instructor.md'} in your web browser." in opened.stdout
+
+
+def _anchors(markdown: str) -> set[str]:
+    """GitHub's anchors for a Markdown file's headings: lower case, punctuation dropped, spaces to hyphens."""
+    return {re.sub(r"[^\w\- ]", "", title.strip().lower()).replace(" ", "-")
+            for title in re.findall(r"^#{1,6} (.+)$", markdown, re.MULTILINE)}
+
+
+def test_the_readmes_links_to_the_guide_work_from_a_wheel():
+    """Each README link into docs/ or jupyter-settings/ names a file the wheel installs (setup.py), which `bleu-lab
+    guide` prints the folder of, and each #anchor is a heading there; the guide's own #anchors are its headings."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    packaged = {"/".join(p.parts) for p in _setup_module().course_files(REPO)}
+    links = re.findall(r"\]\(((?:docs|jupyter-settings)/[^)#\s]+)(?:#([^)\s]+))?\)", readme)
+    assert len(links) >= 8
+    for target, anchor in links:
+        assert target in packaged, target
+        if anchor:
+            assert anchor in _anchors((REPO / target).read_text(encoding="utf-8")), (target, anchor)
+    assert "bleu-lab guide" in readme
+    guide = (REPO / "docs" / "instructor.md").read_text(encoding="utf-8")
+    for anchor in re.findall(r"\]\(#([^)\s]+)\)", guide):
+        assert anchor in _anchors(guide), anchor

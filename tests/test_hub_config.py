@@ -205,11 +205,32 @@ def test_the_dockerfile_install_steps_work_in_a_venv(tmp_path: Path):
     assert (tmp_path / "home" / "course" / "notebooks" / "playground.ipynb").is_file()
 
 
-def test_the_one_server_config_copies_the_course_limits_and_culls(capfd):
-    """The shipped jupyterhub_config.py as JupyterHub loads it (traitlets), on this machine."""
+def load_one_server_config(monkeypatch, state: Path, problems: list[str] | None = None, **environment: str):
+    """The shipped jupyterhub_config.py as JupyterHub loads it (traitlets), started in ``state``, with the start
+    check's answer replaced by ``problems`` (tests/test_hub_private.py runs the real one, with real accounts: this
+    machine's own Python may sit where students cannot reach it); return the config and the check's arguments."""
     from traitlets.config.loader import PyFileConfigLoader
 
-    config = PyFileConfigLoader("jupyterhub_config.py", path=str(SETTINGS)).load_config()
+    from bleu_lab import hub_checks
+
+    asked = {}
+    monkeypatch.setattr(hub_checks, "start_problems", lambda **kwargs: asked.update(kwargs) or list(problems or []))
+    monkeypatch.chdir(state)
+    for name, value in environment.items():
+        monkeypatch.setenv(name, value)
+    return PyFileConfigLoader("jupyterhub_config.py", path=str(SETTINGS)).load_config(), asked
+
+
+def test_the_one_server_config_copies_the_course_limits_and_culls(capfd, monkeypatch, tmp_path):
+    """The shipped jupyterhub_config.py as JupyterHub loads it (traitlets), on this machine."""
+    monkeypatch.delenv("BLEU_LAB_GRADED", raising=False)
+    config, asked = load_one_server_config(monkeypatch, tmp_path)
+    assert config.JupyterHub.db_url == f"sqlite:///{tmp_path / 'jupyterhub.sqlite'}"
+    assert (tmp_path / "jupyterhub.sqlite").stat().st_mode & 0o777 == 0o600  # made private before JupyterHub opens it
+    assert asked["group"] == "students" and asked["state"] == tmp_path and asked["solutions"] is None
+    assert asked["python"] == Path(sys.executable) and asked["package"] == REPO / "bleu_lab"
+    assert REPO / "notebooks" / "solutions" / "01_clip.py" in asked["course"]
+    assert "BLEU_LAB_GRADED" not in config.Spawner.environment
     assert config.JupyterHub.authenticator_class == "pam"
     command = " ".join(config.Spawner.cmd)
     assert "bleu-lab" in command and "lessons" in command and "jupyterhub-singleuser" in command
@@ -228,3 +249,26 @@ def test_the_one_server_config_copies_the_course_limits_and_culls(capfd):
     (role,) = config.JupyterHub.load_roles
     assert role["services"] == [culler["name"]]
     assert set(role["scopes"]) == {"list:users", "read:users:activity", "read:servers", "delete:servers"}
+
+
+def test_the_one_server_config_refuses_to_start_on_a_problem(monkeypatch, tmp_path):
+    with pytest.raises(SystemExit) as refused:
+        load_one_server_config(monkeypatch, tmp_path, ["alice's home /home/alice is open: chmod 700 /home/alice",
+                                                       "students cannot use X: chmod o+x /root"])
+    assert str(refused.value).splitlines() == [
+        "bleu_lab jupyterhub_config: the hub does not start until these are fixed (one per line):",
+        "  alice's home /home/alice is open: chmod 700 /home/alice", "  students cannot use X: chmod o+x /root"]
+    assert not (tmp_path / "jupyterhub.sqlite").exists()
+    with pytest.raises(SystemExit, match="BLEU_LAB_GRADED must be 1 .* not 'yes'"):
+        load_one_server_config(monkeypatch, tmp_path, BLEU_LAB_GRADED="yes")
+
+
+def test_graded_mode_is_one_switch_on_both_hubs(monkeypatch, tmp_path):
+    """BLEU_LAB_GRADED=1: the one-server hub hands it to each student's start command (`bleu-lab lessons` reads it)
+    and checks that students cannot read the installed solutions; z2jh sets it in singleuser.extraEnv."""
+    config, asked = load_one_server_config(monkeypatch, tmp_path, BLEU_LAB_GRADED="1", BLEU_LAB_STUDENTS_GROUP="ta1")
+    assert config.Spawner.environment["BLEU_LAB_GRADED"] == "1"
+    assert asked["solutions"] == REPO / "notebooks" / "solutions" and asked["group"] == "ta1"
+    assert not [path for path in asked["course"] if "solutions" in path.parts]
+    _, _, ours = z2jh_values()
+    assert ours["singleuser"]["extraEnv"]["BLEU_LAB_GRADED"] in ("0", "1")

@@ -18,9 +18,7 @@ from pathlib import Path
 from .. import exercises
 from ..course import course_root
 from ..exercises import LessonGrading
-
-# A notebook's metadata key with what the release knows about it: {"lesson": "01_ngrams_and_clipping", "copy": ...}.
-METADATA_KEY = "bleu_lab"
+from ..handout import METADATA_KEY as METADATA_KEY  # the notebooks' metadata key (re-exported)
 
 
 def lesson_gradings() -> dict[str, LessonGrading]:

@@ -23,17 +23,9 @@ from pathlib import Path
 import nbformat
 
 from ..exercises import LessonGrading
-from . import METADATA_KEY, lesson_gradings
+from ..handout import LOAD_CELL, METADATA_KEY, SCRATCH_CELL, student_copy
+from . import lesson_gradings
 from .nbgrader_source import nbgrader_config, nbgrader_source
-
-LOAD_CELL = re.compile(r"^\s*#\s*%load\s+(solutions/[\w.-]+\.py)\s*$")
-SCRATCH_CELL = "# Scratch cell: this copy of the lesson has no worked solutions. Write your answer above its check."
-NO_SOLUTIONS_NOTE = "(This copy of the lesson has no worked solutions.)"
-# A sentence of the lesson's text that points to the worked solutions.
-SOLUTION_SENTENCE = re.compile(r"%load|worked solution", re.IGNORECASE)
-LIST_MARKER = re.compile(r"\s*(?:[-*+]\s+)?")
-HEADING = re.compile(r"^#{1,6}\s+(.*)$", re.MULTILINE)
-CHECK_CALL = re.compile(r"\bcheck_\w+\(|bleu_lab\.exercises")
 
 
 @dataclass
@@ -146,22 +138,6 @@ def _check_targets(result: Release, files: dict[Path, str], previous: dict[Path,
                                   f"away (or release into another OUTDIR) and run again")
 
 
-def student_copy(lesson: nbformat.NotebookNode, name: str) -> nbformat.NotebookNode:
-    """The lesson without solutions: scratch cells for ``%load`` cells, no pointers to them, no exercise outputs."""
-    nb = copy.deepcopy(lesson)
-    exercise_cells = _exercise_cells(nb.cells)
-    for i, cell in enumerate(nb.cells):
-        if cell.cell_type == "markdown":
-            cell.source = without_solution_sentences(cell.source)
-        elif cell.cell_type == "code":
-            if LOAD_CELL.match(cell.source):
-                cell.source = SCRATCH_CELL
-            if i in exercise_cells or not cell.source.strip() or cell.source == SCRATCH_CELL:
-                cell.outputs, cell.execution_count = [], None
-    nb.metadata[METADATA_KEY] = {"lesson": name, "copy": "student"}
-    return nb
-
-
 def solved_copy(student: nbformat.NotebookNode, solutions: dict[int, str], name: str,
                 grading: LessonGrading | None) -> nbformat.NotebookNode:
     """The student copy with each solution (``worked_solutions``) where its ``%load`` cell was, and model answers
@@ -190,37 +166,4 @@ def worked_solutions(lesson: nbformat.NotebookNode, notebooks_dir: Path) -> dict
         match = LOAD_CELL.match(cell.source) if cell.cell_type == "code" else None
         if match:
             found[index] = (notebooks_dir / match.group(1)).read_text(encoding="utf-8").rstrip("\n")
-    return found
-
-
-def without_solution_sentences(text: str) -> str:
-    """``text`` with each run of sentences that mention worked solutions replaced by one short note."""
-    parts = re.split(r"(?<=[.!?])(\s+)", text)
-    out: list[str] = []
-    dropped = False
-    for k, part in enumerate(parts):
-        if k % 2:  # the whitespace between two sentences
-            out.append(part)
-        elif SOLUTION_SENTENCE.search(part):
-            if not dropped:
-                out.append(LIST_MARKER.match(part).group(0) + NO_SOLUTIONS_NOTE)
-            elif out and out[-1].isspace():
-                out.pop()
-            dropped = True
-        else:
-            out.append(part)
-            dropped = False
-    return "".join(out)
-
-
-def _exercise_cells(cells: list[nbformat.NotebookNode]) -> set[int]:
-    """The code cells of the exercises: under an "Exercise" heading, or calling a check."""
-    found, in_exercise = set(), False
-    for i, cell in enumerate(cells):
-        if cell.cell_type == "markdown":
-            headings = HEADING.findall(cell.source)
-            if headings:
-                in_exercise = "exercise" in headings[-1].lower()
-        elif cell.cell_type == "code" and (in_exercise or CHECK_CALL.search(cell.source)):
-            found.add(i)
     return found

@@ -1,0 +1,173 @@
+"""What a course hub on one server checks before it starts: students can run its Python and read bleu_lab and the
+course; no student can read another's home, the hub's state or (for graded work) the worked solutions.
+
+``jupyter-settings/jupyterhub_config.py`` calls ``start_problems`` when the hub starts and refuses to start on any
+problem, printing each on one line with its fix. A missed one shows up late and badly: a Python under ``/root`` made
+every student's server fail with "Permission denied" after a 120 s timeout, and Debian's ``useradd --create-home``
+(mode 755) let one student's kernel read another's lessons.
+
+Permissions are judged as the kernel judges them (POSIX mode bits, path resolution) for a student: a user who owns
+none of these files and whose groups are ``gids`` (the students' group). To open a file, every folder on its way
+must grant search (x) and the file read (r): the owner's bits apply to the owner, the group's to a member of the
+file's group, the others' to everyone else. Access control lists (``getfacl``) and mandatory access control are not
+read; they can only take permissions away, except an ACL that grants more, which this check does not see.
+"""
+
+from __future__ import annotations
+
+import grp
+import os
+import pwd
+import stat
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+READ, SEARCH = 4, 1  # the r and x bits of one class (owner, group or others)
+NO_USER = -1  # the student's uid: owner of none of the files checked
+
+
+def allows(info: os.stat_result, want: int, gids: frozenset[int], uid: int = NO_USER) -> bool:
+    """Whether a user ``uid`` with groups ``gids`` has all the permission bits ``want`` (READ | SEARCH) on a file
+    with this ``stat``: the owner's bits for its owner, the group's for a member of its group, else the others'."""
+    if info.st_uid == uid:
+        bits = info.st_mode >> 6
+    elif info.st_gid in gids:
+        bits = info.st_mode >> 3
+    else:
+        bits = info.st_mode
+    return bits & want == want
+
+
+def refused_at(path: Path, want: int, gids: frozenset[int]) -> Path | None:
+    """The first folder on the way to ``path`` that a student cannot search, or ``path`` itself if it lacks
+    ``want``; None when a student can reach it with ``want``. Links are followed as the kernel follows them."""
+    path = Path(os.path.abspath(path))
+    for ways in (path.resolve(), path):  # where a link leads first: the file to fix
+        for folder in reversed(ways.parents):
+            if not allows(folder.stat(), SEARCH, gids):
+                return folder
+        if not allows(ways.stat(), want, gids):
+            return ways
+    return None
+
+
+def describe(path: Path) -> str:
+    """``path``'s mode, owner and group, as ``ls -ld`` shows them: "mode 700, root:root"."""
+    info = path.stat()
+    return f"mode {stat.S_IMODE(info.st_mode):o}, {_name(pwd.getpwuid, info.st_uid)}:{_name(grp.getgrgid, info.st_gid)}"
+
+
+def _name(lookup, number: int) -> str:
+    try:
+        return lookup(number)[0]
+    except KeyError:
+        return str(number)
+
+
+def usable_problems(what: str, path: Path, want: int, gids: frozenset[int]) -> list[str]:
+    """One line if students cannot reach ``path`` with ``want`` (READ to read a file, SEARCH to run a binary,
+    READ | SEARCH for a script or a folder), naming where they are stopped and the fix."""
+    if not path.exists():
+        return [f"{what} {path} does not exist: reinstall bleu_lab in the hub's environment"]
+    blocked = refused_at(path, want, gids)
+    if blocked is None:
+        return []
+    who = "g" if blocked.stat().st_gid in gids else "o"  # the class of bits that applies to a student
+    if blocked.is_dir() and blocked not in (path, path.resolve()):
+        fix = (f"chmod {who}+x {blocked}, or install the hub's environment where students can reach it (e.g. "
+               "/opt/bleu-lab-hub)")
+    else:
+        fix = f"chmod {who}+{''.join(name for bit, name in ((READ, 'r'), (SEARCH, 'x')) if want & bit)} {blocked}"
+    return [f"students cannot use {what} {path}: {blocked} ({describe(blocked)}) does not let them in; {fix}"]
+
+
+def tree_problems(what: str, tree: Path, gids: frozenset[int], skip: Iterable[Path] = ()) -> list[str]:
+    """One line if students cannot read every file of ``tree`` (and search its folders), naming the first such
+    file and how many there are; folders in ``skip`` are not visited."""
+    reach = usable_problems(what, tree, READ | SEARCH, gids)
+    if reach:
+        return reach
+    skipped = {Path(os.path.abspath(p)) for p in skip}
+    closed: list[Path] = []
+    for folder, folders, files in os.walk(tree):
+        here = Path(folder)
+        folders[:] = sorted(f for f in folders if here / f not in skipped and f != "__pycache__")
+        closed += [here / name for name in folders if not _allowed(here / name, READ | SEARCH, gids)]
+        folders[:] = [f for f in folders if here / f not in closed]
+        closed += [here / name for name in sorted(files) if not _allowed(here / name, READ, gids)]
+    if not closed:
+        return []
+    more = f" and {len(closed) - 1} more" if len(closed) > 1 else ""
+    return [f"students cannot read {what}: {closed[0]} ({describe(closed[0])}){more}; chmod -R o+rX {tree}"]
+
+
+def _allowed(path: Path, want: int, gids: frozenset[int]) -> bool:
+    """``allows`` for ``path``; a file that went away meanwhile (a cache, a log being rotated) is no problem."""
+    try:
+        return allows(path.stat(), want, gids)
+    except FileNotFoundError:
+        return True
+
+
+def home_problems(homes: Mapping[str, Path], gids: frozenset[int]) -> list[str]:
+    """One line for each home that another student can enter or list (mode 700 keeps them out)."""
+    problems = []
+    for user, home in sorted(homes.items()):
+        if home.is_dir() and (refused_at(home, SEARCH, gids) is None or refused_at(home, READ, gids) is None):
+            problems.append(f"{user}'s home {home} is open to other students ({describe(home)}): chmod 700 {home}")
+    return problems
+
+
+def private_problems(what: str, folder: Path, gids: frozenset[int], fix: str = "") -> list[str]:
+    """One line if students can enter or list ``folder`` (nothing under a folder they can neither enter nor list is
+    theirs to read, so the folder's mode decides; a folder they can only enter still opens every file whose name
+    they guess)."""
+    if not folder.exists() or (refused_at(folder, READ, gids) and refused_at(folder, SEARCH, gids)):
+        return []
+    return [f"students can read {what} {folder} ({describe(folder)}): {fix or f'chmod 700 {folder}'}"]
+
+
+def private_database(path: Path) -> None:
+    """Make the hub's SQLite database readable by its owner only (mode 600): created empty with that mode if it
+    does not exist yet (SQLite takes an empty file as an empty database, and gives its journal the database's
+    mode), else chmod 600. JupyterHub itself creates it with the process's umask, 644 by default."""
+    if not path.exists():
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    os.chmod(path, 0o600)
+
+
+def group_members(group: str) -> tuple[frozenset[int], dict[str, Path]]:
+    """The group's id (in a set: a student's groups, as the checks take them) and the home of each member (listed
+    in the group, or with it as their primary group); nothing when the group does not exist."""
+    try:
+        entry = grp.getgrnam(group)
+    except KeyError:
+        return frozenset(), {}
+    homes = {}
+    for user in pwd.getpwall():
+        if user.pw_gid == entry.gr_gid or user.pw_name in entry.gr_mem:
+            homes[user.pw_name] = Path(user.pw_dir)
+    return frozenset({entry.gr_gid}), homes
+
+
+def start_problems(*, group: str, python: Path, scripts: Iterable[Path], package: Path, course: Iterable[Path],
+                   state: Path, solutions: Path | None) -> list[str]:
+    """Everything that must hold before a hub for the members of ``group`` starts, one line per problem (empty:
+    start). ``python`` and ``scripts`` run as the student (the start command); ``package`` (bleu_lab's folder) and
+    the ``course`` files are read by the student; ``state`` (the hub's database, cookie secret and log) must be
+    private; ``solutions`` (graded work only) must be unreadable by students."""
+    gids, homes = group_members(group)
+    problems = usable_problems("the hub's Python", python, SEARCH, gids)
+    for script in scripts:
+        problems += usable_problems("the hub's command", script, READ | SEARCH, gids)
+    problems += tree_problems("bleu_lab", package, gids, skip=[solutions] if solutions else [])
+    course_problems = [line for path in course for line in usable_problems("the course file", path, READ, gids)]
+    if course_problems:  # one line: a closed folder (e.g. the solutions, closed for graded work) closes many files
+        more = f" (and {len(course_problems) - 1} more course files)" if len(course_problems) > 1 else ""
+        problems.append(course_problems[0] + more)
+    problems += home_problems(homes, gids)
+    problems += private_problems("the hub's state folder", state, gids)
+    if solutions is not None:
+        problems += private_problems("the worked solutions (graded work)", solutions, gids,
+                                     f"chmod -R go-rwx {solutions} (as root; or delete the folder)")
+    return problems
