@@ -16,21 +16,23 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import partial
 
 import numpy as np
 
 from ..significance import BootstrapResult, bonferroni_alpha, p_value_with_ties
 from . import (
+    Case,
     Feedback,
     GradedExercise,
     LessonGrading,
-    as_number,
-    call_student,
+    Slip,
+    as_list,
+    check_cases,
     choices_text,
     close,
-    run_student_code,
+    number_problem,
     shown,
-    tiered_hint,
 )
 
 # (case name, gaps |BLEU_a - BLEU_b| of the shuffled trials, observed gap)
@@ -50,32 +52,21 @@ def check_ar_p_value(
 
     A recognised slip is named on the first wrong try; the formula comes only on a later try (or with
     ``reveal=True``)."""
-    fb = Feedback("my_ar_p_value(trial_differences, observed)")
-    if not callable(func):
-        return fb.fail(f"pass your function itself (my_ar_p_value), not {type(func).__name__}")
-    recipe_shown = False
-    for case, gaps, observed in cases:
-        failed, got = call_student(fb, func, np.asarray(gaps, dtype=float), observed)
-        if failed:  # it raised: already reported (a returned None is reported below)
-            continue
-        if as_number(got, strings=False) is None:
-            fb.fail(f"case {case}: return the p-value as a number, not {type(got).__name__} ({got!r:.60})")
-            continue
-        got = as_number(got, strings=False)
-        if close(got, p_value_with_ties(np.asarray(gaps), observed)):
-            continue
-        hint, recipe = _ar_hint(gaps, observed, float(got))
-        message = f"case {case}: gaps {list(gaps)}, observed {observed}: your p = {float(got):.4f} is not right. {hint}"
-        if recipe is None or recipe_shown:
-            fb.fail(message)
-        else:  # the formula only on a later try (one try per run of the check, however many cases fail)
-            tiered_hint(fb, [message], recipe, reveal=reveal)
-            recipe_shown = True
-    if fb.passed:
-        fb.note("all cases right: the trials with a gap at least as large as the observed one, plus one for the "
-                "observed test set itself, as Noreen (1989) and Riezler & Maxwell (2005) count them. sacrebleu "
-                "counts only strictly larger gaps (>): section 3 shows what that does to a one-sentence change.")
-    return fb
+    return check_cases("my_ar_p_value(trial_differences, observed)", func, (
+        Case(f"case {case}: gaps {list(gaps)}, observed {observed}", (np.asarray(gaps, dtype=float), observed),
+             number_problem(p_value_with_ties(np.asarray(gaps), observed), partial(_ar_slip, tuple(gaps), observed),
+                            what="the p-value as a number"))
+        for case, gaps, observed in cases), reveal=reveal,
+        passed="all cases right: the trials with a gap at least as large as the observed one, plus one for the "
+        "observed test set itself, as Noreen (1989) and Riezler & Maxwell (2005) count them. sacrebleu counts only "
+        "strictly larger gaps (>): section 3 shows what that does to a one-sentence change.")
+
+
+def _ar_slip(gaps: Sequence[float], observed: float, got: float) -> str | Slip:
+    """A wrong p-value: the slip it shows, with the formula as a fix for a later try where the hint needs it."""
+    hint, recipe = _ar_hint(gaps, observed, got)
+    message = f"your p = {got:.4f} is not right. {hint}"
+    return message if recipe is None else Slip(message, recipe)
 
 
 def _ar_hint(gaps: Sequence[float], observed: float, got: float) -> tuple[str, str | None]:
@@ -227,29 +218,21 @@ def check_bonferroni(
     cases: Sequence[tuple[str, Mapping[str, float], float]] = BONFERRONI_CASES,
 ) -> Feedback:
     """Check ``func(p_values, alpha)`` returns the names of the comparisons with p < alpha / m."""
-    fb = Feedback("my_bonferroni(p_values, alpha)")
-    if not callable(func):
-        return fb.fail(f"pass your function itself (my_bonferroni), not {type(func).__name__}")
-    for case, p_values, alpha in cases:
-        expected = expected_bonferroni(p_values, alpha)
-        errors_before = len(fb.messages)
-        got = run_student_code(fb, func, dict(p_values), alpha)
-        if len(fb.messages) > errors_before:  # it raised: already reported
-            continue
-        if got is None or isinstance(got, (str, bytes)) or not isinstance(got, Iterable):
-            fb.fail(f"case {case}: return the names of the significant comparisons (a list or set), not {got!r:.60}")
-            continue
-        got = list(got)
-        if any(not isinstance(g, str) for g in got):
-            fb.fail(f"case {case}: return the comparisons' names (the dictionary keys), not {got!r:.80}")
-            continue
-        if set(got) == expected:
-            continue
-        fb.fail(f"case {case}: expected {sorted(expected)}, you returned {shown(sorted(got))}. "
-                + _bonferroni_hint(p_values, alpha, set(got)))
-    if fb.passed:
-        fb.note("all cases right: with m comparisons, each one must reach p < alpha / m")
-    return fb
+    return check_cases("my_bonferroni(p_values, alpha)", func, (
+        Case(f"case {case}", (dict(p_values), alpha), partial(_bonferroni_problem, dict(p_values), alpha))
+        for case, p_values, alpha in cases),
+        passed="all cases right: with m comparisons, each one must reach p < alpha / m")
+
+
+def _bonferroni_problem(p_values: Mapping[str, float], alpha: float, got: object) -> str | None:
+    names = list(got) if isinstance(got, Mapping) else as_list(got)  # a dict's keys are names too
+    if names is None or any(not isinstance(name, str) for name in names):
+        return ("return the names of the significant comparisons (a list or set of the dictionary keys), not "
+                f"{shown(got)}")
+    expected = expected_bonferroni(p_values, alpha)
+    if set(names) == expected:
+        return None
+    return f"you returned {shown(sorted(names))}. " + _bonferroni_hint(p_values, alpha, set(names))
 
 
 def _bonferroni_hint(p_values: Mapping[str, float], alpha: float, got: set[str]) -> str:

@@ -12,6 +12,7 @@ import random
 import re
 import warnings
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 
 from nltk.translate.bleu_score import sentence_bleu as nltk_sentence_bleu
 
@@ -20,11 +21,14 @@ from ..sacrebleu_style import corpus_score
 from ..tokenization import tokenize
 from . import (
     MAX_ANSWER_CHARS,
+    Case,
     Feedback,
     GradedExercise,
     LessonGrading,
+    Slip,
     as_number,
     as_whole,
+    check_cases,
     close,
     random_sentence,
     random_variant,
@@ -110,25 +114,26 @@ def check_nltk_word_bleu(func: Callable, *, cases: Sequence[tuple[str, str]] = N
 
     A recognised mistake is named on the first wrong try; the call that fixes it comes only on a later try (or
     with ``reveal=True``), so the first run of the skeleton does not hand over the solution."""
-    fb = Feedback("nltk_word_bleu")
-    if not callable(func):
-        return fb.fail(f"pass your function itself (nltk_word_bleu), not {type(func).__name__}")
-    for ref, hyp in cases:
-        before = len(fb.messages)
+    return check_cases("nltk_word_bleu", _quiet(func) if callable(func) else func, (
+        Case(f"reference {ref!r}, hypothesis {hyp!r}", (ref, hyp), partial(_nltk_slip, ref, hyp))
+        for ref, hyp in cases), most=1, reveal=reveal)
+
+
+def _quiet(func: Callable) -> Callable:
+    """The student's function with nltk's warnings silenced (the check names what they would warn about)."""
+    def quiet(*args):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            got = run_student_code(fb, func, ref, hyp)
-        if len(fb.messages) > before:
-            break
-        problem = _nltk_problem(ref, hyp, got)
-        if problem:
-            message, fix = problem
-            if fix is None:
-                fb.fail(f"reference {ref!r}, hypothesis {hyp!r}: {message}")
-            else:
-                tiered_hint(fb, [f"reference {ref!r}, hypothesis {hyp!r}: {message}"], fix, reveal=reveal)
-            break
-    return fb
+            return func(*args)
+    return quiet
+
+
+def _nltk_slip(ref: str, hyp: str, got: object) -> str | Slip | None:
+    problem = _nltk_problem(ref, hyp, got)
+    if problem is None:
+        return None
+    message, fix = problem
+    return message if fix is None else Slip(message, fix)
 
 
 def _nltk_problem(ref: str, hyp: str, got: object) -> tuple[str, str | None] | None:
