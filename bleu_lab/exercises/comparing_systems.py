@@ -20,7 +20,7 @@ from functools import partial
 
 import numpy as np
 
-from ..significance import BootstrapResult, bonferroni_alpha, p_value_with_ties
+from ..significance import BootstrapResult, bonferroni_alpha, holm_adjusted, p_value_with_ties
 from . import (
     Case,
     Feedback,
@@ -203,6 +203,9 @@ BONFERRONI_CASES: tuple[tuple[str, dict[str, float], float], ...] = (
          [(1, 2), (1, 3), (1, 4), (1, 5), (2, 3), (2, 4), (2, 5), (3, 4), (3, 5), (4, 5)],
          [0.0004, 0.003, 0.006, 0.012, 0.049, 0.0049, 0.2, 0.03, 0.0009, 0.7])}, 0.05),
     ("four comparisons at alpha = 0.01", {"w": 0.002, "x": 0.004, "y": 0.0001, "z": 0.009}, 0.01),
+    # two p-values between alpha / m = 0.01 and alpha / (m - 1) = 0.0125: dividing by one comparison too few shows
+    ("five comparisons at alpha = 0.05, the smallest p just above alpha / m",
+     {"base vs A": 0.011, "base vs B": 0.04, "base vs C": 0.3, "base vs D": 0.012, "base vs E": 0.6}, 0.05),
     ("a single comparison (nothing to correct)", {"only": 0.03}, 0.05),
 )
 
@@ -244,7 +247,16 @@ def _bonferroni_hint(p_values: Mapping[str, float], alpha: float, got: set[str])
         return f"Divide alpha by m, don't multiply: the threshold is {alpha:g} / {m} = {alpha / m:g}."
     if got == {n for n, p in p_values.items() if p >= alpha / m}:
         return "You returned the comparisons that are NOT significant: keep those with p < alpha / m."
+    if m > 1 and got == {n for n, p in p_values.items() if p < alpha / (m - 1)}:
+        return (f"Your threshold lets through a p-value above alpha / m: count the comparisons again. Here the "
+                f"dictionary holds {m} of them, and every one of them counts in m (a loop or an index may have "
+                "left one out).")
+    names = list(p_values)
+    if got == {names[i] for i, a in enumerate(holm_adjusted(list(p_values.values()))) if a <= alpha}:
+        return ("That is Holm's step-down procedure (section 4): it is right to use, and rejects at least what "
+                "Bonferroni does, but this exercise asks for Bonferroni's one threshold for every comparison.")
     return f"The threshold is alpha / m = {alpha:g} / {m} = {alpha / m:g}; keep the names whose p is below it."
+
 
 # For ``bleu-lab grade``: hidden cases drawn at grading time (no hidden case ships).
 def hidden_ar_cases(rng: random.Random) -> dict:
@@ -258,13 +270,21 @@ def hidden_ar_cases(rng: random.Random) -> dict:
 
 
 def hidden_bonferroni_cases(rng: random.Random) -> dict:
-    """(name, p-values by comparison, alpha) for ``check_bonferroni(..., cases=...)``."""
+    """(name, p-values by comparison, alpha) for ``check_bonferroni(..., cases=...)``: 3 to 8 comparisons, each case
+    with a p-value below alpha / m, one strictly between alpha / m and alpha / (m - 1) (which a threshold divided
+    by one comparison too few lets through) and one between alpha / (m - 1) and alpha; none exactly at alpha / m."""
     cases = []
     for alpha in (0.05, rng.choice((0.01, 0.1))):
-        m = rng.randint(2, 8)
-        p_values = {f"S{i} vs S{i + 1}": round(rng.choice((rng.uniform(0, alpha), rng.uniform(0, 0.5))), 4)
-                    for i in range(1, m + 1)}
-        cases.append((f"{m} comparisons at alpha = {alpha}", p_values, alpha))
+        m = rng.randint(3, 8)
+        low, high = alpha / m, alpha / (m - 1)
+        margin = (high - low) / 4
+        p_values = [round(rng.uniform(0, low), 6), round(rng.uniform(low + margin, high - margin), 6),
+                    round(rng.uniform(high + margin, alpha - margin), 6)]
+        p_values += [round(rng.choice((rng.uniform(0, alpha), rng.uniform(0, 0.5))), 4) for _ in range(m - 3)]
+        p_values = [p if p != low else p / 2 for p in p_values]
+        rng.shuffle(p_values)
+        names = {f"S{i} vs S{i + 1}": p for i, p in enumerate(p_values, start=1)}
+        cases.append((f"{m} comparisons at alpha = {alpha}", names, alpha))
     return {"cases": cases}
 
 

@@ -49,11 +49,13 @@ TOKENIZER_HINTS = {
     "none": "none only splits on spaces: punctuation stays glued to its word",
 }
 
-# Exercise 2: (reference, hypothesis) pairs for nltk_word_bleu; lengths differ in the first one.
+# Exercise 2: (reference, hypothesis) pairs for nltk_word_bleu; lengths differ in the first one, and case differs in
+# the last (nltk compares tokens as given: a solution that lowercases scores it 1.0).
 NLTK_CASES: tuple[tuple[str, str], ...] = (
     ("the cat is sitting on the mat today", "the cat is sitting on a mat"),
     ("he reads the book every evening", "every evening he reads the book"),
     ("the cat is on the mat", "the mat is on the cat"),
+    ("The committee approved the new budget on Tuesday", "the committee approved the new budget on tuesday"),
 )
 
 # Exercise 3: a small corpus to score lowercased with the international tokenizer, and report.
@@ -162,6 +164,9 @@ def _nltk_problem(ref: str, hyp: str, got: object) -> tuple[str, str | None] | N
             (nltk_sentence_bleu([hyp.split()], ref.split()), "the arguments are swapped: nltk takes the references "
              "first, then the hypothesis", None),
             (want * 100, "nltk's scores are on a 0–1 scale; don't multiply by 100", None),
+            (nltk_sentence_bleu([ref.lower().split()], hyp.lower().split()), "you changed the text before scoring "
+             "(lowercased it): nltk compares the tokens exactly as given, and so must your function. Which words of "
+             "this pair differ only in case?", None),
         )
     for value, explanation, fix in mistakes:
         if _same(got, value) and not _same(value, want):
@@ -245,13 +250,22 @@ def _same(a: float, b: float) -> bool:
 
 # For ``bleu-lab grade``: hidden sentence pairs drawn at grading time (no hidden case ships).
 def hidden_nltk_cases(rng: random.Random) -> dict:
-    """(reference, hypothesis) pairs for ``check_nltk_word_bleu(..., cases=...)``."""
+    """(reference, hypothesis) pairs for ``check_nltk_word_bleu(..., cases=...)``; in the last, the reference starts
+    with a capital where the hypothesis has the word in lowercase, so a solution that lowercases fails."""
     cases = []
     for _ in range(3):
         reference = random_sentence(rng, 5, 10)
         cases.append((reference, random_variant(rng, reference, rng.randint(0, 3))))
+    for _ in range(100):  # a few draws at most: the capital almost always changes the score
+        reference = random_sentence(rng, 5, 10)
+        words = random_variant(rng, reference, rng.randint(0, 2)).split()
+        cased = " ".join([words[0].capitalize(), *reference.split()[1:]])
+        hypothesis = " ".join(words)
+        scores = [without_warnings(sentence_bleu, [r], hypothesis) for r in (cased, cased.lower())]
+        if not close(*scores, rel_tol=1e-3):
+            break
+    cases.append((cased, hypothesis))
     return {"cases": cases}
-
 
 
 # Exercise 4 (the library zoo): the setting behind a reported number. Each case: (system of data/news, reference
