@@ -253,7 +253,7 @@ def _bonferroni_hint(p_values: Mapping[str, float], alpha: float, got: set[str])
                 "left one out).")
     names = list(p_values)
     if got == {names[i] for i, a in enumerate(holm_adjusted(list(p_values.values()))) if a <= alpha}:
-        return ("That is Holm's step-down procedure (section 4): it is right to use, and rejects at least what "
+        return ("That is Holm's step-down procedure (section 7): it is right to use, and rejects at least what "
                 "Bonferroni does, but this exercise asks for Bonferroni's one threshold for every comparison.")
     return f"The threshold is alpha / m = {alpha:g} / {m} = {alpha / m:g}; keep the names whose p is below it."
 
