@@ -58,3 +58,11 @@ def test_a_slips_fix_shows_only_on_a_later_try():
     second = check_cases("slip(k)", lambda k: 0, cases)
     assert "THE FIX" in str(second)
     assert "THE FIX" in str(check_cases("other(k)", lambda k: 0, cases, reveal=True))
+
+
+def test_the_check_stops_after_three_failing_cases_not_three_messages():
+    reset_tries()
+    cases = [Case(f"case {k}", (k,), lambda got: Slip("a slip", "THE FIX")) for k in range(5)]
+    fb = check_cases("slip(k)", lambda k: 0, cases)  # the first slip adds a "try again" note beside its message
+    assert [m.split(":")[0] for m in fb.messages if m.startswith("case")] == ["case 0", "case 1", "case 2"]
+    assert "stopping after 3" in fb.messages[-1]

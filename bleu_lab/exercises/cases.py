@@ -59,9 +59,10 @@ def call_student(feedback: Feedback, func: Callable, *args) -> tuple[bool, objec
     return len(feedback.messages) > before, result
 
 
-def enough_failures(feedback: Feedback, most: int = MAX_REPORTED_CASES) -> bool:
-    """True (and a note added) once ``most`` cases have failed."""
-    if len(feedback.messages) < most:
+def enough_failures(feedback: Feedback, most: int = MAX_REPORTED_CASES, failed: int | None = None) -> bool:
+    """True (and a note added) once ``most`` cases have failed: ``failed`` of them, or, if not given, as many as
+    ``feedback`` holds messages."""
+    if (len(feedback.messages) if failed is None else failed) < most:
         return False
     feedback.note(f"(stopping after {most} failing case{'s' if most > 1 else ''}; fix {'these' if most > 1 else 'it'} "
                   "first)")
@@ -82,22 +83,22 @@ def check_cases(exercise: str, func: object, cases: Iterable[Case], *, passed: s
         name = exercise.split("(")[0]
         return fb.fail(f"pass your function itself ({name}, its name without parentheses), not a "
                        f"{type(func).__name__}")
-    fix_shown = False
+    fix_shown, failed = False, 0
     for case in cases:
         raised, result = call_student(fb, func, *case.args)
+        problem = None if raised else case.problem(result)
         if raised:
             if case.on_error:
                 fb.messages[-1] += f" — {case.on_error}"
             if stop_on_error:
                 break
-        else:
-            problem = case.problem(result)
-            if isinstance(problem, Slip) and not fix_shown:
-                tiered_hint(fb, [f"{case.label}: {problem.message}"], problem.fix, reveal=reveal)
-                fix_shown = True
-            elif problem is not None:
-                fb.fail(f"{case.label}: {problem.message if isinstance(problem, Slip) else problem}")
-        if most is not None and enough_failures(fb, most):
+        elif isinstance(problem, Slip) and not fix_shown:
+            tiered_hint(fb, [f"{case.label}: {problem.message}"], problem.fix, reveal=reveal)
+            fix_shown = True
+        elif problem is not None:
+            fb.fail(f"{case.label}: {problem.message if isinstance(problem, Slip) else problem}")
+        failed += raised or problem is not None
+        if most is not None and enough_failures(fb, most, failed):
             break
     if fb.passed and passed:
         fb.note(passed)
