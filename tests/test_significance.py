@@ -593,3 +593,55 @@ def test_progress_bars_count_resamples_and_reach_the_end(news, monkeypatch):
     assert counted["bootstrap resamples"] == (2500, 2500)
     assert counted["randomization trials"] == (2100, 2100)
     assert counted["baseline"][0] == len(refs)  # the segment bar is exhausted, so it ends at 100%
+
+
+# --- Holm's step-down adjusted p-values ---------------------------------------------------------------------------
+
+
+def test_holm_adjusted_by_hand():
+    # sorted: 0.005 (x4 = 0.02), 0.01 (x3 = 0.03), 0.03 (x2 = 0.06), 0.04 (x1 = 0.04, raised to 0.06 by the running
+    # maximum); given back in the order of the input
+    assert sig.holm_adjusted([0.01, 0.04, 0.03, 0.005]) == pytest.approx([0.03, 0.06, 0.06, 0.02])
+    assert sig.holm_adjusted([0.3, 0.6]) == pytest.approx([0.6, 0.6])  # 2 x 0.3, then max(0.6, 0.6)
+    assert sig.holm_adjusted([0.7, 0.2, 0.9]) == pytest.approx([1.0, 0.6, 1.0])  # 3 x 0.2, then capped at 1
+    assert sig.holm_adjusted(np.array([0.02, 0.02])) == [0.04, 0.04]  # ties get the same value
+    assert sig.holm_adjusted([]) == [] and sig.holm_adjusted([0.03]) == [0.03]
+
+
+def _step_down_rejections(p_values: list[float], alpha: float) -> set[int]:
+    """Holm's procedure as his paper states it: going up the sorted p-values, reject while p_(k) <= alpha/(m-k+1)."""
+    rejected = set()
+    m = len(p_values)
+    for k, index in enumerate(sorted(range(m), key=p_values.__getitem__)):
+        if p_values[index] > alpha / (m - k):
+            break
+        rejected.add(index)
+    return rejected
+
+
+@given(st.lists(st.floats(0, 1), min_size=1, max_size=12), st.sampled_from([0.01, 0.05, 0.1]))
+def test_holm_adjusted_rejects_what_the_step_down_procedure_rejects_and_at_least_bonferroni(p_values, alpha):
+    adjusted = sig.holm_adjusted(p_values)
+    m = len(p_values)
+    assume(all(not math.isclose(a, alpha, rel_tol=1e-9) for a in adjusted))  # no float tie at the threshold
+    assert {i for i, a in enumerate(adjusted) if a <= alpha} == _step_down_rejections(p_values, alpha)
+    for p, a in zip(p_values, adjusted):
+        assert p <= a <= min(1.0, m * p) + 1e-15  # never above Bonferroni's adjusted p-value
+    by_p = sorted(range(m), key=p_values.__getitem__)
+    assert all(adjusted[i] <= adjusted[j] for i, j in zip(by_p, by_p[1:]))  # monotone in p
+
+
+def test_holm_adjusted_equals_statsmodels_when_installed():
+    multitest = pytest.importorskip("statsmodels.stats.multitest")
+    p_values = [0.01, 0.04, 0.03, 0.005, 0.2, 0.2, 0.0001]
+    expected = multitest.multipletests(p_values, method="holm")[1]
+    assert sig.holm_adjusted(p_values) == pytest.approx(list(expected))
+
+
+@pytest.mark.parametrize("bad, message", [
+    ("0.1", "p_values must be a list"), ([0.1, 1.5], r"p_values\[1\] is 1.5"), ([True], r"p_values\[0\] is True"),
+    ([float("nan")], r"p_values\[0\] is nan"), ([-0.1], "between 0 and 1"),
+])
+def test_holm_adjusted_refuses_what_is_no_list_of_p_values(bad, message):
+    with pytest.raises((TypeError, ValueError), match=message):
+        sig.holm_adjusted(bad)
