@@ -18,14 +18,14 @@ import pytest
 import sacrebleu
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from nltk.translate.bleu_score import SmoothingFunction
+from nltk.translate.bleu_score import SmoothingFunction, modified_precision
 from nltk.translate.bleu_score import corpus_bleu as nltk_corpus_bleu
 from nltk.translate.bleu_score import sentence_bleu as nltk_sentence_bleu
 
 import bleu_lab
 import bleu_lab.cli
 from bleu_lab.readings import Workspace, why
-from bleu_lab.readings.catalogue import decode_subwords, score, specs
+from bleu_lab.readings.catalogue import SMOOTHING, decode_subwords, score, specs
 from bleu_lab.readings.cli import main as why_main
 from bleu_lab.tokenization import available_tokenizers
 
@@ -574,3 +574,54 @@ def test_find_setting_check_accepts_every_right_form_and_hints_without_the_answe
     assert "dict" in str(check_find_setting(lambda h, r, x: ("intl", True)))
     assert "raised" in str(check_find_setting(lambda h, r, x: 1 / 0))
     assert "intl" in str(check_find_setting(lambda h, r, x: {}, reveal=True))
+
+
+# --- what each smoothing method's text says it changes, held against sacrebleu and nltk ---------------------------
+
+MATCHES_EVERY_ORDER = [  # (hypothesis, reference): every order 1-4 has a match, but not every n-gram matches
+    ("the cat sat on the mat today", "the cat sat on the mat"),
+    ("a dog ran in the park and the dog barked loudly", "the dog ran in the park and the dog barked"),
+]
+MISSES_ORDERS_3_AND_4 = ("the cat is on a mat", "the cat sat on the mat")  # unigram and bigram matches only
+
+
+def _sacrebleu_precisions(hyp: str, ref: str, method: str) -> list[float]:
+    return sacrebleu.BLEU(smooth_method=method).corpus_score([hyp], [[ref]]).precisions
+
+
+def _nltk_precisions(hyp: str, ref: str, method: str) -> list[float]:
+    h, r = hyp.split(), [ref.split()]
+    p_n = [modified_precision(r, h, n) for n in range(1, 5)]
+    return [float(p) for p in getattr(SmoothingFunction(), method)(list(p_n), r, h, len(h))]
+
+
+def _changed_orders(smoothed: list[float], plain: list[float]) -> set[int]:
+    return {n for n, (a, b) in enumerate(zip(smoothed, plain), start=1) if not math.isclose(a, b, rel_tol=1e-12)}
+
+
+@pytest.mark.parametrize("library, method", sorted(SMOOTHING))
+def test_smoothing_text_says_which_orders_the_library_changes(library, method):
+    effect = SMOOTHING[library, method]
+    precisions, plain = ((_sacrebleu_precisions, "none") if library == "sacrebleu" else (_nltk_precisions, "method0"))
+    claimed = set() if effect.every_order_from is None else set(range(effect.every_order_from, 5))
+    for hyp, ref in MATCHES_EVERY_ORDER:  # every order has a match: only the orders the text names change
+        assert _changed_orders(precisions(hyp, ref, method), precisions(hyp, ref, plain)) == claimed
+    if effect.every_order_from is None and method not in ("none", "method0"):  # "only orders without a match"
+        hyp, ref = MISSES_ORDERS_3_AND_4
+        assert _changed_orders(precisions(hyp, ref, method), precisions(hyp, ref, plain)) == {3, 4}
+    assert ("every order" in effect.text) == (effect.every_order_from is not None)
+    assert ("only orders without a match" in effect.text) == (effect.every_order_from is None
+                                                             and method not in ("none", "method0"))
+
+
+def test_add_k_raises_a_sentence_that_matches_every_order():
+    # the case: exp leaves a sentence matching every order alone, add-k does not
+    hyp, ref = MATCHES_EVERY_ORDER[0]
+    exp = sacrebleu.sentence_bleu(hyp, [ref], smooth_method="exp").score
+    add_k = sacrebleu.sentence_bleu(hyp, [ref], smooth_method="add-k").score
+    assert exp == sacrebleu.sentence_bleu(hyp, [ref], smooth_method="none").score
+    assert add_k != exp
+    notes = {r.settings.get("smooth_method"): r.explanation for r in why([hyp], [[ref]], 50).readings
+             if r.name == "sacrebleu corpus_bleu" and set(r.settings) <= {"smooth_method"}}
+    assert "every order from 2 up" in notes["add-k"]
+    assert "only orders without a match" not in notes["add-k"]

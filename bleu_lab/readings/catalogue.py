@@ -283,6 +283,46 @@ def _sacrebleu_specs() -> Iterator[Spec]:
             )
 
 
+@dataclass(frozen=True)
+class Smoothing:
+    """What a smoothing method does to the precisions p_n, as its library's code does it."""
+
+    every_order_from: int | None  # every order n >= this changes, matched or not; None: only orders without a match
+    text: str
+
+
+# From the code, not the docstrings: sacrebleu 2.6.0 ``BLEU.compute_bleu`` (sacrebleu/metrics/bleu.py: 'add-k' adds
+# to ``correct[n - 1]`` and ``total[n - 1]`` for every n > 1 before looking at the count; 'exp' and 'floor' act only
+# where ``correct[n - 1] == 0``) and nltk 3.10.4 ``SmoothingFunction`` (nltk/translate/bleu_score.py: method2 adds 1
+# for every ``i != 0``; method5 averages every p_n with its neighbours; method6 rewrites every order from the third,
+# ``if i in [0, 1]: continue``; method7 is method4 then method5). tests/test_readings.py holds each text against both.
+SMOOTHING: dict[tuple[str, str], Smoothing] = {
+    ("sacrebleu", "exp"): Smoothing(None, "smoothing 'exp' changes only orders without a match: the k-th gets "
+                                    "100 / (2^k total_n)"),
+    ("sacrebleu", "floor"): Smoothing(None, "smoothing 'floor' changes only orders without a match: p_n = 0.1 / "
+                                      "total_n"),
+    ("sacrebleu", "add-k"): Smoothing(2, "smoothing 'add-k' adds 1 to the matches and n-grams of every order from 2 "
+                                      "up, matched or not, so it changes the score of a sentence that matches every "
+                                      "order too"),
+    ("sacrebleu", "none"): Smoothing(None, "smoothing 'none' leaves every p_n as it is: an order without a match "
+                                     "makes the score 0"),
+    ("nltk", "method0"): Smoothing(None, "no smoothing: an order without a match becomes the smallest float"),
+    ("nltk", "method1"): Smoothing(None, "smoothing method1 changes only orders without a match: p_n = 0.1 / "
+                                   "total_n"),
+    ("nltk", "method2"): Smoothing(2, "smoothing method2 adds 1 to the matches and n-grams of every order from 2 up, "
+                                   "matched or not (Lin & Och 2004)"),
+    ("nltk", "method3"): Smoothing(None, "smoothing method3 changes only orders without a match: the k-th gets "
+                                   "1 / (2^k total_n)"),
+    ("nltk", "method4"): Smoothing(None, "smoothing method4 changes only orders without a match: the k-th gets "
+                                   "ln(c) / (5 * 2^k * total_n)"),
+    ("nltk", "method5"): Smoothing(1, "smoothing method5 changes every order: each p_n becomes the mean of the "
+                                   "previous smoothed p, p_n and p_(n+1)"),
+    ("nltk", "method6"): Smoothing(3, "smoothing method6 changes every order from 3 up: each p_n is interpolated "
+                                   "with the prior p_(n-1)^2 / p_(n-2) (Gao & He 2013)"),
+    ("nltk", "method7"): Smoothing(1, "smoothing method7 changes every order: method4, then method5's averaging"),
+}
+
+
 SACREBLEU_CORPUS_DEFAULTS = {"tokenize": "13a", "lowercase": False, "smooth_method": "exp", "effective_order": False}
 
 
@@ -297,7 +337,7 @@ def _sacrebleu_note(what: str, changed: dict[str, object]) -> str:
     if changed.get("lowercase"):
         notes.append("lowercasing forgives errors of case")
     if "smooth_method" in changed:
-        notes.append(f"smoothing '{changed['smooth_method']}' changes only orders without a match")
+        notes.append(SMOOTHING["sacrebleu", str(changed["smooth_method"])].text)
     if changed.get("effective_order"):
         notes.append("the effective order leaves out orders with no n-gram at all")
     return what + (": " + "; ".join(notes) if notes else " with its defaults (13a, mixed case, exp smoothing)")
@@ -375,7 +415,7 @@ def _nltk_note(what: str, view: str, order: int, method: str) -> str:
     if order != 4:
         notes.append(f"only n-grams up to {order} (BLEU-{order})")
     if method != "method0":
-        notes.append(f"smoothing {method} changes orders without a match")
+        notes.append(SMOOTHING["nltk", method].text)
     return f"{what}: " + "; ".join(notes)
 
 
