@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from bleu_lab.compare import compare_systems
 from bleu_lab.compare.bucketers import FREQUENCY, LENGTH_DIFFERENCE, SENTENCE_BLEU, word_frequencies
+from bleu_lab.compare.reporters import NUM
 from bleu_lab.compare.scorers import ngram_counts, salient_ngrams, word_counts
 from bleu_lab.data import read_lines, references_per_segment
 from bleu_lab.tokenization import tokenize_13a
@@ -361,7 +362,8 @@ def test_every_pair_is_tested_with_both_tests_and_bonferroni(news_comparison, tm
                            for test in (pair.randomization, pair.bootstrap))
         row = (f"{pair.system} $-$ {pair.baseline} & {pair.difference:+.2f} & "
                "[{:+.2f}, {:+.2f}] & ".format(*pair.bootstrap.difference_interval)
-               + f"{pair.randomization.p_value:.4f} & {pair.bootstrap.p_value:.4f} & {marks} \\\\")
+               + f"{pair.randomization.p_value:.4f} & {pair.bootstrap.p_value:.4f} & {marks} & "
+               f"{pair.randomization_holm:.4f} & {pair.bootstrap_holm:.4f} \\\\")
         assert row in every.splitlines()
     assert "AR $p<0.0167$ (Bonf.)" in every and "Bonferroni's correction for 3 pairs tested together" in every
 
@@ -496,3 +498,92 @@ def test_the_readme_describes_the_csv_files_as_written(news_comparison, tmp_path
     for name in ("length_buckets.csv", "length_difference_buckets.csv", "sentence_bleu_buckets.csv"):
         assert headers[name] == ["bucket", "system", "count", "bleu", "interval_low", "interval_high"]
     assert "`interval_low`,\n`interval_high`" in paragraph or "`interval_low`, `interval_high`" in paragraph
+
+
+# --- many systems: Holm beside Bonferroni, draws that can reach the threshold, clusters ------------------------------
+
+
+def test_holm_is_the_adjustment_of_every_pairs_p_in_every_output(news_comparison, tmp_path):
+    import csv
+
+    from bleu_lab.significance import holm_adjusted
+
+    c = news_comparison
+    ar = holm_adjusted([p.randomization.p_value for p in c.all_pairs])
+    bs = holm_adjusted([p.bootstrap.p_value for p in c.all_pairs])
+    assert [(p.randomization_holm, p.bootstrap_holm) for p in c.all_pairs] == list(zip(ar, bs))
+    rows = c.to_dict()["all_pairs"]
+    assert [(r["ar_p_value_holm"], r["bootstrap_p_value_holm"]) for r in rows] == list(zip(ar, bs))
+    assert [r["ar_significant_holm"] for r in rows] == [a < 0.05 and p.difference != 0 for a, p in zip(ar, c.all_pairs)]
+    c.to_csv(tmp_path)
+    with (tmp_path / "all_pairs.csv").open(encoding="utf-8", newline="") as f:
+        assert [float(r["bootstrap_p_value_holm"]) for r in csv.DictReader(f)] == pytest.approx(bs)
+    page, text = c.to_html(), str(c)
+    assert "p(AR), Holm-adjusted" in page and "Holm 1979" in page and "Holm-AR Holm-BS" in text
+    for p in c.all_pairs:
+        assert f"{p.randomization_holm:.4f}  {p.bootstrap_holm:.4f}" in text
+        assert f"<td style='{NUM}'>{p.bootstrap_holm:.4f}</td>" in page
+
+
+def test_five_systems_with_few_draws_are_raised_so_a_large_gap_can_be_significant(tmp_path):
+    """The issue's case: --samples 100 --trials 100 on the five news systems (10 pairs, 0.05 / 10 = 0.005 below
+    1 / 101): every pair read "no". The draws are raised to 1,000 and said so; the -43.9 gap is significant."""
+    names = ("strong", "fluent", "literal", "degraded", "salad")
+    c = compare_systems({n: news(f"sys.{n}.de") for n in names}, news("ref.A.de"), n_samples=100, n_trials=100,
+                        chrf=False)
+    assert c.settings["n_samples"] == c.settings["n_trials"] == 1000
+    assert c.settings["raised"] == {"n_samples": [100, 1000], "n_trials": [100, 1000]}
+    assert all(p.bootstrap.n_samples == 1000 and p.randomization.n_trials == 1000 for p in c.all_pairs)
+    widest = max(c.all_pairs, key=lambda p: abs(p.difference))
+    assert abs(widest.difference) > 40
+    assert widest.bootstrap.significant(0.05 / 10) and widest.randomization.significant(0.05 / 10)
+    assert widest.bootstrap_holm < 0.05 and widest.randomization_holm < 0.05
+    note = "Raised bootstrap resamples from 100 to 1,000 (--samples)"
+    assert note in str(c) and note in c.to_html() and note in c.to_latex()
+    assert c.to_dict()["draws_raised"] == {"n_samples": {"requested": 100, "used": 1000},
+                                           "n_trials": {"requested": 100, "used": 1000}}
+
+
+def test_eleven_systems_at_the_defaults_can_reach_bonferronis_threshold():
+    from bleu_lab.compare.comparison import reachable_draws
+
+    # 55 pairs: 0.05 / 55 = 0.00091 is below 1 / 1001; 3,000 is the first multiple of 1,000 at most half of it
+    assert reachable_draws(1000, 55, 1002, "n_samples") == 3000
+    assert 1 / 3001 <= 0.05 / 55 / 2 < 1 / 2001
+    assert reachable_draws(10000, 55, 1002, "n_trials") == 10000  # 1 / 10001 is below it already
+    assert reachable_draws(1000, 45, 1002, "n_samples") == 1000  # ten systems at the defaults: 1 / 1001 < 0.05 / 45
+    assert reachable_draws(10, 1, 50, "n_samples") == 1000  # one pair: 1 / 11 is not below 0.05
+
+
+def test_draws_past_the_memory_bound_are_refused_naming_the_flag(monkeypatch, tmp_path):
+    import bleu_lab.compare.comparison as comparison
+    from bleu_lab.cli import main
+
+    monkeypatch.setattr(comparison, "MAX_DRAWS", 50_000)  # 1,000 draws x 160 segments would be 160,000
+    names = ("strong", "fluent", "literal", "degraded", "salad")
+    with pytest.raises(comparison.ThresholdOutOfReach, match=r"n_samples 1,000 would reach below it.*compare fewer "
+                       "systems"):
+        compare_systems({n: news(f"sys.{n}.de") for n in names}, news("ref.A.de"), n_samples=100, n_trials=100)
+    args = ["compare", "--refs", str(NEWS / "ref.A.de"), "--systems", *(str(NEWS / f"sys.{n}.de") for n in names),
+            "--samples", "100", "--trials", "100"]
+    assert main(args) == 2
+
+
+def test_clusters_group_the_systems_not_significantly_different_from_the_best(news_comparison):
+    names = ("strong", "fluent", "literal", "degraded", "salad")
+    c = compare_systems({n: news(f"sys.{n}.de") for n in names}, news("ref.A.de"), chrf=False, **FAST)
+    bleu = {s.name: s.bleu.score for s in c.systems}
+    for test in ("AR", "BS"):
+        found = c.clusters[test]
+        assert sorted(n for cluster in found for n in cluster) == sorted(names)
+        left = sorted(names, key=lambda n: -bleu[n])
+        for cluster in found:  # by hand: the best left, then every system Holm does not set apart from it
+            best = left[0]
+            same = [n for n in left if n == best or not any(
+                {p.system, p.baseline} == {best, n} and p.difference != 0
+                and (p.randomization_holm if test == "AR" else p.bootstrap_holm) < 0.05 for p in c.all_pairs)]
+            assert cluster == same
+            left = [n for n in left if n not in same]
+    assert "clusters (Holm, best first): AR: {" in str(c) and "compare-clusters" in c.to_html()
+    assert c.to_dict()["clusters"] == {t: [list(x) for x in v] for t, v in c.clusters.items()}
+    assert news_comparison.clusters  # three systems get clusters too

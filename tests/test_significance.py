@@ -593,3 +593,48 @@ def test_progress_bars_count_resamples_and_reach_the_end(news, monkeypatch):
     assert counted["bootstrap resamples"] == (2500, 2500)
     assert counted["randomization trials"] == (2100, 2100)
     assert counted["baseline"][0] == len(refs)  # the segment bar is exhausted, so it ends at 100%
+
+
+# --- Holm's step-down adjustment ------------------------------------------------------------------------------------
+
+
+def test_holm_adjusted_by_hand():
+    # m = 4; sorted 0.01 < 0.02 < 0.03 < 0.5: 4 * 0.01 = 0.04; 3 * 0.02 = 0.06; 2 * 0.03 = 0.06; 1 * 0.5 = 0.5
+    assert sig.holm_adjusted([0.03, 0.5, 0.01, 0.02]) == pytest.approx([0.06, 0.5, 0.04, 0.06])
+    # the running maximum: 3 * 0.02 = 0.06 would fall below 4 * 0.02 = 0.08 of a tie before it
+    assert sig.holm_adjusted([0.02, 0.02, 0.02, 0.9]) == pytest.approx([0.08, 0.08, 0.08, 0.9])
+    # capped at 1, and one p-value is its own adjustment
+    assert sig.holm_adjusted([0.4, 0.6, 0.3]) == pytest.approx([0.9, 0.9, 0.9])
+    assert sig.holm_adjusted([0.7]) == [0.7]
+    assert sig.holm_adjusted([]) == []
+
+
+def holm_rejects(p_values, alpha):
+    """Holm (1979) as a procedure: walk the sorted p's, reject while p_(i) <= alpha / (m - i + 1), stop at the first
+    that is not (a different route to the same decisions as the adjusted p's)."""
+    m = len(p_values)
+    rejected = set()
+    for rank, i in enumerate(sorted(range(m), key=lambda k: p_values[k])):
+        if p_values[i] > alpha / (m - rank):
+            break
+        rejected.add(i)
+    return rejected
+
+
+@given(st.lists(st.floats(0, 1), min_size=1, max_size=30), st.sampled_from([0.01, 0.05, 0.1]))
+def test_holm_adjusted_is_the_step_down_procedure(p_values, alpha):
+    adjusted = sig.holm_adjusted(p_values)
+    m = len(p_values)
+    assert {i for i, a in enumerate(adjusted) if a <= alpha} == holm_rejects(p_values, alpha)
+    for p, a in zip(p_values, adjusted):
+        assert p <= a + 1e-15 and a <= min(1.0, m * p) + 1e-12  # between the raw p and Bonferroni's m * p
+    for i in range(m):  # monotone: a smaller raw p never gets a larger adjusted p
+        for j in range(m):
+            if p_values[i] < p_values[j]:
+                assert adjusted[i] <= adjusted[j]
+
+
+@pytest.mark.parametrize("bad", [[0.1, 1.5], [-0.01], [float("nan")], ["0.1"], [True], 0.3])
+def test_holm_adjusted_refuses_what_is_not_a_p_value(bad):
+    with pytest.raises((ValueError, TypeError), match="p_values"):
+        sig.holm_adjusted(bad)

@@ -18,7 +18,7 @@ from ..commands import add_version, check_output_file, check_output_folder, refu
 from ..scripts import tokenizer_warning
 from ..significance import TooManyDraws
 from ..tokenization import ALL_TOKENIZERS, OPTIONAL_TOKENIZERS, TOKENIZERS
-from .comparison import compare_systems
+from .comparison import ThresholdOutOfReach, compare_systems
 from .files import comparison_inputs, default_names, read_text_file
 
 
@@ -95,7 +95,7 @@ def run(args: argparse.Namespace) -> None:
             baseline=args.baseline, sources=inputs.sources, frequencies=args.frequencies, n_samples=args.samples,
             n_trials=args.trials, seed=args.seed, alpha=args.alpha, n_examples=args.examples, chrf=not args.no_chrf,
         )
-    except TooManyDraws as err:  # the bound in this command's own words: its flags, not compare_systems' arguments
+    except (TooManyDraws, ThresholdOutOfReach) as err:  # in this command's words: its flags, not arguments
         raise ValueError(err.in_flags()) from None
     print(comparison)
     for flag, value, write in (("--json", args.json, comparison.to_json), ("--html", args.html, comparison.to_html),

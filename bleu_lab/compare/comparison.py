@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -22,10 +23,14 @@ import numpy as np
 from ..chrf import ChrfOptions
 from ..sacrebleu_style import ScoreOptions, check_corpus, count_refs
 from ..significance import (
+    DRAW_FLAGS,
+    MAX_DRAWS,
     PairedRows,
     _rows,
+    bonferroni_alpha,
     bootstrap_from_rows,
     check_draws,
+    holm_adjusted,
     randomization_from_rows,
 )
 from ..statistics import prepare_references
@@ -40,7 +45,7 @@ from .bucketers import (
     read_frequency_file,
     word_frequencies,
 )
-from .reporters import report_html, to_csv, to_dict, to_html, to_json, to_latex, to_text
+from .reporters import ALPHA, report_html, to_csv, to_dict, to_html, to_json, to_latex, to_text
 from .results import (
     BucketTable,
     ComparisonData,
@@ -159,6 +164,9 @@ def compare_systems(
         check_draws(value, len(refs), arg)  # the paired tests' bound, before any text is tokenized
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
         raise ValueError(f"seed must be a whole number >= 0 (or None for fresh randomness), got {seed!r}")
+    n_pairs = len(outputs) * (len(outputs) - 1) // 2
+    requested = {"n_samples": n_samples, "n_trials": n_trials}
+    n_samples, n_trials = (reachable_draws(requested[arg], n_pairs, len(refs), arg) for arg in requested)
 
     prep = make_preprocessor(tokenize, lowercase)
     ref_tokens = [[prep(r) for r in seg] for seg in refs]
@@ -171,7 +179,7 @@ def compare_systems(
     chrfs = corpus_chrf_many(outputs, refs, ChrfOptions(lowercase=lowercase), nrefs) if check_flag(chrf, "chrf") else {}
     scores = tuple(SystemScores(name, rows_score(rows[name], options, nrefs), chrfs.get(name)) for name in outputs)
     order = [base] + [name for name in outputs if name != base]
-    every_pair = tuple(
+    tested = [
         PairTest(
             system, baseline,
             randomization_from_rows(paired, n_trials=n_trials, seed=seed),
@@ -179,7 +187,11 @@ def compare_systems(
         )
         for i, baseline in enumerate(order) for system in order[i + 1:]
         for paired in (PairedRows.from_rows(rows[baseline], rows[system], options, nrefs),)
-    )
+    ]
+    holm_ar = holm_adjusted([p.randomization.p_value for p in tested])
+    holm_bs = holm_adjusted([p.bootstrap.p_value for p in tested])
+    every_pair = tuple(replace(p, randomization_holm=ar, bootstrap_holm=bs)
+                       for p, ar, bs in zip(tested, holm_ar, holm_bs))
     pairs = tuple(p for p in every_pair if p.baseline == base)
     sentence = {name: sentence_scores(r, options) for name, r in rows.items()}
 
@@ -218,11 +230,15 @@ def compare_systems(
     examples = tuple(ex for name in outputs if name != base
                      for ex in _examples(sentence[name], sentence[base], name, base, n_examples))
     settings = {"tokenize": tokenize, "lowercase": lowercase, "n_samples": n_samples, "n_trials": n_trials,
-                "seed": seed, "alpha": alpha, "ngram_order": ngram_order, "compare_type": compare_type}
+                "seed": seed, "alpha": alpha, "ngram_order": ngram_order, "compare_type": compare_type,
+                "raised": {arg: [asked, used] for (arg, asked), used in zip(requested.items(), (n_samples, n_trials))
+                           if asked != used}}
+    bleu = {s.name: s.bleu.score for s in scores}
     return Comparison(
         tuple(outputs), base, options, scores[0].bleu.signature, scores[0].chrf.signature if chrf else "", scores,
         pairs, every_pair, accuracy, length_table, diff_table, band_table, salient, examples, outputs, refs, srcs,
         sentence, ref_lengths, bucket_of, settings,
+        {test: clusters(bleu, every_pair, test) for test in ("AR", "BS")} if len(outputs) > 2 else {},
     )
 
 
@@ -301,3 +317,66 @@ def _examples(system: np.ndarray, baseline: np.ndarray, name: str, base: str, k:
     gaps = system - baseline
     order = sorted((i for i in range(len(gaps)) if gaps[i] != 0), key=lambda i: (-abs(gaps[i]), i))[:k]
     return [Example(i, name, base, float(gaps[i])) for i in order]
+
+
+class ThresholdOutOfReach(ValueError):
+    """The family-wise threshold (``ALPHA`` / pairs) is below every p-value ``count`` resamples (or trials, the
+    argument ``name``) can give, and the count that would reach it needs more than ``MAX_DRAWS`` random draws."""
+
+    def __init__(self, count: int, needed: int, pairs: int, segments: int, name: str):
+        self.count, self.needed, self.pairs, self.segments, self.name = count, needed, pairs, segments, name
+        super().__init__(self._text(name))
+
+    def _text(self, name: str) -> str:
+        threshold = bonferroni_alpha(ALPHA, self.pairs)
+        return (f"{self.pairs} pairs are tested together, so each is read at {ALPHA:g} / {self.pairs} = "
+                f"{threshold:.2g}, below 1 / ({self.count} + 1), the smallest p-value {name} {self.count} can give: "
+                f"every pair would read 'not significant'. {name} {self.needed:,} would reach below it, but on "
+                f"{self.segments:,} segments that needs {self.needed * self.segments:,} random draws, more than the "
+                f"{MAX_DRAWS:,} that fit in memory: compare fewer systems at a time (or fewer segments)")
+
+    def in_flags(self) -> str:
+        """The refusal in the command line's words (``--samples``, ``--trials``)."""
+        return self._text(DRAW_FLAGS.get(self.name, self.name))
+
+
+ROUND_DRAWS = 1000  # raised counts are multiples of this
+
+
+def reachable_draws(count: int, pairs: int, segments: int, name: str) -> int:
+    """``count`` resamples (or trials), raised when it cannot give a p-value below the family-wise threshold.
+
+    Both paired tests' p-values are (k + 1) / (count + 1), so the smallest is 1 / (count + 1). When that is not below
+    ``ALPHA`` / ``pairs`` (Bonferroni's level, and Holm's for the smallest p), every pair would read "not
+    significant" whatever the data: the count is raised to the smallest multiple of ``ROUND_DRAWS`` whose smallest
+    p is at most half the threshold, and refused (``ThresholdOutOfReach``) when those do not fit in ``MAX_DRAWS``
+    random draws.
+    """
+    threshold = bonferroni_alpha(ALPHA, max(pairs, 1))
+    if 1 / (count + 1) < threshold:
+        return count
+    needed = ROUND_DRAWS  # a round count whose smallest p is at most half the threshold: a pair is not read
+    while not 1 / (needed + 1) <= threshold / 2:  # "significant" only when no resample at all comes near
+        needed += ROUND_DRAWS
+    if needed * segments > MAX_DRAWS:
+        raise ThresholdOutOfReach(count, needed, pairs, segments, name)
+    return needed
+
+
+def clusters(bleu: Mapping[str, float], every_pair: Sequence[PairTest], test: str) -> list[list[str]]:
+    """WMT-style clusters by ``test`` ("AR" or "BS"), read with Holm's adjusted p at ``ALPHA``: the best system by
+    BLEU and every system not significantly different from it form the first cluster; the same on the systems left,
+    until none is left. Within a cluster, by BLEU."""
+    def different(a: str, b: str) -> bool:
+        p = next(p for p in every_pair if {p.system, p.baseline} == {a, b})
+        adjusted = p.randomization_holm if test == "AR" else p.bootstrap_holm
+        return p.difference != 0 and adjusted < ALPHA
+
+    left = sorted(bleu, key=lambda name: -bleu[name])
+    found = []
+    while left:
+        best = left[0]
+        cluster = [name for name in left if name == best or not different(best, name)]
+        found.append(cluster)
+        left = [name for name in left if name not in cluster]
+    return found

@@ -22,7 +22,7 @@ import numpy as np
 from .. import plots
 from ..explain import explain
 from ..explain_html import BOX, CELL, MONO, TABLE, chip_legend_html, token_chips_html
-from ..significance import bonferroni_alpha
+from ..significance import MAX_DRAWS, bonferroni_alpha
 from ..spreadsheet import write_csv
 from .results import BucketTable, ComparisonData, PairTest
 
@@ -57,6 +57,9 @@ def to_dict(c: ComparisonData) -> dict:
         "pairs": [_pair(p) for p in c.pairs],
         "all_pairs": [_pair(p, c) for p in c.all_pairs],
         "family_wise": family_wise(c),
+        "clusters": {test: [list(cluster) for cluster in found] for test, found in c.clusters.items()},
+        "draws_raised": {arg: {"requested": asked, "used": used}
+                         for arg, (asked, used) in c.settings.get("raised", {}).items()},
         "word_accuracy": [
             {"bucket": label,
              "fmeasure": {n: w.fmeasure(b) for n, w in c.word_accuracy.counts.items()},
@@ -111,8 +114,47 @@ def _pair(p: PairTest, c: ComparisonData | None = None) -> dict:
             "bootstrap_significant": p.bootstrap.significant(ALPHA),
             "ar_significant_bonferroni": p.randomization.significant(fw["threshold"]) if fw else None,
             "bootstrap_significant_bonferroni": p.bootstrap.significant(fw["threshold"]) if fw else None,
+            "ar_p_value_holm": p.randomization_holm if fw else None,
+            "bootstrap_p_value_holm": p.bootstrap_holm if fw else None,
+            "ar_significant_holm": holm_significant(p, "AR") if fw else None,
+            "bootstrap_significant_holm": holm_significant(p, "BS") if fw else None,
         })
     return row
+
+
+def holm_significant(p: PairTest, test: str) -> bool:
+    """Whether Holm's adjusted p of ``test`` ("AR" or "BS") is below ``ALPHA`` (a zero gap is never significant)."""
+    adjusted = p.randomization_holm if test == "AR" else p.bootstrap_holm
+    return p.difference != 0 and adjusted is not None and adjusted < ALPHA
+
+
+def draws_note(c: ComparisonData) -> str:
+    """What was raised so that the family-wise threshold can be reached, in the command line's words ("" if
+    nothing was)."""
+    raised = c.settings.get("raised", {})
+    if not raised:
+        return ""
+    m = len(c.all_pairs)
+    what = {"n_samples": ("--samples", "bootstrap resamples"), "n_trials": ("--trials", "randomization trials")}
+    threshold = ALPHA / max(m, 1)
+    parts = [f"{what[arg][1]} from {asked:,} to {used:,} ({what[arg][0]}): 1 / ({asked:,} + 1) = "
+             f"{1 / (asked + 1):.2g}, the smallest p {asked:,} can give, is not below {ALPHA:g} / {max(m, 1)} = "
+             f"{threshold:.2g}, so every pair would have read “no” whatever the gap; {used:,} is the smallest "
+             f"multiple of 1,000 whose smallest p, {1 / (used + 1):.2g}, is at most half of it"
+             for arg, (asked, used) in raised.items()]
+    return ("Raised " + "; ".join(parts) + f". Draws are raised up to {MAX_DRAWS:,} (draws × segments); past that the "
+            "comparison is refused.")
+
+
+def clusters_text(c: ComparisonData) -> list[str]:
+    """One line per test: the WMT-style clusters, best first ("" with two systems or fewer)."""
+    return [f"{test}: " + " > ".join("{" + ", ".join(cluster) + "}" for cluster in found)
+            for test, found in c.clusters.items()]
+
+
+CLUSTERS_NOTE = ("Clusters, as WMT ranks systems: the best system by BLEU and every system not significantly "
+                 f"different from it (Holm's adjusted p ≥ {ALPHA:g}) form the first cluster; the same on the systems "
+                 "left, and so on. AR: by approximate randomization; BS: by the paired bootstrap.")
 
 
 def _bucket_rows(t: BucketTable) -> list[dict]:
@@ -211,11 +253,11 @@ def pairs_latex(c: ComparisonData) -> list[str]:
     if fw is None:
         return []
     lines = [
-        r"\begin{tabular}{lrlrrcccc}",
+        r"\begin{tabular}{lrlrrcccccrr}",
         r"\hline",
         r"Pair & $\Delta$BLEU & 95\% interval of $\Delta$ & $p_\mathrm{AR}$ & $p_\mathrm{BS}$ & "
         f"AR $p<{ALPHA:g}$ & BS $p<{ALPHA:g}$ & AR $p<{fw['threshold']:.4f}$ (Bonf.) & BS $p<{fw['threshold']:.4f}$ "
-        r"(Bonf.) \\",
+        r"(Bonf.) & $\tilde p_\mathrm{AR}$ (Holm) & $\tilde p_\mathrm{BS}$ (Holm) \\",
         r"\hline",
     ]
     for p in c.all_pairs:
@@ -223,12 +265,16 @@ def pairs_latex(c: ComparisonData) -> list[str]:
                for test in (p.randomization, p.bootstrap)]
         lines.append(f"{latex_escape(p.system)} $-$ {latex_escape(p.baseline)} & {p.difference:+.2f} & "
                      "[{:+.2f}, {:+.2f}] & ".format(*p.bootstrap.difference_interval)
-                     + f"{p.randomization.p_value:.4f} & {p.bootstrap.p_value:.4f} & {' & '.join(yes)} \\\\")
+                     + f"{p.randomization.p_value:.4f} & {p.bootstrap.p_value:.4f} & {' & '.join(yes)} & "
+                     f"{p.randomization_holm:.4f} & {p.bootstrap_holm:.4f} \\\\")
     lines += [r"\hline", r"\end{tabular}",
               f"% Every pair: gap = BLEU of the first system - BLEU of the second, interval: 95% of the paired "
               f"bootstrap's resampled gaps. The last two columns are Bonferroni's correction for {fw['comparisons']} "
               f"pairs tested together (lesson 9): each pair read at {ALPHA:g} / {fw['comparisons']} = "
-              f"{fw['threshold']:.4f}, so that the chance of any false alarm among them is at most {ALPHA:g}."]
+              f"{fw['threshold']:.4f}, so that the chance of any false alarm among them is at most {ALPHA:g}. "
+              f"Holm: step-down adjusted p (Holm 1979), significant when below {ALPHA:g}; it finds every difference "
+              "Bonferroni finds, and sometimes more."]
+    lines += [f"% {line}" for line in (draws_note(c), *clusters_text(c)) if line]
     return lines
 
 
@@ -282,14 +328,18 @@ def to_text(c: ComparisonData) -> str:
     fw = family_wise(c)
     if fw:
         out.append(f"\nevery pair, Bonferroni: significant when p < {ALPHA:g} / {fw['comparisons']} = "
-                   f"{fw['threshold']:.4f}")
+                   f"{fw['threshold']:.4f}; Holm: significant when the adjusted p (Holm-AR, Holm-BS) < {ALPHA:g}")
         labels = [f"{p.system} - {p.baseline}" for p in c.all_pairs]
         pw = max(len(label) for label in labels) + 2
-        out.append(f"{'pair':<{pw}}  gap     p(AR)   p(BS)   AR   BS")
+        out.append(f"{'pair':<{pw}}  gap     p(AR)   p(BS)   AR   BS   Holm-AR Holm-BS")
         for label, p in zip(labels, c.all_pairs):
             out.append(f"{label:<{pw}}  {p.difference:+6.2f}  {p.randomization.p_value:.4f}  "
                        f"{p.bootstrap.p_value:.4f}  {_yes(p.randomization.significant(fw['threshold'])):<3}  "
-                       f"{_yes(p.bootstrap.significant(fw['threshold']))}")
+                       f"{_yes(p.bootstrap.significant(fw['threshold'])):<3}  {p.randomization_holm:.4f}  "
+                       f"{p.bootstrap_holm:.4f}")
+        out += ["clusters (Holm, best first): " + line for line in clusters_text(c)]
+    if draws_note(c):
+        out.append(draws_note(c))
     out.append("\nword F-measure by reference frequency:")
     out.append(f"{'bucket':<12}" + "".join(f"{n:>{width + 2}}" for n in c.names))
     for b, label in enumerate(c.word_accuracy.labels):
@@ -372,7 +422,8 @@ def scores_html(c: ComparisonData) -> str:
     note = (
         f"<div style='font-size:0.85em;color:#444'>gap = BLEU − baseline BLEU; p(AR): paired approximate "
         f"randomization ({c.settings.get('n_trials')} trials); p(BS): paired bootstrap ({c.settings.get('n_samples')} "
-        "resamples), two-sided, gaps shifted to the null; interval: 95% of the resampled BLEU scores."
+        "resamples), two-sided, gaps shifted to the null; interval: 95% of the resampled BLEU scores. "
+        f"{_esc(draws_note(c))}"
         f"<br><code style='{MONO}'>BLEU {_esc(c.signature)}</code><br>"
         f"<code style='{MONO}'>chrF2 {_esc(c.chrf_signature or 'not computed')}</code></div>"
     )
@@ -390,6 +441,7 @@ def pairs_html(c: ComparisonData) -> str:
     head += [f"{test} p &lt; {ALPHA:g}" for test in ("AR", "BS")]
     if fw:
         head += [f"{test} p &lt; {fw['threshold']:.4f} (Bonferroni)" for test in ("AR", "BS")]
+        head += [f"p({test}), Holm-adjusted" for test in ("AR", "BS")]
     rows = []
     for p in c.all_pairs:
         cells = [f"{_esc(p.system)} − {_esc(p.baseline)}", f"{p.difference:+.2f}",
@@ -398,16 +450,24 @@ def pairs_html(c: ComparisonData) -> str:
                  _yes(p.bootstrap.significant(ALPHA))]
         if fw:
             cells += [_yes(test.significant(fw["threshold"])) for test in (p.randomization, p.bootstrap)]
+            cells += [f"{p.randomization_holm:.4f}", f"{p.bootstrap_holm:.4f}"]
         rows.append(cells)
     if fw:
         correction = (f"Bonferroni correction for {fw['comparisons']} pairs tested together (lesson 9): each pair is "
                       f"read at {ALPHA:g} / {fw['comparisons']} = {fw['threshold']:.4f}, so that the chance of any "
-                      f"false alarm among them stays below {ALPHA:g}.")
+                      f"false alarm among them stays below {ALPHA:g}. Holm-adjusted p (Holm 1979, step-down): the "
+                      f"smallest p times {fw['comparisons']}, the next times {fw['comparisons'] - 1}, and so on (never "
+                      f"below the one before); a pair is significant when it is below {ALPHA:g}. It keeps the same "
+                      "guarantee and finds every difference Bonferroni finds, sometimes more.")
     else:
         correction = "One pair: nothing to correct for many comparisons."
     note = (f"<div style='{NOTE}'>gap = BLEU of the first system − BLEU of the second; interval: 95% of the paired "
             "bootstrap's resampled gaps; p(AR): paired approximate randomization; p(BS): paired bootstrap, gaps "
             f"shifted to the null. {correction}</div>")
+    found = "".join(f"<li>{_esc(line)}</li>" for line in clusters_text(c))
+    if found:
+        note += (f"<div class='compare-clusters' style='margin:4px 0'><b>Clusters</b> (best first)<ul>{found}</ul>"
+                 f"<div style='{NOTE}'>{_esc(CLUSTERS_NOTE)}</div></div>")
     return _table("Every pair of systems: both paired tests", head, rows, note)
 
 

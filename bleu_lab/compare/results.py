@@ -38,6 +38,8 @@ class PairTest:
     baseline: str
     randomization: RandomizationResult
     bootstrap: BootstrapResult  # method="shift": two-sided p-value of the signed gaps shifted to the null
+    randomization_holm: float | None = None  # Holm's adjusted p over every pair of the comparison (None: not set)
+    bootstrap_holm: float | None = None
 
     @property
     def difference(self) -> float:
@@ -116,6 +118,7 @@ class ComparisonData:
     reference_lengths: list[int] = field(repr=False)  # tokens of each segment's first reference
     bucket_of: dict[str, dict[str, np.ndarray]] = field(repr=False)  # bucketer name -> system -> each segment's
     settings: dict = field(repr=False, default_factory=dict)
+    clusters: dict[str, list[list[str]]] = field(default_factory=dict)  # test ("AR", "BS") -> WMT-style clusters
 
     def __len__(self) -> int:
         return len(self.references)
