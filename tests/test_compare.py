@@ -587,3 +587,34 @@ def test_clusters_group_the_systems_not_significantly_different_from_the_best(ne
     assert "clusters (Holm, best first): AR: {" in str(c) and "compare-clusters" in c.to_html()
     assert c.to_dict()["clusters"] == {t: [list(x) for x in v] for t, v in c.clusters.items()}
     assert news_comparison.clusters  # three systems get clusters too
+
+
+# --- the drill-down with several references ----------------------------------------------------------------------
+
+
+def test_the_drill_down_shows_every_reference_beside_a_score_computed_against_them_all(tmp_path):
+    """The issue's case: an output equal to the third reference scores 100, and the drill-down showed it beside the
+    first reference only. Every reference is shown (HTML drill-down, examples, the widget's segments, CSV)."""
+    import csv
+
+    from bleu_lab.compare.reporters import bucket_segments_html
+    from bleu_lab.widgets.compare import SegmentFilter, segments_view
+
+    refs = [["Das Denkmal wird vorerst gelagert.", "Das Monument wird erst einmal gelagert.",
+             "Das Denkmal wird vorerst aufbewahrt."],
+            ["Der Hund schläft im Garten.", "Im Garten schläft der Hund.", "Der Hund ruht im Garten."]]
+    c = compare_systems({"base": ["Das Denkmal bleibt.", "Der Hund schläft."],
+                         "new": ["Das Denkmal wird vorerst aufbewahrt.", "Der Hund schläft."]}, refs, **FAST)
+    assert c.sentence_bleu["new"][0] == pytest.approx(100.0)
+    table = c.sentence_bleu_buckets
+    top = int(c.bucket_of[table.bucketer.name]["new"][0])
+    drill = bucket_segments_html(c, table, top)
+    assert "sentence BLEU 100.0 against all 3 references" in drill
+    for k, ref in enumerate(refs[0], 1):
+        assert f"reference {k}: <span" in drill and ref in drill
+    view = segments_view(c, SegmentFilter("new"), chips=lambda c, name, i: c.outputs[name][i])
+    assert all(ref in view.html for ref in refs[0] + refs[1])
+    c.to_csv(tmp_path)
+    with (tmp_path / "examples.csv").open(encoding="utf-8", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert [rows[0][f"reference_{k}"] for k in (1, 2, 3)] == refs[0]

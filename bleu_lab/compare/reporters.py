@@ -200,6 +200,7 @@ def to_csv(c: ComparisonData, directory: str | Path) -> list[Path]:
     folder = Path(directory)
     folder.mkdir(parents=True, exist_ok=True)
     data = to_dict(c)
+    width = max((len(e["references"]) for e in data["examples"]), default=1)  # reference_1 .. reference_width
     tables = {
         "scores": [{k: s[k] for k in ("name", "bleu", "chrf", "length_ratio", "hyp_len", "ref_len")}
                    for s in data["systems"]],
@@ -218,8 +219,8 @@ def to_csv(c: ComparisonData, directory: str | Path) -> list[Path]:
         "examples": [
             {"segment": e["segment"], "system": e["system"], "baseline": e["baseline"], "gap": e["gap"],
              "system_output": e["outputs"][e["system"]], "baseline_output": e["outputs"][e["baseline"]],
-             "reference": e["references"][0]}
-            for e in data["examples"]
+             **{f"reference_{k}": refs[k - 1] if k <= len(refs) else "" for k in range(1, width + 1)}}
+            for e in data["examples"] for refs in (e["references"],)
         ],
     }
     for key in ("length_buckets", "length_difference_buckets", "sentence_bleu_buckets"):
@@ -617,10 +618,14 @@ def _short(text: str) -> str:
 
 
 def _segment_item(c: ComparisonData, name: str, i: int) -> str:
-    ref = c.references[i][0] if c.references[i] else ""
-    return (f"<li style='margin:2px 0'><b>segment {i + 1}</b> · sentence BLEU {c.sentence_bleu[name][i]:.1f}"
-            f"<div style='{MONO}'>{_short(c.outputs[name][i])}</div>"
-            f"<div style='color:#444'>reference: <span style='{MONO}'>{_short(ref)}</span></div></li>")
+    """One segment of a drill-down: the output, its sentence BLEU (against every reference of the segment) and every
+    reference, so a score credited by a later reference is not shown beside the first one alone."""
+    refs = c.references[i]
+    against = f" against all {len(refs)} references" if len(refs) > 1 else ""
+    shown = "".join(f"<div style='color:#444'>reference{f' {k}' if len(refs) > 1 else ''}: "
+                    f"<span style='{MONO}'>{_short(r)}</span></div>" for k, r in enumerate(refs, 1))
+    return (f"<li style='margin:2px 0'><b>segment {i + 1}</b> · sentence BLEU {c.sentence_bleu[name][i]:.1f}{against}"
+            f"<div style='{MONO}'>{_short(c.outputs[name][i])}</div>{shown}</li>")
 
 
 def bucket_segments_html(c: ComparisonData, t: BucketTable, bucket: int) -> str:
