@@ -41,6 +41,7 @@ from .tokenization import make_preprocessor
 from .validation import as_sequence, check_flag, check_same_length, plain_strings
 
 SCORE_OPTIONS = tuple(f.name for f in fields(ScoreOptions))
+SACREBLEU_DEFAULT_SEED = 12345  # sacrebleu's SACREBLEU_SEED when the variable is not set
 FLOAT32_EXACT = 2**24  # float32 holds every integer below this
 _CHUNK = 2000  # resamples/trials summed per matrix product (bounds memory, drives the progress bar)
 
@@ -330,6 +331,17 @@ class BootstrapResult(PairedResult):
     win_rate: float  # share of resamples in which the system beats the baseline (Koehn 2004)
     baseline_samples: np.ndarray = field(repr=False, compare=False)  # one BLEU per resample
     system_samples: np.ndarray = field(repr=False, compare=False)
+
+    @property
+    def sacrebleu_p_value(self) -> float:
+        """The p-value ``sacrebleu --paired-bs`` prints for these same resamples (``sacrebleu_bootstrap_p_value``)."""
+        return bootstrap_p_value(self.system_samples, self.baseline_samples, self.difference, "sacrebleu")
+
+    def sacrebleu_note(self) -> str:
+        """What sacrebleu prints for these resamples, and why it differs from the shifted two-sided p, in one line."""
+        seed = f" with SACREBLEU_SEED={self.seed}" if self.seed != SACREBLEU_DEFAULT_SEED else ""
+        return (f"sacrebleu --paired-bs{seed} prints p = {self.sacrebleu_p_value:.4f} for these resamples: it folds "
+                "the gaps and counts the upper tail only, roughly a one-sided p")
 
     @property
     def baseline_interval(self) -> tuple[float, float]:

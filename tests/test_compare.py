@@ -3,6 +3,7 @@ frequency, length ratio, length-difference counts, salient n-grams), on data/new
 
 from __future__ import annotations
 
+import html
 import json
 import math
 import re
@@ -68,12 +69,17 @@ def test_news_scores_equal_sacrebleu(news_comparison):
 def test_bucket_bleu_is_sacrebleu_on_the_bucket_segments(news_comparison):
     c = news_comparison
     bleu = sacrebleu.BLEU()
-    for table, values in ((c.sentence_bleu_buckets, lambda n: c.sentence_bleu[n]),):
+    for name in c.names:  # a sentence-BLEU band is defined by the score: counts only (as compare-mt shows them)
+        scores = c.sentence_bleu_buckets.scores[name]
+        assert [s.count for s in scores] == [sum(SENTENCE_BLEU.bucket(v) == b for v in c.sentence_bleu[name])
+                                             for b in range(len(scores))]
+        assert c.sentence_bleu_buckets.counts_only and all(math.isnan(s.bleu) for s in scores)
+    for table in (c.length_buckets, c.length_difference_buckets, c.length_difference_merged):
         for name in c.names:
             scores = table.scores[name]
             assert sum(s.count for s in scores) == len(c)
             for b, s in enumerate(scores):
-                members = [i for i in range(len(c)) if SENTENCE_BLEU.bucket(values(name)[i]) == b]
+                members = [i for i in range(len(c)) if c.bucket_of[table.bucketer.name][name][i] == b]
                 assert s.count == len(members)
                 if members:
                     expected = bleu.corpus_score([c.outputs[name][i] for i in members],
@@ -495,8 +501,9 @@ def test_the_readme_describes_the_csv_files_as_written(news_comparison, tmp_path
             assert not any(column == interval for column in headers[name])  # no [low, high] cell left
     assert "`system_interval_low`, `system_interval_high`" in paragraph and "`difference_interval_*`" in paragraph
     assert {"bonferroni_threshold", "ar_significant_bonferroni"} <= set(headers["all_pairs.csv"])
-    for name in ("length_buckets.csv", "length_difference_buckets.csv", "sentence_bleu_buckets.csv"):
+    for name in ("length_buckets.csv", "length_difference_buckets.csv"):
         assert headers[name] == ["bucket", "system", "count", "bleu", "interval_low", "interval_high"]
+    assert headers["sentence_bleu_buckets.csv"] == ["bucket", "system", "count"]  # a band is defined by the score
     assert "`interval_low`,\n`interval_high`" in paragraph or "`interval_low`, `interval_high`" in paragraph
 
 
@@ -618,3 +625,95 @@ def test_the_drill_down_shows_every_reference_beside_a_score_computed_against_th
     with (tmp_path / "examples.csv").open(encoding="utf-8", newline="") as f:
         rows = list(csv.DictReader(f))
     assert [rows[0][f"reference_{k}"] for k in (1, 2, 3)] == refs[0]
+
+
+# --- the report's smaller fixes -------------------------------------------------------------------------------------
+
+
+def test_an_empty_frequency_bucket_prints_a_dash_not_zero(news_comparison, tmp_path):
+    """The <1 bucket of reference counts holds no reference word by construction: no recall, no F-measure."""
+    import csv
+
+    c = news_comparison
+    empty = [b for b in range(len(c.word_accuracy.labels))
+             if not next(iter(c.word_accuracy.counts.values())).reference[b]]
+    assert 0 in empty  # "<1"
+    rows = c.to_dict()["word_accuracy"]
+    for b in empty:
+        assert set(rows[b]["fmeasure"].values()) == {None} and set(rows[b]["recall"].values()) == {None}
+    assert all(v is not None for b, r in enumerate(rows) if b not in empty for v in r["fmeasure"].values())
+    text = str(c)
+    line = next(x for x in text.splitlines() if x.startswith("<1 "))
+    assert line.split()[1:] == ["–"] * len(c.names)
+    assert "<td style='" + NUM + "'>–</td>" in c.to_html()
+    c.to_csv(tmp_path)
+    with (tmp_path / "word_accuracy.csv").open(encoding="utf-8", newline="") as f:
+        first = [r for r in csv.DictReader(f) if r["bucket"] == "<1"]
+    assert first and all(r["fmeasure"] == "" and r["recall"] == "" for r in first)
+
+
+def test_sentence_bleu_bands_are_counts_only_and_the_length_difference_figure_is_merged(news_comparison):
+    c = news_comparison
+    page = c.to_html()
+    start = page.index("Segments by sentence-BLEU band")
+    table = page[start:page.index("</table>", start)]
+    assert "counts only" in page[start:page.index("</div>", page.index("</table>", start))]
+    cells = re.findall(f"<td style='{re.escape(NUM)}'>(.*?)</td>", table)
+    assert cells and all(cell.isdigit() for cell in cells)  # no BLEU, no interval: counts
+    assert "BLEU by sentence-BLEU band" not in page
+    assert c.length_difference_merged.labels == ["<-10", "[-10,-5)", "[-5,0)", "0", "[1,6)", "[6,11)", ">=11"]
+    assert "merges the table's 17 buckets" in html.unescape(page)
+    assert len(c.length_difference_buckets.labels) == 17  # the table keeps compare-mt's buckets
+    merged = c.to_dict()["length_difference_buckets_merged"]
+    assert [r["bucket"] for r in merged] == c.length_difference_merged.labels
+    assert set(c.to_dict()["sentence_bleu_buckets"][0]) == {"bucket", "count"}
+
+
+def test_the_bootstrap_p_sacrebleu_prints_is_sacrebleus_own_for_the_same_draws(monkeypatch):
+    """The issue's point: the report's p(BS) is two-sided and shifted; sacrebleu --paired-bs prints another p for the
+    same draws. The report gives sacrebleu's, and it is what sacrebleu's PairedTest prints."""
+    from sacrebleu.metrics import BLEU
+    from sacrebleu.significance import PairedTest
+
+    systems = {n: news(f"sys.{n}.de") for n in ("strong", "fluent", "literal")}
+    refs = [news("ref.A.de"), news("ref.B.de")]
+    c = compare_systems(systems, [list(seg) for seg in zip(*refs)], n_samples=300, n_trials=200, chrf=False)
+    monkeypatch.setenv("SACREBLEU_SEED", "12345")
+    for pair in c.pairs:
+        _, scores = PairedTest([(pair.baseline, systems[pair.baseline]), (pair.system, systems[pair.system])],
+                               {"BLEU": BLEU()}, refs, test_type="bs", n_samples=300)()
+        assert pair.bootstrap.sacrebleu_p_value == scores["BLEU"][1].p_value
+        line = (f"{pair.system}: sacrebleu --paired-bs prints p = {scores['BLEU'][1].p_value:.4f} for these resamples: "
+                "it folds the gaps and counts the upper tail only, roughly a one-sided p")
+        assert line in str(c) and line in c.to_html()
+    assert [r["bootstrap_p_value_sacrebleu"] for r in c.to_dict()["pairs"]] == [
+        p.bootstrap.sacrebleu_p_value for p in c.pairs]
+    assert "p as sacrebleu --paired-bs prints it" in c.to_html()
+
+
+def test_the_report_says_buckets_use_the_signatures_tokens_not_compare_mts_spaces(news_comparison):
+    note = "compare-mt splits on spaces only"
+    assert note in str(news_comparison) and note in news_comparison.to_html()
+    assert "-t none" in news_comparison.to_dict()["tokens_note"]
+    pre = compare_systems({n: pretokenized(news(f"sys.{n}.de"))[:30] for n in ("strong", "fluent")},
+                          pretokenized(news("ref.A.de"))[:30], tokenize="none", **FAST)
+    assert note not in str(pre) and note not in pre.to_html()
+
+
+def test_each_word_frequency_bucket_links_segments_with_its_words(news_comparison):
+    c = news_comparison
+    ref_tokens = [tokenize_13a(seg[0]).split() for seg in c.references]
+    freq = word_frequencies(ref_tokens)
+    page = c.to_html()
+    assert c.word_accuracy.examples
+    for b, found in c.word_accuracy.examples.items():
+        assert 1 <= len(found) <= 3
+        assert f"words of {c.word_accuracy.labels[b]}:" in page.replace("&lt;", "<").replace("&gt;", ">")
+        for ex in found:
+            assert ex.words and all(FREQUENCY.bucket(freq.get(w, 0)) == b and w in ref_tokens[ex.segment]
+                                    for w in ex.words)
+            for name in c.names:
+                out = set(tokenize_13a(c.outputs[name][ex.segment]).split())
+                assert ex.found[name] == tuple(w for w in ex.words if w in out)
+        missing = [not all(len(ex.found[n]) == len(ex.words) for n in c.names) for ex in found]
+        assert missing == sorted(missing, reverse=True)  # segments where some output misses a word come first

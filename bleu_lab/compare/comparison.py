@@ -13,8 +13,9 @@ Conventions (the lesson explains each):
 
 from __future__ import annotations
 
+import heapq
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -39,6 +40,7 @@ from ..validation import as_sequence, check_flag, check_segment_lengths, plain_s
 from .bucketers import (
     FREQUENCY,
     LENGTH_DIFFERENCE,
+    LENGTH_DIFFERENCE_MERGED,
     REFERENCE_LENGTH,
     SENTENCE_BLEU,
     Bucketer,
@@ -54,9 +56,11 @@ from .results import (
     SalientPair,
     SystemScores,
     WordAccuracy,
+    WordExample,
 )
 from .scorers import (
     COMPARE_TYPES,
+    bucket_counts,
     bucket_indices,
     bucket_scores,
     corpus_chrf_many,
@@ -197,19 +201,21 @@ def compare_systems(
 
     bucket_of: dict[str, dict[str, np.ndarray]] = {}
 
-    def table(bucketer: Bucketer, values: Mapping[str, Sequence[float]]) -> BucketTable:
+    def table(bucketer: Bucketer, values: Mapping[str, Sequence[float]], counts_only: bool = False) -> BucketTable:
         n = len(bucketer.cutoffs) + 1
         index = bucket_of[bucketer.name] = {name: bucket_indices(values[name], bucketer) for name in outputs}
+        if counts_only:  # a bucket defined by the score: its BLEU and interval would only restate the bucket
+            return BucketTable(bucketer, {name: bucket_counts(index[name], n) for name in outputs}, counts_only=True)
         return BucketTable(bucketer, {
             name: bucket_scores(rows[name], index[name], n, options, n_samples, seed) for name in outputs
         })
 
     ref_lengths = [len(r) for r in first_ref]
     length_table = table(REFERENCE_LENGTH, {name: ref_lengths for name in outputs})
-    diff_table = table(LENGTH_DIFFERENCE, {
-        name: [len(o) - r for o, r in zip(out_tokens[name], ref_lengths)] for name in outputs
-    })
-    band_table = table(SENTENCE_BLEU, {name: sentence[name].tolist() for name in outputs})
+    differences = {name: [len(o) - r for o, r in zip(out_tokens[name], ref_lengths)] for name in outputs}
+    diff_table = table(LENGTH_DIFFERENCE, differences)
+    merged_table = table(LENGTH_DIFFERENCE_MERGED, differences)
+    band_table = table(SENTENCE_BLEU, {name: sentence[name].tolist() for name in outputs}, counts_only=True)
 
     freq, source = _frequencies(frequencies, first_ref)
     n_freq = len(FREQUENCY.cutoffs) + 1
@@ -218,7 +224,7 @@ def compare_systems(
     accuracy = WordAccuracy(FREQUENCY, {
         name: word_counts(first_ref, out_tokens[name], lambda w: word_bucket.get(w, unseen), n_freq, ref_words)
         for name in outputs
-    }, source)
+    }, source, word_examples(first_ref, out_tokens, lambda w: word_bucket.get(w, unseen), n_freq))
 
     ref_ngrams = reference_ngram_counts(first_ref, 1, ngram_order)
     counts = {name: ngram_counts(first_ref, out_tokens[name], 1, ngram_order, ref_ngrams)[compare_type]
@@ -238,7 +244,7 @@ def compare_systems(
         tuple(outputs), base, options, scores[0].bleu.signature, scores[0].chrf.signature if chrf else "", scores,
         pairs, every_pair, accuracy, length_table, diff_table, band_table, salient, examples, outputs, refs, srcs,
         sentence, ref_lengths, bucket_of, settings,
-        {test: clusters(bleu, every_pair, test) for test in ("AR", "BS")} if len(outputs) > 2 else {},
+        {test: clusters(bleu, every_pair, test) for test in ("AR", "BS")} if len(outputs) > 2 else {}, merged_table,
     )
 
 
@@ -380,3 +386,25 @@ def clusters(bleu: Mapping[str, float], every_pair: Sequence[PairTest], test: st
         found.append(cluster)
         left = [name for name in left if name not in cluster]
     return found
+
+
+WORD_EXAMPLES = 3  # segments shown per word-frequency bucket
+
+
+def word_examples(first_ref: Sequence[Sequence[str]], out_tokens: Mapping[str, Sequence[Sequence[str]]],
+                  bucket_of: Callable[[str], int], n_buckets: int,
+                  k: int = WORD_EXAMPLES) -> dict[int, list[WordExample]]:
+    """Per frequency bucket, ``k`` segments whose first reference holds words of the bucket, with the words each
+    system's output has: first the segments where some system misses one of them, then the others (earlier first)."""
+    candidates: dict[int, list[tuple[bool, int, WordExample]]] = {b: [] for b in range(n_buckets)}
+    outputs = {name: [set(toks) for toks in tokens] for name, tokens in out_tokens.items()}
+    for i, ref in enumerate(first_ref):
+        by_bucket: dict[int, list[str]] = {}
+        for word in dict.fromkeys(ref):
+            by_bucket.setdefault(bucket_of(word), []).append(word)
+        for b, words in by_bucket.items():
+            found = {name: tuple(w for w in words if w in toks[i]) for name, toks in outputs.items()}
+            complete = all(len(f) == len(words) for f in found.values())
+            candidates[b].append((complete, i, WordExample(i, tuple(words), found)))
+    return {b: [ex for _, _, ex in heapq.nsmallest(k, found, key=lambda x: x[:2])]
+            for b, found in candidates.items() if found}

@@ -52,10 +52,20 @@ class BucketTable:
 
     bucketer: Bucketer
     scores: dict[str, list[BucketScore]]  # system name -> one BucketScore per bucket
+    counts_only: bool = False  # the buckets are defined by the score itself: counts, no BLEU or interval
 
     @property
     def labels(self) -> list[str]:
         return self.bucketer.labels
+
+
+@dataclass(frozen=True)
+class WordExample:
+    """A segment whose first reference holds words of a frequency bucket, and which of them each output has."""
+
+    segment: int  # 0-based
+    words: tuple[str, ...]  # the bucket's words in the first reference (tokens, in order, each once)
+    found: dict[str, tuple[str, ...]]  # system -> those of ``words`` its output contains
 
 
 @dataclass(frozen=True)
@@ -65,6 +75,7 @@ class WordAccuracy:
     bucketer: Bucketer
     counts: dict[str, WordCounts]
     frequency_source: str  # "reference" or the training-frequency file
+    examples: dict[int, list[WordExample]] = field(default_factory=dict)  # bucket -> a few segments with its words
 
     @property
     def labels(self) -> list[str]:
@@ -119,6 +130,7 @@ class ComparisonData:
     bucket_of: dict[str, dict[str, np.ndarray]] = field(repr=False)  # bucketer name -> system -> each segment's
     settings: dict = field(repr=False, default_factory=dict)
     clusters: dict[str, list[list[str]]] = field(default_factory=dict)  # test ("AR", "BS") -> WMT-style clusters
+    length_difference_merged: BucketTable | None = None  # the length-difference figure's 7 buckets
 
     def __len__(self) -> int:
         return len(self.references)

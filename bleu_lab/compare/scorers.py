@@ -78,6 +78,12 @@ def bucket_scores(
     return result
 
 
+def bucket_counts(buckets: np.ndarray, n_buckets: int) -> list[BucketScore]:
+    """How many segments fall in each bucket, with no BLEU (nan) and no interval: for buckets defined by the score."""
+    counts = np.bincount(buckets, minlength=n_buckets)
+    return [BucketScore(int(k), float("nan"), (float("nan"), float("nan"))) for k in counts]
+
+
 def bucket_indices(values: Sequence[float], bucketer: Bucketer) -> np.ndarray:
     """The bucket of every value."""
     return np.fromiter((bucketer.bucket(v) for v in values), dtype=np.int64, count=len(values))
