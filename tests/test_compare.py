@@ -717,3 +717,35 @@ def test_each_word_frequency_bucket_links_segments_with_its_words(news_compariso
                 assert ex.found[name] == tuple(w for w in ex.words if w in out)
         missing = [not all(len(ex.found[n]) == len(ex.words) for n in c.names) for ex in found]
         assert missing == sorted(missing, reverse=True)  # segments where some output misses a word come first
+
+
+# --- chrF gets the paired tests too ---------------------------------------------------------------------------------
+
+
+def test_every_pair_has_chrfs_paired_tests_equal_to_sacrebleus(monkeypatch, tmp_path):
+    from sacrebleu.metrics import CHRF
+    from sacrebleu.significance import PairedTest
+
+    from bleu_lab.significance import paired_bootstrap, paired_randomization
+
+    systems = {n: news(f"sys.{n}.de") for n in ("strong", "fluent", "literal")}
+    refs = [news("ref.A.de"), news("ref.B.de")]
+    per_segment = [list(seg) for seg in zip(*refs)]
+    c = compare_systems(systems, per_segment, n_samples=300, n_trials=400)
+    monkeypatch.setenv("SACREBLEU_SEED", "12345")
+    for pair in c.all_pairs:
+        base, system = systems[pair.baseline], systems[pair.system]
+        assert pair.chrf_bootstrap.difference == pytest.approx(c.system(pair.system).chrf.score
+                                                               - c.system(pair.baseline).chrf.score, abs=1e-12)
+        boot = paired_bootstrap(base, system, per_segment, n_samples=300, method="shift", metric="chrF")
+        ar = paired_randomization(base, system, per_segment, n_trials=400, metric="chrF")
+        assert (pair.chrf_bootstrap.p_value, pair.chrf_randomization.p_value) == (boot.p_value, ar.p_value)
+        for test_type, n, ours in (("bs", 300, pair.chrf_bootstrap.sacrebleu_p_value),
+                                   ("ar", 400, pair.chrf_randomization.p_value_as("sacrebleu"))):
+            _, scores = PairedTest([("b", base), ("s", system)], {"chrF": CHRF()}, refs, test_type=test_type,
+                                   n_samples=n)()
+            assert ours == next(v for k, v in scores.items() if k != "System")[1].p_value
+    row = c.to_dict()["all_pairs"][0]
+    assert row["chrf_bootstrap_p_value"] == c.all_pairs[0].chrf_bootstrap.p_value
+    assert "chrF p(AR)" in c.to_html() and "chrF, fluent - strong: gap" in str(c)
+    assert compare_systems(systems, per_segment, chrf=False, **FAST).all_pairs[0].chrf_bootstrap is None

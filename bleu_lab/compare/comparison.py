@@ -21,7 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..chrf import ChrfOptions
+from ..chrf import ChrfOptions, segment_rows
+from ..chrf import scores_from_rows as chrf_scores
 from ..sacrebleu_style import ScoreOptions, check_corpus, count_refs
 from ..significance import (
     DRAW_FLAGS,
@@ -63,7 +64,7 @@ from .scorers import (
     bucket_counts,
     bucket_indices,
     bucket_scores,
-    corpus_chrf_many,
+    chrf_from_rows,
     ngram_counts,
     reference_ngram_counts,
     rows_score,
@@ -180,14 +181,27 @@ def compare_systems(
     rows = {name: _rows(prepared, toks, options.max_ngram_order) for name, toks in out_tokens.items()}
     nrefs = count_refs(refs)
 
-    chrfs = corpus_chrf_many(outputs, refs, ChrfOptions(lowercase=lowercase), nrefs) if check_flag(chrf, "chrf") else {}
+    chrf_options = ChrfOptions(lowercase=lowercase)
+    chrf_rows = ({name: segment_rows(lines, refs, chrf_options) for name, lines in outputs.items()}
+                 if check_flag(chrf, "chrf") else {})
+    chrfs = {name: chrf_from_rows(r, chrf_options, nrefs) for name, r in chrf_rows.items()}
     scores = tuple(SystemScores(name, rows_score(rows[name], options, nrefs), chrfs.get(name)) for name in outputs)
+
+    def chrf_tests(baseline: str, system: str) -> dict:
+        """chrF's paired tests on the same draws as BLEU's (equal to sacrebleu's on chrF: tests/test_significance)."""
+        if not chrf_rows:
+            return {}
+        paired = PairedRows(options, chrf_rows[baseline], chrf_rows[system], chrfs[baseline], chrfs[system],
+                            lambda summed: chrf_scores(summed, chrf_options))
+        return {"chrf_randomization": randomization_from_rows(paired, n_trials=n_trials, seed=seed),
+                "chrf_bootstrap": bootstrap_from_rows(paired, n_samples=n_samples, seed=seed, method="shift")}
     order = [base] + [name for name in outputs if name != base]
     tested = [
         PairTest(
             system, baseline,
             randomization_from_rows(paired, n_trials=n_trials, seed=seed),
             bootstrap_from_rows(paired, n_samples=n_samples, seed=seed, method="shift"),
+            **chrf_tests(baseline, system),
         )
         for i, baseline in enumerate(order) for system in order[i + 1:]
         for paired in (PairedRows.from_rows(rows[baseline], rows[system], options, nrefs),)

@@ -141,6 +141,11 @@ def _pair(p: PairTest, c: ComparisonData | None = None) -> dict:
            "baseline_interval": list(p.bootstrap.baseline_interval),
            "difference_interval": list(p.bootstrap.difference_interval),
            "ar_signature": p.randomization.signature, "bootstrap_signature": p.bootstrap.signature}
+    if p.chrf_bootstrap is not None:
+        row.update({"chrf_difference": p.chrf_bootstrap.difference, "chrf_ar_p_value": p.chrf_randomization.p_value,
+                    "chrf_bootstrap_p_value": p.chrf_bootstrap.p_value,
+                    "chrf_bootstrap_p_value_sacrebleu": p.chrf_bootstrap.sacrebleu_p_value,
+                    "chrf_difference_interval": list(p.chrf_bootstrap.difference_interval)})
     if c is not None:
         fw = family_wise(c)
         row.update({
@@ -369,6 +374,9 @@ def to_text(c: ComparisonData) -> str:
     if c.pairs:
         out.append("p(BS): the paired bootstrap, two-sided, gaps shifted to the null. For the same resamples:")
         out += [f"  {line}" for line in sacrebleu_lines(c)]
+    out += [f"chrF, {p.system} - {p.baseline}: gap {p.chrf_bootstrap.difference:+.2f}, p(AR) "
+            f"{p.chrf_randomization.p_value:.4f}, p(BS) {p.chrf_bootstrap.p_value:.4f} (sacrebleu --paired-bs: "
+            f"{p.chrf_bootstrap.sacrebleu_p_value:.4f})" for p in c.pairs if p.chrf_bootstrap is not None]
     fw = family_wise(c)
     if fw:
         out.append(f"\nevery pair, Bonferroni: significant when p < {ALPHA:g} / {fw['comparisons']} = "
@@ -487,6 +495,9 @@ def pairs_html(c: ComparisonData) -> str:
         return ""
     fw = family_wise(c)
     head = ["pair", "gap", "95% interval of the gap", "p(AR)", "p(BS)", "p as sacrebleu --paired-bs prints it"]
+    with_chrf = all(p.chrf_bootstrap is not None for p in c.all_pairs)
+    if with_chrf:
+        head += ["chrF gap", "chrF p(AR)", "chrF p(BS)"]
     head += [f"{test} p &lt; {ALPHA:g}" for test in ("AR", "BS")]
     if fw:
         head += [f"{test} p &lt; {fw['threshold']:.4f} (Bonferroni)" for test in ("AR", "BS")]
@@ -495,8 +506,11 @@ def pairs_html(c: ComparisonData) -> str:
     for p in c.all_pairs:
         cells = [f"{_esc(p.system)} − {_esc(p.baseline)}", f"{p.difference:+.2f}",
                  "[{:+.2f}, {:+.2f}]".format(*p.bootstrap.difference_interval), f"{p.randomization.p_value:.4f}",
-                 f"{p.bootstrap.p_value:.4f}", f"{p.bootstrap.sacrebleu_p_value:.4f}",
-                 _yes(p.randomization.significant(ALPHA)),
+                 f"{p.bootstrap.p_value:.4f}", f"{p.bootstrap.sacrebleu_p_value:.4f}"]
+        if with_chrf:
+            cells += [f"{p.chrf_bootstrap.difference:+.2f}", f"{p.chrf_randomization.p_value:.4f}",
+                      f"{p.chrf_bootstrap.p_value:.4f}"]
+        cells += [_yes(p.randomization.significant(ALPHA)),
                  _yes(p.bootstrap.significant(ALPHA))]
         if fw:
             cells += [_yes(test.significant(fw["threshold"])) for test in (p.randomization, p.bootstrap)]
@@ -514,7 +528,10 @@ def pairs_html(c: ComparisonData) -> str:
     note = (f"<div style='{NOTE}'>gap = BLEU of the first system − BLEU of the second; interval: 95% of the paired "
             "bootstrap's resampled gaps; p(AR): paired approximate randomization; p(BS): paired bootstrap, gaps "
             "shifted to the null, two-sided. sacrebleu --paired-bs prints another p for the same resamples: it folds "
-            f"the gaps and counts the upper tail only, roughly a one-sided p. {correction}</div>")
+            "the gaps and counts the upper tail only, roughly a one-sided p. "
+            + ("chrF gap, chrF p(AR), chrF p(BS): the same two tests on chrF's per-segment statistics, with the same "
+               "draws (the BLEU columns after them are BLEU's). " if with_chrf else "")
+            + f"{correction}</div>")
     found = "".join(f"<li>{_esc(line)}</li>" for line in clusters_text(c))
     if found:
         note += (f"<div class='compare-clusters' style='margin:4px 0'><b>Clusters</b> (best first)<ul>{found}</ul>"

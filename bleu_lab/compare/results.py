@@ -40,6 +40,8 @@ class PairTest:
     bootstrap: BootstrapResult  # method="shift": two-sided p-value of the signed gaps shifted to the null
     randomization_holm: float | None = None  # Holm's adjusted p over every pair of the comparison (None: not set)
     bootstrap_holm: float | None = None
+    chrf_randomization: RandomizationResult | None = None  # the same two tests on chrF (None without chrF)
+    chrf_bootstrap: BootstrapResult | None = None
 
     @property
     def difference(self) -> float:
