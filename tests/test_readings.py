@@ -291,7 +291,7 @@ def test_why_recovers_every_librarys_default_reading_from_the_number_it_prints(n
     catalogue = bleu_lab.readings.readings(bleu_lab.readings.Workspace(hyps, refs))
     defaults = [r for r in catalogue if r.departures == 0]
     assert {r.library for r in defaults} == {"sacrebleu", "nltk", "Hugging Face evaluate", "torchmetrics",
-                                             "Moses multi-bleu.perl"}
+                                             "Moses multi-bleu.perl", "compare-mt"}  # compare-mt's: checked below
     # sacrebleu, nltk and evaluate are recovered from their own libraries' numbers above; here the other three
     unchecked = [r for r in defaults if r.library in ("torchmetrics", "Moses multi-bleu.perl")]
     for reading in unchecked + [r for r in catalogue if r.library == "d2l.ai" and r.settings == {"k": 2}]:
@@ -625,3 +625,60 @@ def test_add_k_raises_a_sentence_that_matches_every_order():
              if r.name == "sacrebleu corpus_bleu" and set(r.settings) <= {"smooth_method"}}
     assert "every order from 2 up" in notes["add-k"]
     assert "only orders without a match" not in notes["add-k"]
+
+
+# --- compare-mt's BLEU, the likelier causes, and the references hint on words -----------------------------------------
+
+
+def compare_mt_score(hyps, refs):
+    pytest.importorskip("compare_mt", reason="compare-mt (and six) are in the test extras: pip install -e '.[test]'")
+    from compare_mt.scorers import BleuScorer
+
+    split = [h.strip().split(" ") for h in hyps], [seg[0].strip().split(" ") for seg in refs]
+    return BleuScorer().score_corpus(split[1], split[0])[0]
+
+
+@given(corpora())
+@settings(max_examples=60, deadline=None)
+def test_compare_mt_reading_equals_compare_mts_bleu_scorer(corpus):
+    hyps, refs = corpus
+    ours = reading_scores(hyps, refs, "compare-mt BLEU")[()]
+    assert close(ours, compare_mt_score(hyps, refs))
+
+
+def test_why_matches_compare_mts_number_to_compare_mt():
+    hyps = ["the cat is on the mat", "a dog ran home", "it rained today"]
+    refs = [["the cat sat on a mat"], ["the dog went home"], ["it was raining today"]]  # no 4-gram matches
+    theirs = compare_mt_score(hyps, refs)
+    nltk_reading = reading_scores(hyps, refs, "nltk corpus_bleu")[()]
+    assert theirs > 30 and nltk_reading < 1e-6  # the order without a match counted as 1: not nltk's number
+    result = why(hyps, refs, f"{theirs:.2f}")
+    assert result.matches[0].name == "compare-mt BLEU" and result.matches[0].library == "compare-mt"
+
+
+def test_when_nothing_matches_the_likelier_causes_come_first():
+    corpus = bleu_lab.load_corpus()
+    result = why(corpus.systems["literal"], corpus.references_for("A"), "3.21")
+    assert not result.matches
+    verdict = result.verdict
+    assert verdict.index("another reference") < verdict.index("another version of the test set") < verdict.index(
+        "another output file") < verdict.index("nearest reading")
+    assert str(result).startswith(verdict)
+
+
+def test_the_more_references_hint_is_not_silenced_by_character_readings():
+    """The issue's case (held-out en-ru: the official two-reference number given with one reference): the number is
+    above every BLEU-4 reading on words but below tok='char'; the hint must fire."""
+    corpus = bleu_lab.load_corpus()
+    hyps, refs = corpus.systems["fluent"], [[seg[0]] for seg in corpus.references_for("A")]
+    ws = Workspace(hyps, refs)
+    scored = [score(s, ws) for s in specs(ws)]
+    words = max(r.score for r in scored if r.order == 4 and not r.mistake and r.score is not None and r.score <= 100
+                and r.view.partition(":")[0] not in ("char", "chars"))
+    chars = max(r.score for r in scored if r.view.partition(":")[0] == "char" and r.score is not None)
+    assert chars > words + 5
+    reported = f"{words + 3:.1f}"
+    result = why(hyps, refs, reported)
+    assert not any(m.order == 4 for m in result.matches)
+    assert "more references may have been used" in result.verdict
+    assert any(f.kind == "references" and "above every BLEU-4 reading on words" in f.message for f in result.findings)

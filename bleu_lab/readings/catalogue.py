@@ -13,6 +13,7 @@ Sources (the versions read to write these definitions; links in ``SOURCES``):
   torchmetrics      src/torchmetrics/functional/text/bleu.py (``BLEUScore`` calls the same update/compute)
   Moses             scripts/generic/multi-bleu.perl
   d2l.ai            "Dive into Deep Learning", section 10.7 (seq2seq), function ``bleu``
+  compare-mt 0.2.10 compare_mt/scorers.py (``BleuScorer``), compare_mt/corpus_utils.py (lines split on ' ')
 """
 
 from __future__ import annotations
@@ -27,7 +28,15 @@ from ..smoothing import NLTK_METHODS, SACREBLEU_METHODS
 from ..statistics import BleuStats
 from ..tokenization import available_tokenizers, preprocess_corpus
 from .counts import MAX_ORDER, SegmentCounts, count_segments, pool
-from .formulas import d2l_sentence, multi_bleu, nltk_before_3_4, nltk_corpus, tf_nmt, torchmetrics_bleu
+from .formulas import (
+    compare_mt_bleu,
+    d2l_sentence,
+    multi_bleu,
+    nltk_before_3_4,
+    nltk_corpus,
+    tf_nmt,
+    torchmetrics_bleu,
+)
 
 SOURCES: dict[str, str] = {
     "sacrebleu": "https://github.com/mjpost/sacrebleu/blob/v2.6.0/sacrebleu/metrics/bleu.py",
@@ -40,6 +49,8 @@ SOURCES: dict[str, str] = {
     "src/torchmetrics/functional/text/bleu.py",
     "Moses multi-bleu.perl": "https://github.com/moses-smt/mosesdecoder/blob/master/scripts/generic/multi-bleu.perl "
     "(read in fairseq's copy, scripts/multi-bleu.perl @ bbfc5838)",
+    "compare-mt": "https://github.com/neulab/compare-mt/blob/master/compare_mt/scorers.py (BleuScorer; read in the "
+    "pip package compare-mt 0.2.10, compare_mt/scorers.py and corpus_utils.iterate_tokens)",
     "d2l.ai": "https://d2l.ai/chapter_recurrent-modern/seq2seq.html#evaluation-of-predicted-sequences "
     "(d2l.bleu: for n in range(1, min(k, len_pred) + 1), the code of d2l 1.0)",
 }
@@ -118,6 +129,8 @@ class Workspace:
             return [list(h) for h in hyps], [[list(r) for r in seg] for seg in refs]
         if kind == "d2l":  # one label per prediction, split on single spaces
             return [h.split(" ") for h in hyps], [[seg[0].split(" ")] for seg in refs]
+        if kind == "cmt":  # compare-mt: one reference file, each line stripped and split on single spaces
+            return [h.strip().split(" ") for h in hyps], [[seg[0].strip().split(" ")] for seg in refs]
         if kind == "transposed":  # per-segment references handed to sacrebleu as if they were streams
             hyps, refs = transposed_layout(hyps, refs)
             kind, _, rest = rest.partition(":")
@@ -139,7 +152,7 @@ class Workspace:
 
         subset = Workspace(self.hypotheses, [pick(seg) for seg in self.references])
         for view, (hyps, refs) in self._tokens.items():
-            if view.partition(":")[0] not in ("d2l", "transposed", "flat"):  # these read the layout itself
+            if view.partition(":")[0] not in ("d2l", "cmt", "transposed", "flat"):  # these read the layout itself
                 subset._tokens[view] = (hyps, [pick(seg) for seg in refs])
         return subset
 
@@ -454,6 +467,13 @@ def _other_specs() -> Iterator[Spec]:
             "without smoothing" + (", lowercased (-lc)" if lc else ""),
             f"perl multi-bleu.perl{' -lc' if lc else ''} ref.txt < hyp.txt", 100, departures=int(lc),
         )
+    yield Spec(
+        "compare-mt BLEU", "compare-mt", {}, "cmt", "closest", lambda stats, last: compare_mt_bleu(stats),
+        "compare-mt's own BLEU (BleuScorer): the lines split on single spaces (no punctuation splitting), the first "
+        "reference only, and an n-gram order without any match counted as if its precision were 1",
+        "compare-mt ref.txt hyp.txt  # its BLEU line; or compare_mt.scorers.BleuScorer().score_corpus(refs, hyps)",
+        100,
+    )
     for k in (2, 3, 4):
         yield Spec(
             "mean of d2l bleu", "d2l.ai", {"k": k}, "d2l", "closest",
