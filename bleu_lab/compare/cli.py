@@ -26,10 +26,11 @@ def build_parser(prog: str = "bleu-lab compare") -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=prog,
         description="Compare two or more systems' outputs on one test set: BLEU (exact sacrebleu) and chrF, "
-        "paired significance tests (approximate randomization and the paired bootstrap) on every pair of systems, "
-        "read with Bonferroni's correction when there are more than two, word accuracy by frequency, buckets by "
-        "length and by sentence BLEU, salient n-grams, and the segments where each system and the baseline differ "
-        "most.",
+        "paired significance tests (approximate randomization and the paired bootstrap) on BLEU and chrF for every "
+        "pair of systems, read with Bonferroni's correction and Holm's adjusted p when there are more than two (with "
+        "WMT-style clusters; too few --samples or --trials for the correction are raised, and said), word accuracy "
+        "by frequency, buckets by length and by sentence BLEU, salient n-grams, and the segments where each system "
+        "and the baseline differ most.",
         epilog="Example: bleu-lab compare --refs data/news/ref.A.de --systems data/news/sys.strong.de "
         "data/news/sys.fluent.de --names strong fluent --html report.html",
     )

@@ -410,7 +410,7 @@ NUM = f"{CELL};text-align:right;font-variant-numeric:tabular-nums;white-space:no
 
 
 def _table(caption: str, head: list[str], rows: list[list[str]], note: str = "",
-           details: list[str] | None = None) -> str:
+           details: list[str] | None = None, details_class: str = "bucket-segments") -> str:
     """A captioned table, its first column the row headers; ``details[i]``, if given and not empty, is a row under
     row i spanning every column (a bucket's segments, behind ``<details>``)."""
     header = "".join(f"<th scope='col' style='{TH}'>{h}</th>" for h in head)
@@ -419,7 +419,7 @@ def _table(caption: str, head: list[str], rows: list[list[str]], note: str = "",
         body.append("<tr>" + f"<th scope='row' style='{TH}'>{r[0]}</th>"
                     + "".join(f"<td style='{NUM}'>{x}</td>" for x in r[1:]) + "</tr>")
         if details and details[i]:
-            body.append(f"<tr class='bucket-segments'><td colspan='{len(head)}' style='{CELL}'>{details[i]}</td></tr>")
+            body.append(f"<tr class='{details_class}'><td colspan='{len(head)}' style='{CELL}'>{details[i]}</td></tr>")
     return (
         f"<div style='overflow-x:auto;margin:6px 0' role='region' tabindex='0' aria-label='{html.escape(caption)}'>"
         f"<table style='{TABLE}'><caption style='text-align:left;font-weight:bold;padding:2px 0'>"
@@ -670,7 +670,7 @@ def word_accuracy_html(c: ComparisonData) -> str:
             f"and no F-measure (compare-mt prints 0).{' ' + _esc(chars) if chars else ''}</div>")
     details = [word_examples_html(c, b) for b in range(len(w.labels))]
     return _table("Word F-measure by frequency bucket", ["frequency", "reference words", *map(_esc, c.names)],
-                  rows, note, details)
+                  rows, note, details, "word-examples")
 
 
 def word_examples_html(c: ComparisonData, bucket: int) -> str:
