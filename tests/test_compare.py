@@ -560,6 +560,7 @@ def test_eleven_systems_at_the_defaults_can_reach_bonferronis_threshold():
     assert reachable_draws(10000, 55, 1002, "n_trials") == 10000  # 1 / 10001 is below it already
     assert reachable_draws(1000, 45, 1002, "n_samples") == 1000  # ten systems at the defaults: 1 / 1001 < 0.05 / 45
     assert reachable_draws(10, 1, 50, "n_samples") == 1000  # one pair: 1 / 11 is not below 0.05
+    assert reachable_draws(10, 0, 50, "n_samples") == 10  # one system: no pair is tested
 
 
 def test_draws_past_the_memory_bound_are_refused_naming_the_flag(monkeypatch, tmp_path):

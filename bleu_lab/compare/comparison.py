@@ -372,7 +372,9 @@ def reachable_draws(count: int, pairs: int, segments: int, name: str) -> int:
     p is at most half the threshold, and refused (``ThresholdOutOfReach``) when those do not fit in ``MAX_DRAWS``
     random draws.
     """
-    threshold = bonferroni_alpha(ALPHA, max(pairs, 1))
+    if pairs == 0:  # one system: nothing is tested
+        return count
+    threshold = bonferroni_alpha(ALPHA, pairs)
     if 1 / (count + 1) < threshold:
         return count
     needed = ROUND_DRAWS  # a round count whose smallest p is at most half the threshold: a pair is not read
