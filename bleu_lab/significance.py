@@ -232,9 +232,9 @@ def bootstrap_p_value(system_scores: np.ndarray, baseline_scores: np.ndarray, ob
     return sacrebleu_bootstrap_p_value(system_scores, baseline_scores, observed)
 
 
-def _check_method(method: object, methods: dict[str, str]) -> None:
-    if method not in methods:
-        raise ValueError(f"method must be one of {', '.join(map(repr, methods))}, got {method!r}")
+def _check_method(method: object, methods: dict, name: str = "method") -> None:
+    if not isinstance(method, str) or method not in methods:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, methods))}, got {method!r}")
 
 
 def win_rate(system_scores: np.ndarray, baseline_scores: np.ndarray) -> float:
@@ -667,7 +667,7 @@ def paired_rows(metric: str, baseline_hypotheses: Sequence[str], system_hypothes
     ``ChrfOptions``'s. "TER": [edits to the closest reference, average reference length] (``ter.segment_rows``,
     sacrebleu's default TER; no options). The corpus score is the score of the summed rows, as in sacrebleu.
     """
-    _check_method(metric, dict.fromkeys(METRICS))
+    _check_method(metric, dict.fromkeys(METRICS), "metric")
     if metric == "BLEU":
         return _prepare(baseline_hypotheses, system_hypotheses, references, None, False, options)
     from . import chrf, ter  # chrF and TER are optional readers of this module, not its dependencies
@@ -730,6 +730,7 @@ def _prepare(baseline, system, references, seed, progress: bool, options: dict) 
 
 def _setup(metric: object, baseline, system, references, seed, progress: bool, options: dict) -> PairedRows:
     """BLEU's rows (``_prepare``, with its progress bars) or another metric's (``paired_rows``)."""
+    _check_method(metric, dict.fromkeys(METRICS), "metric")
     if metric == "BLEU":
         return _prepare(baseline, system, references, seed, progress, options)
     _check_seed(seed)

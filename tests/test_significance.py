@@ -687,7 +687,7 @@ def test_one_paired_test_over_any_statistic_bleu_is_not_a_special_case():
         assert rows.scores(rows.base_rows.sum(0, keepdims=True))[0] == pytest.approx(rows.baseline.score)
         direct = sig.bootstrap_from_rows(rows, n_samples=200)
         assert direct.p_value == sig.paired_bootstrap(base, system, refs, n_samples=200, metric=metric).p_value
-    with pytest.raises(ValueError, match="method must be one of 'BLEU', 'chrF', 'TER'"):
+    with pytest.raises(ValueError, match="metric must be one of 'BLEU', 'chrF', 'TER'"):
         sig.paired_rows("COMET", base, system, refs)
     with pytest.raises(TypeError, match="TER takes no options"):
         sig.paired_rows("TER", base, system, refs, lowercase=True)
