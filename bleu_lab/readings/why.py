@@ -250,7 +250,7 @@ def _reference_findings(catalogue: Sequence[Reading], ranked: Sequence[tuple[Rea
             and math.isfinite(r.score) and r.score <= 100 and r.view.partition(":")[0] not in CHARACTER_VIEWS]
     # (above 100: nltk's methods 5 and 7 at corpus level, which read the last segment; not a BLEU to compare with)
     target, t = (value * 100, tol * 100) if value <= 1 else (value, tol)
-    if four and not any(r.order == 4 and not r.mistake for r, _ in ranked):
+    if four and not any(r.order == 4 for r, _ in ranked):  # a BLEU-4 reading that reproduces it, misuse or not
         top = max(four, key=lambda r: r.score)
         if target > top.score + t:
             given = f"the {width} references given" if width > 1 else "the reference given"
