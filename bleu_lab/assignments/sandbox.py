@@ -15,6 +15,8 @@ that only the grader and this one kernel can see keep ``--unshare-net``.
 
 from __future__ import annotations
 
+import functools
+import json
 import os
 import shutil
 import subprocess
@@ -22,9 +24,13 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from .limits import BOX_PROCESSES, KERNEL_OOM_SCORE, confine
+from .processes import pid_namespace
+
 BWRAP = "bwrap"
 SYSTEM_FOLDERS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
 PROBE_TIMEOUT = 30  # seconds for bubblewrap to start a Python that does nothing
+TMPFS_BYTES = 64 * 1024 * 1024  # /tmp and /dev/shm in the box (a tmpfs's files count toward no process's memory)
 
 
 @dataclass(frozen=True)
@@ -37,10 +43,13 @@ class Sandbox:
     @property
     def header(self) -> str:
         if self.kind == "bubblewrap":
+            sized = (f"/tmp and /dev/shm {TMPFS_BYTES // 2**20} MB each" if sized_tmpfs() else
+                     "/tmp and /dev/shm in the private copy: this bubblewrap cannot size a tmpfs (--size needs 0.5)")
             return ("sandbox: bubblewrap (each kernel: read-only files, no network, its own processes, only its "
-                    "private copy writable)")
-        return (f"sandbox: none ({self.why}): each kernel runs as this user in a private folder; every process it "
-                "starts is ended and every submitted file checked after it (see the instructor guide)")
+                    f"private copy writable, {sized})")
+        _, namespace = pid_namespace()
+        return (f"sandbox: none ({self.why}): each kernel runs as this user in a private folder, {namespace}; every "
+                "process it starts is ended and every submitted file checked after it (see the instructor guide)")
 
 
 def course_paths() -> tuple[Path | None, list[Path]]:
@@ -56,22 +65,44 @@ def course_paths() -> tuple[Path | None, list[Path]]:
     return clone, [root / "notebooks" / "solutions"]
 
 
+@functools.cache
+def _installation() -> tuple[str, ...]:
+    """The folders the interpreter itself puts on ``sys.path`` when started isolated (``-I``: the standard library,
+    site-packages and what their ``.pth`` files add), never the working folder, a script's folder or PYTHONPATH."""
+    try:
+        done = subprocess.run([sys.executable, "-I", "-c", "import json, sys; print(json.dumps(sys.path))"],
+                              capture_output=True, text=True, timeout=PROBE_TIMEOUT, stdin=subprocess.DEVNULL,
+                              cwd="/", env={"PATH": os.defpath})
+        return tuple(str(p) for p in json.loads(done.stdout))
+    except (OSError, ValueError, subprocess.TimeoutExpired):
+        import site
+        import sysconfig
+
+        paths = sysconfig.get_paths()
+        return (paths["stdlib"], paths["platstdlib"], *site.getsitepackages())
+
+
 def readable_folders() -> list[Path]:
-    """The folders a kernel reads: system folders, the interpreter's installation and ``sys.path`` (a clone's top
-    folder never whole: only its ``bleu_lab`` and ``data``)."""
+    """The folders a kernel reads: system folders, the interpreter's installation and its isolated ``sys.path``
+    (``_installation``; a clone's top folder never whole: only its ``bleu_lab`` and ``data``). Never the working
+    folder or a folder above it, and nothing inside it but a virtual environment; never a ``sys.path`` entry of the
+    grader's own start (``python -m``, a script's folder, ``PYTHONPATH``)."""
     clone, _ = course_paths()
+    cwd = Path.cwd().resolve()
     found: set[Path] = set()
     for folder in SYSTEM_FOLDERS:
         if os.path.isdir(folder) and not os.path.islink(folder):
             found.add(Path(folder))
     exe = Path(sys.executable)
     for path in (sys.prefix, sys.base_prefix, sys.exec_prefix, exe.parent, exe.resolve().parent.parent,
-                 *sys.path):
+                 *_installation()):
         if not path or not os.path.isabs(path) or not os.path.isdir(path):
             continue
         path = Path(path).resolve()
         if clone is not None and (clone.is_relative_to(path) or path.is_relative_to(clone) and not _in_venv(path)):
             continue  # the clone, a folder above it or in it (but a venv in it): only its package and data, below
+        if cwd.is_relative_to(path) or path.is_relative_to(cwd) and not _in_venv(path):
+            continue  # the working folder (an instructor's course, submissions), above it or in it (but a venv)
         found.add(path)
     if clone is not None:
         found |= {clone / "bleu_lab", clone / "data"}
@@ -84,24 +115,59 @@ def _in_venv(path: Path) -> bool:
     return any((parent / "pyvenv.cfg").is_file() for parent in (path, *path.parents))
 
 
+@functools.cache
+def sized_tmpfs() -> bool:
+    """Whether this bubblewrap sizes a tmpfs (``--size``, bubblewrap 0.5 and later)."""
+    try:
+        done = subprocess.run([shutil.which(BWRAP) or BWRAP, "--help"], capture_output=True, text=True,
+                              timeout=PROBE_TIMEOUT, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return "--size" in done.stdout + done.stderr
+
+
 def bwrap_prefix(private: Path, cwd: Path | None = None) -> list[str]:
     """bubblewrap's arguments (up to ``--``) for a kernel whose only writable folder is ``private`` (working
-    directory ``cwd``, default ``private``)."""
+    directory ``cwd``, default ``private``); ``/tmp`` and ``/dev/shm`` are tmpfs of ``TMPFS_BYTES`` each (folders of
+    ``private`` where bubblewrap cannot size a tmpfs), everything else read-only."""
     clone, hidden = course_paths()
     argv = [shutil.which(BWRAP) or BWRAP, "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
-            "--hostname", "grader", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+            "--hostname", "grader", "--proc", "/proc", "--dev", "/dev"]
+    if sized_tmpfs():
+        argv += ["--size", str(TMPFS_BYTES), "--tmpfs", "/tmp", "--size", str(TMPFS_BYTES), "--tmpfs", "/dev/shm"]
+    else:  # an unsized tmpfs takes up to half the RAM, counted to no process: the private copy's disk instead
+        for name, folder in (("box-tmp", "/tmp"), ("box-shm", "/dev/shm")):
+            (private / name).mkdir(mode=0o700, exist_ok=True)
+            argv += ["--bind", str(private / name), folder]
     for folder in SYSTEM_FOLDERS:  # /bin -> usr/bin and the like, as on the host
         if os.path.islink(folder):
             argv += ["--symlink", os.readlink(folder), folder]
-    for folder in readable_folders():
+    readable = readable_folders()
+    for folder in readable:
         argv += ["--ro-bind", str(folder), str(folder)]
     if clone is not None:
         argv += ["--dir", str(clone / "notebooks")]  # course_root() finds the clone; its lessons stay outside
-    for folder in hidden:
+    working = Path.cwd().resolve()  # under a bound folder (say, /usr/local/course): an empty folder in the box
+    for folder in [*hidden, *([working] if any(working.is_relative_to(q) for q in readable) else [])]:
         if folder.is_dir():
             argv += ["--tmpfs", str(folder), "--remount-ro", str(folder)]
     argv += ["--bind", str(private), str(private), "--chdir", str(cwd or private)]
+    argv += ["--remount-ro", "/dev", "--remount-ro", "/"]  # bubblewrap's own tmpfs: no file of any size there
     return [*argv, "--"]
+
+
+def kernel_prefix(box: Sandbox, private: Path, cwd: Path) -> list[str]:
+    """The command in front of a kernel's: bubblewrap's box (``bwrap_prefix``) or, without it, a PID namespace of
+    its own where the system allows (``processes.pid_namespace``); either way started by ``limits.confine``: the
+    OOM killer's first choice, killed with the grader, at most ``BOX_PROCESSES`` processes in a user namespace."""
+    if not sys.platform.startswith("linux"):
+        return []
+    outer = confine(sys.executable, oom_score=KERNEL_OOM_SCORE, die_with_parent=True)
+    if box.kind == "bubblewrap":
+        return [*outer, *bwrap_prefix(private, cwd), *confine(sys.executable, processes=BOX_PROCESSES)]
+    namespace, _ = pid_namespace()
+    inner = confine(sys.executable, processes=BOX_PROCESSES) if "--user" in namespace else []
+    return [*outer, *namespace, *inner]
 
 
 def probe(private: Path) -> Sandbox:
