@@ -311,11 +311,19 @@ def test_python_m_from_a_course_folder_exposes_nothing(course, tmp_path):
 
 def test_the_box_binds_neither_the_working_folder_nor_the_graders_path(tmp_path, monkeypatch):
     """However the grader was started (``python -m``: sys.path[0] is the working folder; PYTHONPATH), the folders
-    bound into the box are the interpreter's own: none is the working folder, above it or in it."""
-    course = tmp_path / "course"
+    bound into the box are the interpreter's own: none is the working folder, above it or in it. A working folder
+    inside a bound folder (here a stand-in system folder) is covered by an empty read-only tmpfs."""
+    course = (tmp_path / "course").resolve()
     (course / "solved").mkdir(parents=True)
     monkeypatch.chdir(course)
     monkeypatch.syspath_prepend(str(course))
     monkeypatch.syspath_prepend(str(course / "solved"))
+    monkeypatch.setenv("PYTHONPATH", str(course))
     for folder in sandbox.readable_folders():
-        assert not course.resolve().is_relative_to(folder) and not folder.is_relative_to(course.resolve()), folder
+        assert not course.is_relative_to(folder) and not folder.is_relative_to(course), folder
+    assert course not in sandbox.covered_folders(sandbox.readable_folders())
+    monkeypatch.setattr(sandbox, "SYSTEM_FOLDERS", (*sandbox.SYSTEM_FOLDERS, str(tmp_path.resolve())))
+    assert course in sandbox.covered_folders(sandbox.readable_folders())
+    argv = sandbox.bwrap_prefix(tmp_path / "private")
+    at = argv.index(str(course))
+    assert argv[at - 1:at + 3] == ["--tmpfs", str(course), "--remount-ro", str(course)]

@@ -84,11 +84,9 @@ def _installation() -> tuple[str, ...]:
 
 def readable_folders() -> list[Path]:
     """The folders a kernel reads: system folders, the interpreter's installation and its isolated ``sys.path``
-    (``_installation``; a clone's top folder never whole: only its ``bleu_lab`` and ``data``). Never the working
-    folder or a folder above it, and nothing inside it but a virtual environment; never a ``sys.path`` entry of the
-    grader's own start (``python -m``, a script's folder, ``PYTHONPATH``)."""
+    (``_installation``; a clone's top folder never whole: only its ``bleu_lab`` and ``data``). Never a ``sys.path``
+    entry of the grader's own start (``python -m``'s working folder, a script's folder, ``PYTHONPATH``)."""
     clone, _ = course_paths()
-    cwd = Path.cwd().resolve()
     found: set[Path] = set()
     for folder in SYSTEM_FOLDERS:
         if os.path.isdir(folder) and not os.path.islink(folder):
@@ -101,13 +99,22 @@ def readable_folders() -> list[Path]:
         path = Path(path).resolve()
         if clone is not None and (clone.is_relative_to(path) or path.is_relative_to(clone) and not _in_venv(path)):
             continue  # the clone, a folder above it or in it (but a venv in it): only its package and data, below
-        if cwd.is_relative_to(path) or path.is_relative_to(cwd) and not _in_venv(path):
-            continue  # the working folder (an instructor's course, submissions), above it or in it (but a venv)
         found.add(path)
     if clone is not None:
         found |= {clone / "bleu_lab", clone / "data"}
     # A folder inside another is bound with it.
     return sorted(p for p in found if not any(p != q and p.is_relative_to(q) for q in found))
+
+
+def covered_folders(readable: list[Path]) -> list[Path]:
+    """The folders covered by an empty read-only tmpfs in the box: the course's solutions, and the working folder
+    (an instructor's course or submissions) wherever it lies inside a bound folder, say ``/usr/local/course``."""
+    _, hidden = course_paths()
+    try:
+        working = Path.cwd().resolve()
+    except OSError:  # the working folder was removed: nothing of it to show
+        return hidden
+    return [*hidden, *([working] if any(working.is_relative_to(folder) for folder in readable) else [])]
 
 
 def _in_venv(path: Path) -> bool:
@@ -130,7 +137,7 @@ def bwrap_prefix(private: Path, cwd: Path | None = None) -> list[str]:
     """bubblewrap's arguments (up to ``--``) for a kernel whose only writable folder is ``private`` (working
     directory ``cwd``, default ``private``); ``/tmp`` and ``/dev/shm`` are tmpfs of ``TMPFS_BYTES`` each (folders of
     ``private`` where bubblewrap cannot size a tmpfs), everything else read-only."""
-    clone, hidden = course_paths()
+    clone, _ = course_paths()
     argv = [shutil.which(BWRAP) or BWRAP, "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
             "--hostname", "grader", "--proc", "/proc", "--dev", "/dev"]
     if sized_tmpfs():
@@ -147,8 +154,7 @@ def bwrap_prefix(private: Path, cwd: Path | None = None) -> list[str]:
         argv += ["--ro-bind", str(folder), str(folder)]
     if clone is not None:
         argv += ["--dir", str(clone / "notebooks")]  # course_root() finds the clone; its lessons stay outside
-    working = Path.cwd().resolve()  # under a bound folder (say, /usr/local/course): an empty folder in the box
-    for folder in [*hidden, *([working] if any(working.is_relative_to(q) for q in readable) else [])]:
+    for folder in covered_folders(readable):
         if folder.is_dir():
             argv += ["--tmpfs", str(folder), "--remount-ro", str(folder)]
     argv += ["--bind", str(private), str(private), "--chdir", str(cwd or private)]
