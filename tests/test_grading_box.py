@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 import pytest
-from test_grading_attacks import REPO, SEED, TIMEOUT, _grade, _nb, _need, _reports, _with_cell, _write
+from test_grading_attacks import REPO, SEED, TIMEOUT, _nb, _need, _reports, _with_cell, _write
 
 from bleu_lab.assignments import gradescope, processes, sandbox
 from bleu_lab.assignments.release import release
@@ -245,24 +245,6 @@ assert 0 < resource.getrlimit(resource.RLIMIT_NPROC)[1] <= 1024, "no limit on th
 """
 
 
-def test_files_in_the_boxs_memory_are_refused_by_size(course, tmp_path):
-    _need("bubblewrap")
-    nb = _nb(course, "solved", L0)
-    for at, path in enumerate(["/dev/shm/flood", "/tmp/flood", "/dev/flood", "/flood"], start=1):
-        nb = _with_cell(nb, FLOOD.format(path=path), at=at)
-    nb = _with_cell(nb, LIMITS, at=5)
-    done = _grade([_write(tmp_path / "eve" / f"{L0}.ipynb", nb)], "bubblewrap", tmp_path)
-    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
-    assert f"/dev/shm {sandbox.TMPFS_BYTES // 2 ** 20} MB" in done.stdout.splitlines()[1] or not sandbox.sized_tmpfs()
-    report = _reports(done.stdout)[1]
-    raised = report[report.index("cells that raised (4): "):].splitlines()[0]
-    assert "cell 2: OSError: [Errno 28] No space left on device" in raised, raised
-    assert "cell 3: OSError: [Errno 28] No space left on device" in raised, raised
-    assert "cell 4: OSError: [Errno 30] Read-only file system: '/dev/flood'" in raised, raised
-    assert "cell 5: OSError: [Errno 30] Read-only file system: '/flood'" in raised, raised
-    assert report.rstrip().endswith("score: 2 / 2"), report
-
-
 # Looks for a solved lesson 3 under every mount point of the box (as the issue's student did through
 # /proc/self/mountinfo) and runs its code cells; the next cell names whatever it found.
 MOUNTS = """\
@@ -290,21 +272,48 @@ assert not found, "visible in the box: " + ", ".join(found)
 """
 
 
-def test_python_m_from_a_course_folder_exposes_nothing(course, tmp_path):
-    """`python -m bleu_lab grade` with PYTHONPATH=. from a folder holding solved/: the working folder (sys.path[0]
-    and PYTHONPATH) is not in the box, so a student copy of lesson 3 that looks for solved/ finds nothing."""
+@pytest.fixture(scope="module")
+def boxed(course, tmp_path_factory) -> subprocess.CompletedProcess:
+    """One bubblewrap batch, run as `python -m bleu_lab grade` with PYTHONPATH=. from an instructor's folder that
+    holds solved/ and submissions/: a lesson 0 that floods the box's memory file systems, then a student copy of
+    lesson 3 that looks for solved/ through /proc/self/mountinfo."""
     _need("bubblewrap")
-    folder = tmp_path / "instructor"
+    folder = tmp_path_factory.mktemp("instructor")
     shutil.copytree(course / "solved", folder / "solved")
+    flood = _nb(course, "solved", L0)
+    for at, path in enumerate(["/dev/shm/flood", "/tmp/flood", "/dev/flood", "/flood"], start=1):
+        flood = _with_cell(flood, FLOOD.format(path=path), at=at)
+    flood = _with_cell(flood, LIMITS, at=5)
     student = _nb(course, "student", L3)
-    nb = _with_cell(_with_cell(student, MOUNTS, at=len(student.cells)), NAME_THEM, at=len(student.cells) + 1)
-    submission = _write(folder / "submissions" / "eve" / f"{L3}.ipynb", nb)
+    looker = _with_cell(_with_cell(student, MOUNTS, at=len(student.cells)), NAME_THEM, at=len(student.cells) + 1)
+    paths = [_write(folder / "submissions" / "eve" / f"{L0}.ipynb", flood),
+             _write(folder / "submissions" / "mallory" / f"{L3}.ipynb", looker)]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([".", str(folder)])}
-    done = subprocess.run([sys.executable, "-m", "bleu_lab", "grade", str(submission.relative_to(folder)),
+    done = subprocess.run([sys.executable, "-m", "bleu_lab", "grade", *(str(p.relative_to(folder)) for p in paths),
                            "--seed", str(SEED), "--timeout", str(TIMEOUT), "--sandbox", "bubblewrap"],
                           capture_output=True, text=True, timeout=600, cwd=folder, env=env)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
-    report = _reports(done.stdout)[1]
+    return done
+
+
+def test_files_in_the_boxs_memory_are_refused_by_size(boxed):
+    """1,200 MB into /dev/shm and /tmp stop at their size; bubblewrap's own root and /dev are read-only; the kernel
+    is the OOM killer's first choice and has a process limit; the notebook keeps its marks."""
+    header = boxed.stdout.splitlines()[1]
+    assert f"/dev/shm {sandbox.TMPFS_BYTES // 2 ** 20} MB" in header or not sandbox.sized_tmpfs(), header
+    report = _reports(boxed.stdout)[1]
+    raised = report[report.index("cells that raised (4): "):].splitlines()[0]
+    assert "cell 2: OSError: [Errno 28] No space left on device" in raised, raised
+    assert "cell 3: OSError: [Errno 28] No space left on device" in raised, raised
+    assert "cell 4: OSError: [Errno 30] Read-only file system: '/dev/flood'" in raised, raised
+    assert "cell 5: OSError: [Errno 30] Read-only file system: '/flood'" in raised, raised
+    assert report.rstrip().endswith("score: 2 / 2"), report
+
+
+def test_python_m_from_a_course_folder_exposes_nothing(boxed):
+    """The working folder (sys.path[0] under `python -m`, and PYTHONPATH) is not in the box: the student copy of
+    lesson 3 that looks for solved/ finds nothing and keeps the untouched copy's 0 / 5."""
+    report = _reports(boxed.stdout)[2]
     assert "visible in the box" not in report, report
     assert re.findall(r"^score: .*$", report, re.MULTILINE) == ["score: 0 / 5  (+ 1 to grade by hand)"], report
 
