@@ -281,9 +281,9 @@ def boxed(course, tmp_path_factory) -> subprocess.CompletedProcess:
     folder = tmp_path_factory.mktemp("instructor")
     shutil.copytree(course / "solved", folder / "solved")
     flood = _nb(course, "solved", L0)
-    for at, path in enumerate(["/dev/shm/flood", "/tmp/flood", "/dev/flood", "/flood"], start=1):
+    for at, path in enumerate(["/dev/shm/flood", "/tmp/flood", "flood", "/dev/flood", "/flood"], start=1):
         flood = _with_cell(flood, FLOOD.format(path=path), at=at)
-    flood = _with_cell(flood, LIMITS, at=5)
+    flood = _with_cell(flood, LIMITS, at=6)
     student = _nb(course, "student", L3)
     looker = _with_cell(_with_cell(student, MOUNTS, at=len(student.cells)), NAME_THEM, at=len(student.cells) + 1)
     paths = [_write(folder / "submissions" / "eve" / f"{L0}.ipynb", flood),
@@ -297,16 +297,18 @@ def boxed(course, tmp_path_factory) -> subprocess.CompletedProcess:
 
 
 def test_files_in_the_boxs_memory_are_refused_by_size(boxed):
-    """1,200 MB into /dev/shm and /tmp stop at their size; bubblewrap's own root and /dev are read-only; the kernel
-    is the OOM killer's first choice and has a process limit; the notebook keeps its marks."""
+    """1,200 MB into /dev/shm, /tmp and the working folder stop at their size; bubblewrap's own root and /dev are
+    read-only; the kernel is the OOM killer's first choice and has a process limit; the notebook keeps its marks."""
+    if not sandbox.sized_tmpfs():
+        pytest.skip("this bubblewrap cannot size a tmpfs (--size needs bubblewrap 0.5)")
     header = boxed.stdout.splitlines()[1]
-    assert f"/dev/shm {sandbox.TMPFS_BYTES // 2 ** 20} MB" in header or not sandbox.sized_tmpfs(), header
+    assert f"/dev/shm {sandbox.TMPFS_BYTES // 2 ** 20} MB each, its private copy" in header, header
     report = _reports(boxed.stdout)[1]
-    raised = report[report.index("cells that raised (4): "):].splitlines()[0]
-    assert "cell 2: OSError: [Errno 28] No space left on device" in raised, raised
-    assert "cell 3: OSError: [Errno 28] No space left on device" in raised, raised
-    assert "cell 4: OSError: [Errno 30] Read-only file system: '/dev/flood'" in raised, raised
-    assert "cell 5: OSError: [Errno 30] Read-only file system: '/flood'" in raised, raised
+    raised = report[report.index("cells that raised (5): "):].splitlines()[0]
+    for cell in (2, 3, 4):
+        assert f"cell {cell}: OSError: [Errno 28] No space left on device" in raised, raised
+    assert "cell 5: OSError: [Errno 30] Read-only file system: '/dev/flood'" in raised, raised
+    assert "cell 6: OSError: [Errno 30] Read-only file system: '/flood'" in raised, raised
     assert report.rstrip().endswith("score: 2 / 2"), report
 
 
@@ -333,6 +335,13 @@ def test_the_box_binds_neither_the_working_folder_nor_the_graders_path(tmp_path,
     assert course not in sandbox.covered_folders(sandbox.readable_folders())
     monkeypatch.setattr(sandbox, "SYSTEM_FOLDERS", (*sandbox.SYSTEM_FOLDERS, str(tmp_path.resolve())))
     assert course in sandbox.covered_folders(sandbox.readable_folders())
-    argv = sandbox.bwrap_prefix(tmp_path / "private")
+    (tmp_path / "private" / "ipc").mkdir(parents=True)
+    argv = sandbox.bwrap_prefix(tmp_path / "private", tmp_path / "private" / "work")
+    if sandbox.sized_tmpfs():  # the private copy: a sized tmpfs, the grader's sockets folder bound into it
+        private = str(tmp_path / "private")
+        assert argv[argv.index(private) - 3:argv.index(private) + 1] == [
+            "--size", str(sandbox.PRIVATE_BYTES), "--tmpfs", private]
+        assert ["--bind", f"{private}/ipc", f"{private}/ipc", "--dir", f"{private}/work"] in [
+            argv[i:i + 5] for i in range(len(argv))]
     at = argv.index(str(course))
     assert argv[at - 1:at + 3] == ["--tmpfs", str(course), "--remount-ro", str(course)]

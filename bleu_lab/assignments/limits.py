@@ -28,7 +28,7 @@ BOX_PROCESSES = 256  # RLIMIT_NPROC inside a kernel's user namespace (threads co
 # Run by the interpreter before the kernel: set the given oom_score_adj and RLIMIT_NPROC (if not "-"), then exec.
 CONFINE = """\
 import ctypes, os, resource, signal, sys
-score, nproc, orphan = sys.argv[1], sys.argv[2], sys.argv[3]
+score, nproc, orphan, folders = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
 if orphan == "kill":  # PR_SET_PDEATHSIG: killed when the grader ends (it survives exec)
     ctypes.CDLL(None).prctl(1, signal.SIGKILL, 0, 0, 0)
 if score != "-":
@@ -39,7 +39,12 @@ if score != "-":
         pass
 if nproc != "-":
     resource.setrlimit(resource.RLIMIT_NPROC, (int(nproc), int(nproc)))
-os.execv(sys.argv[4], sys.argv[4:])
+if folders == "make":  # the kernel's home, IPython and Jupyter folders, in a private copy that starts empty
+    for name in ("HOME", "IPYTHONDIR", "JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "JUPYTER_RUNTIME_DIR",
+                 "MPLCONFIGDIR", "TMPDIR"):
+        if os.path.isabs(os.environ.get(name, "")):
+            os.makedirs(os.environ[name], exist_ok=True)
+os.execv(sys.argv[5], sys.argv[5:])
 """
 MAX_MESSAGE = 64_000_000  # bytes of one message either way (the kernel's replies are bounded far below)
 
@@ -49,12 +54,13 @@ class Exceeded(Exception):
 
 
 def confine(executable: str, *, oom_score: int | None = None, processes: int | None = None,
-            die_with_parent: bool = False) -> list[str]:
+            die_with_parent: bool = False, make_folders: bool = False) -> list[str]:
     """The command prefix that sets the next command's ``oom_score_adj`` and process limit (``None``: unchanged),
-    both inherited by every process it starts, and (``die_with_parent``) has it killed when its parent ends;
-    ``executable`` is the Python that runs it."""
+    both inherited by every process it starts, has it killed when its parent ends (``die_with_parent``) and makes
+    the folders its environment names (``make_folders``: HOME, IPYTHONDIR, ...); ``executable`` runs it."""
     return [executable, "-I", "-S", "-B", "-c", CONFINE, "-" if oom_score is None else str(oom_score),
-            "-" if processes is None else str(processes), "kill" if die_with_parent else "-"]
+            "-" if processes is None else str(processes), "kill" if die_with_parent else "-",
+            "make" if make_folders else "-"]
 
 
 @contextlib.contextmanager

@@ -31,6 +31,7 @@ BWRAP = "bwrap"
 SYSTEM_FOLDERS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
 PROBE_TIMEOUT = 30  # seconds for bubblewrap to start a Python that does nothing
 TMPFS_BYTES = 64 * 1024 * 1024  # /tmp and /dev/shm in the box (a tmpfs's files count toward no process's memory)
+PRIVATE_BYTES = 256 * 1024 * 1024  # the private copy in the box (working folder and home), a tmpfs too
 
 
 @dataclass(frozen=True)
@@ -43,8 +44,9 @@ class Sandbox:
     @property
     def header(self) -> str:
         if self.kind == "bubblewrap":
-            sized = (f"/tmp and /dev/shm {TMPFS_BYTES // 2**20} MB each" if sized_tmpfs() else
-                     "/tmp and /dev/shm in the private copy: this bubblewrap cannot size a tmpfs (--size needs 0.5)")
+            sized = (f"/tmp and /dev/shm {TMPFS_BYTES // 2**20} MB each, its private copy {PRIVATE_BYTES // 2**20} MB"
+                     if sized_tmpfs() else "/tmp, /dev/shm and its private copy on the grader's disk: this "
+                     "bubblewrap cannot size a tmpfs (--size needs 0.5)")
             return ("sandbox: bubblewrap (each kernel: read-only files, no network, its own processes, only its "
                     f"private copy writable, {sized})")
         _, namespace = pid_namespace()
@@ -135,8 +137,10 @@ def sized_tmpfs() -> bool:
 
 def bwrap_prefix(private: Path, cwd: Path | None = None) -> list[str]:
     """bubblewrap's arguments (up to ``--``) for a kernel whose only writable folder is ``private`` (working
-    directory ``cwd``, default ``private``); ``/tmp`` and ``/dev/shm`` are tmpfs of ``TMPFS_BYTES`` each (folders of
-    ``private`` where bubblewrap cannot size a tmpfs), everything else read-only."""
+    directory ``cwd``, default ``private``); ``/tmp`` and ``/dev/shm`` are tmpfs of ``TMPFS_BYTES`` each and
+    ``private`` one of ``PRIVATE_BYTES`` in which only what is in it now (the kernel's sockets folder) is the
+    grader's, bound; ``cwd`` starts empty. Where bubblewrap cannot size a tmpfs, all three are folders of
+    ``private`` on the grader's disk. Everything else is read-only."""
     clone, _ = course_paths()
     argv = [shutil.which(BWRAP) or BWRAP, "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
             "--hostname", "grader", "--proc", "/proc", "--dev", "/dev"]
@@ -157,7 +161,17 @@ def bwrap_prefix(private: Path, cwd: Path | None = None) -> list[str]:
     for folder in covered_folders(readable):
         if folder.is_dir():
             argv += ["--tmpfs", str(folder), "--remount-ro", str(folder)]
-    argv += ["--bind", str(private), str(private), "--chdir", str(cwd or private)]
+    cwd = cwd or private
+    if sized_tmpfs():  # the private copy in the box: a tmpfs of PRIVATE_BYTES, but what the grader shares with it
+        argv += ["--size", str(PRIVATE_BYTES), "--tmpfs", str(private)]
+        for entry in sorted(private.iterdir()):  # the kernel's sockets and connection file, on the grader's disk
+            if entry != cwd and not entry.is_symlink():
+                argv += ["--bind", str(entry), str(entry)]
+        if cwd != private:
+            argv += ["--dir", str(cwd)]
+    else:
+        argv += ["--bind", str(private), str(private)]
+    argv += ["--chdir", str(cwd)]
     argv += ["--remount-ro", "/dev", "--remount-ro", "/"]  # bubblewrap's own tmpfs: no file of any size there
     return [*argv, "--"]
 
@@ -165,12 +179,14 @@ def bwrap_prefix(private: Path, cwd: Path | None = None) -> list[str]:
 def kernel_prefix(box: Sandbox, private: Path, cwd: Path) -> list[str]:
     """The command in front of a kernel's: bubblewrap's box (``bwrap_prefix``) or, without it, a PID namespace of
     its own where the system allows (``processes.pid_namespace``); either way started by ``limits.confine``: the
-    OOM killer's first choice, killed with the grader, at most ``BOX_PROCESSES`` processes in a user namespace."""
+    OOM killer's first choice, killed with the grader, at most ``BOX_PROCESSES`` processes in a user namespace
+    (and, in the box, the folders its environment names made, inside its own tmpfs)."""
     if not sys.platform.startswith("linux"):
         return []
     outer = confine(sys.executable, oom_score=KERNEL_OOM_SCORE, die_with_parent=True)
     if box.kind == "bubblewrap":
-        return [*outer, *bwrap_prefix(private, cwd), *confine(sys.executable, processes=BOX_PROCESSES)]
+        return [*outer, *bwrap_prefix(private, cwd),
+                *confine(sys.executable, processes=BOX_PROCESSES, make_folders=sized_tmpfs())]
     namespace, _ = pid_namespace()
     inner = confine(sys.executable, processes=BOX_PROCESSES) if "--user" in namespace else []
     return [*outer, *namespace, *inner]
