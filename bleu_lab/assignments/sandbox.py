@@ -1,12 +1,17 @@
 """The box a submission's kernel runs in: bubblewrap where it can start, else the grader's own isolation.
 
 Under **bubblewrap** (``bwrap``, Linux) the kernel sees a file system built for it: the system folders (``/usr``,
-``/etc`` ...), the Python installation and the folders on ``sys.path`` read-only, of this checkout only ``bleu_lab/``
-and ``data/`` (an empty ``notebooks/``: no worked solutions), the course's ``notebooks/solutions`` hidden under an
-empty tmpfs wherever it is installed, a private ``/tmp``, and one writable folder: the submission's private copy (its
-working directory, home and the kernel's sockets). ``--unshare-all`` gives it no network and its own PID, IPC, UTS
-and user namespaces; ``--die-with-parent`` and the PID namespace end every process it started when the kernel ends;
-``--new-session`` keeps it off the grader's terminal; ``--cap-drop ALL`` leaves root inside powerless.
+``/etc`` ...), the Python installation and the folders the interpreter puts on its path when started isolated
+(``-I``: never the grader's working folder, a script's folder or ``PYTHONPATH``) read-only, of this checkout only
+``bleu_lab/`` and ``data/`` (an empty ``notebooks/``: no worked solutions), the course's ``notebooks/solutions`` and
+the grader's working folder (where it lies inside a bound folder) hidden under an empty tmpfs, ``/tmp`` and
+``/dev/shm`` as sized tmpfs, and one writable folder: the submission's private copy (its working directory and
+home), a sized tmpfs too, into which the folder of the kernel's sockets is bound. bubblewrap's own root and ``/dev``
+are read-only. ``--unshare-all`` gives it no network and its own PID, IPC, UTS and user namespaces;
+``--die-with-parent`` and the PID namespace end every process it started when the kernel ends; ``--new-session``
+keeps it off the grader's terminal; ``--cap-drop ALL`` leaves root inside powerless. Without bubblewrap the kernel
+gets a PID namespace of its own where the system allows (``processes.pid_namespace``). Either way ``limits.confine``
+starts it as the OOM killer's first choice, with a process limit in its user namespace.
 
 The grader talks to the kernel over ZeroMQ's ``ipc`` transport: Unix sockets in that bound private folder. A shared
 loopback would need the kernel in the grader's network namespace (every local port reachable); sockets in a folder
