@@ -60,7 +60,7 @@ def attack():
     own, end, mine = set(os.listdir("/proc")), time.time() + 90, set()
     for pid in own:  # its own kernel (and a fork of it, which shows the same command line) is left alone
         try:
-            argv = open(f"/proc/{pid}/cmdline", "rb").read().split(b"\0")
+            argv = open(f"/proc/{pid}/cmdline", "rb").read().split(b"\\0")
         except OSError:
             continue
         if b"-f" in argv:

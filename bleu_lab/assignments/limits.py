@@ -24,7 +24,7 @@ from collections.abc import Callable
 HEADER = struct.Struct("!Q")
 KERNEL_OOM_SCORE = 1000  # oom_score_adj of a kernel and its processes: the first the OOM killer ends
 GRADER_OOM_SCORE = -500  # oom_score_adj of the grader, where it may set it (CAP_SYS_RESOURCE: root)
-BOX_PROCESSES = 256  # RLIMIT_NPROC inside a kernel's user namespace (threads count: a kernel alone runs ~20)
+BOX_PROCESSES = 1024  # RLIMIT_NPROC in a kernel's user namespace (threads count: ~20 for a kernel, plus BLAS threads)
 # Run by the interpreter before the kernel: set the given oom_score_adj and RLIMIT_NPROC (if not "-"), then exec.
 CONFINE = """\
 import ctypes, os, resource, signal, sys
