@@ -49,7 +49,7 @@ from ..exercises import MAX_ANSWER_CHARS, Feedback, GradedExercise, LessonGradin
 from . import METADATA_KEY, lesson_gradings, wire
 from .limits import Exceeded, run_limited
 from .processes import descendants, end_leftovers, subreaper
-from .sandbox import Sandbox, bwrap_prefix, probe
+from .sandbox import Sandbox, kernel_prefix, probe
 
 DEFAULT_TIMEOUT = 600  # seconds of wall clock to run one notebook (and as much again, at most, to mark it)
 CALL_TIMEOUT = 10  # seconds for one call of a student's function
@@ -523,7 +523,7 @@ def _grade_one(path: Path, nb, lesson: str, timeout: float, seed: int, context: 
             if cell.cell_type == "code":
                 cell.outputs, cell.execution_count = [], None
         nbformat.write(copy, work / "submission.ipynb")
-        prefix = bwrap_prefix(base, work) if context.sandbox.kind == "bubblewrap" else None
+        prefix = kernel_prefix(context.sandbox, base, work)
         options = {} if os.name == "nt" else {"transport": "ipc", "ip": str(sockets / "k")}
         km = AsyncKernelManager(kernel_spec_manager=_kernel_spec_manager(prefix), kernel_name="bleu-lab-grader",
                                 connection_file=str(sockets / "kernel.json"), **options)

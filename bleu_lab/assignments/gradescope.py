@@ -23,7 +23,9 @@ The zip holds:
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import re
 import secrets
 import shutil
@@ -37,6 +39,7 @@ from pathlib import Path
 from . import lesson_gradings
 from .grade import check_timeout, grade_batch
 from .gradebook import gradescope_results, write_gradescope
+from .processes import descendants, end_leftovers, subreaper
 
 CONFIG_NAME = "bleu-lab-autograder.json"
 CONSTRAINTS_NAME = "constraints.txt"
@@ -253,20 +256,60 @@ def submitted_notebooks(submission: Path) -> tuple[list[Path], list[str]]:
 def run_autograder(root: str | Path = "/autograder") -> int:
     """Grade ``root/submission`` as the lessons of ``root/source``'s configuration and write
     ``root/results/results.json``; the grader's report goes to stdout (Gradescope shows it to instructors only).
-    Returns 0; 1 (with a results.json that says so) if the autograder itself failed."""
+    Returns 0; 1 (with a results.json that says so) if the autograder itself failed.
+
+    The results are written only once no process of the submission runs (``processes``: this process is their
+    subreaper, not dumpable, and ends every one of them), atomically (a temporary file in the same folder, then
+    ``os.replace``), and read back: a results.json that is not what the grader wrote is an error, never a score."""
     root = Path(root)
     results_path = root / "results" / "results.json"
     results_path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        results = _grade_submission(root)
-    except Exception as exc:  # noqa: BLE001 - Gradescope needs a results.json, whatever went wrong
-        print(f"run_autograder: the autograder failed: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
-        write_gradescope(results_path, {"score": 0, "stdout_visibility": "hidden", "output": (
-            "The autograder failed before it could grade your submission; your instructor can see why.")})
-        return 1
-    write_gradescope(results_path, results)
+    code = 0
+    with subreaper():
+        keep = descendants()
+        try:
+            results = _grade_submission(root)
+        except Exception as exc:  # noqa: BLE001 - Gradescope needs a results.json, whatever went wrong
+            print(f"run_autograder: the autograder failed: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
+            results, code = _failed("The autograder failed before it could grade your submission"), 1
+        ended = end_leftovers(keep)
+        if ended:
+            print(f"run_autograder: {ended} process(es) of the submission were still running: ended", flush=True)
+        if descendants() - keep:
+            print("run_autograder: processes of the submission could not be ended: no marks", file=sys.stderr,
+                  flush=True)
+            results, code = _failed("Your submission left processes running that could not be ended"), 1
+        try:
+            _write_results(results_path, results)
+        except (OSError, ValueError) as exc:
+            print(f"run_autograder: {exc}", file=sys.stderr, flush=True)
+            return 1
     print(f"results: {results_path}: {results.get('score')} points", flush=True)
-    return 0
+    return code
+
+
+def _failed(what: str) -> dict:
+    return {"score": 0, "stdout_visibility": "hidden", "output": f"{what}; your instructor can see why."}
+
+
+def _write_results(path: Path, results: dict) -> None:
+    """``results`` into ``path`` atomically, then read back: ``ValueError`` if the file holds anything else."""
+    fd, temp = tempfile.mkstemp(prefix=".results-", suffix=".json", dir=path.parent)
+    os.close(fd)
+    try:
+        os.chmod(temp, 0o644)
+        write_gradescope(temp, results)
+        os.replace(temp, path)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temp)
+    expected = json.loads(json.dumps(results, ensure_ascii=False))
+    try:
+        written = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"{path} could not be read back after writing it ({type(exc).__name__})") from exc
+    if written != expected:
+        raise ValueError(f"{path} changed after the grader wrote it: something of the submission still runs")
 
 
 def _grade_submission(root: Path) -> dict:

@@ -1,4 +1,6 @@
-"""Marking under limits: the checks run in a child process with a wall-clock limit and an address-space limit.
+"""Marking under limits, and the limits of a submission's kernel.
+
+Marking: the checks run in a child process with a wall-clock limit and an address-space limit.
 
 The child is a ``fork`` of the grader taken after everything marking needs is imported, so it reads no file a
 submission could have changed. It decodes the student's values and runs the checks; whenever a check calls a
@@ -20,11 +22,65 @@ import warnings
 from collections.abc import Callable
 
 HEADER = struct.Struct("!Q")
+KERNEL_OOM_SCORE = 1000  # oom_score_adj of a kernel and its processes: the first the OOM killer ends
+GRADER_OOM_SCORE = -500  # oom_score_adj of the grader, where it may set it (CAP_SYS_RESOURCE: root)
+BOX_PROCESSES = 1024  # RLIMIT_NPROC in a kernel's user namespace (threads count: ~20 for a kernel, plus BLAS threads)
+# Run by the interpreter before the kernel: set the given oom_score_adj and RLIMIT_NPROC (if not "-"), then exec.
+CONFINE = """\
+import ctypes, os, resource, signal, sys
+score, nproc, orphan, folders = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
+if orphan == "kill":  # PR_SET_PDEATHSIG: killed when the grader ends (it survives exec)
+    ctypes.CDLL(None).prctl(1, signal.SIGKILL, 0, 0, 0)
+if score != "-":
+    try:
+        with open("/proc/self/oom_score_adj", "w") as f:
+            f.write(score)
+    except OSError:
+        pass
+if nproc != "-":
+    resource.setrlimit(resource.RLIMIT_NPROC, (int(nproc), int(nproc)))
+if folders == "make":  # the kernel's home, IPython and Jupyter folders, in a private copy that starts empty
+    for name in ("HOME", "IPYTHONDIR", "JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "JUPYTER_RUNTIME_DIR",
+                 "MPLCONFIGDIR", "TMPDIR"):
+        if os.path.isabs(os.environ.get(name, "")):
+            os.makedirs(os.environ[name], exist_ok=True)
+os.execv(sys.argv[5], sys.argv[5:])
+"""
 MAX_MESSAGE = 64_000_000  # bytes of one message either way (the kernel's replies are bounded far below)
 
 
 class Exceeded(Exception):
     """Marking went beyond a limit ("30 s" or "512 MB") or died; ``str`` is the note for the report."""
+
+
+def confine(executable: str, *, oom_score: int | None = None, processes: int | None = None,
+            die_with_parent: bool = False, make_folders: bool = False) -> list[str]:
+    """The command prefix that sets the next command's ``oom_score_adj`` and process limit (``None``: unchanged),
+    both inherited by every process it starts, has it killed when its parent ends (``die_with_parent``) and makes
+    the folders its environment names (``make_folders``: HOME, IPYTHONDIR, ...); ``executable`` runs it."""
+    return [executable, "-I", "-S", "-B", "-c", CONFINE, "-" if oom_score is None else str(oom_score),
+            "-" if processes is None else str(processes), "kill" if die_with_parent else "-",
+            "make" if make_folders else "-"]
+
+
+@contextlib.contextmanager
+def protect_grader():
+    """For the block, this process's ``oom_score_adj`` is ``GRADER_OOM_SCORE`` where it may lower it (else left as
+    it is: its kernels have ``KERNEL_OOM_SCORE``); restored after."""
+    path = "/proc/self/oom_score_adj"
+    try:
+        with open(path, encoding="ascii") as f:
+            was = f.read().strip()
+        with open(path, "w", encoding="ascii") as f:
+            f.write(str(min(GRADER_OOM_SCORE, int(was))))
+    except (OSError, ValueError):
+        was = None
+    try:
+        yield
+    finally:
+        if was is not None:
+            with contextlib.suppress(OSError), open(path, "w", encoding="ascii") as f:
+                f.write(was)
 
 
 def _address_space() -> int | None:

@@ -1,12 +1,17 @@
 """The box a submission's kernel runs in: bubblewrap where it can start, else the grader's own isolation.
 
 Under **bubblewrap** (``bwrap``, Linux) the kernel sees a file system built for it: the system folders (``/usr``,
-``/etc`` ...), the Python installation and the folders on ``sys.path`` read-only, of this checkout only ``bleu_lab/``
-and ``data/`` (an empty ``notebooks/``: no worked solutions), the course's ``notebooks/solutions`` hidden under an
-empty tmpfs wherever it is installed, a private ``/tmp``, and one writable folder: the submission's private copy (its
-working directory, home and the kernel's sockets). ``--unshare-all`` gives it no network and its own PID, IPC, UTS
-and user namespaces; ``--die-with-parent`` and the PID namespace end every process it started when the kernel ends;
-``--new-session`` keeps it off the grader's terminal; ``--cap-drop ALL`` leaves root inside powerless.
+``/etc`` ...), the Python installation and the folders the interpreter puts on its path when started isolated
+(``-I``: never the grader's working folder, a script's folder or ``PYTHONPATH``) read-only, of this checkout only
+``bleu_lab/`` and ``data/`` (an empty ``notebooks/``: no worked solutions), the course's ``notebooks/solutions`` and
+the grader's working folder (where it lies inside a bound folder) hidden under an empty tmpfs, ``/tmp`` and
+``/dev/shm`` as sized tmpfs, and one writable folder: the submission's private copy (its working directory and
+home), a sized tmpfs too, into which the folder of the kernel's sockets is bound. bubblewrap's own root and ``/dev``
+are read-only. ``--unshare-all`` gives it no network and its own PID, IPC, UTS and user namespaces;
+``--die-with-parent`` and the PID namespace end every process it started when the kernel ends; ``--new-session``
+keeps it off the grader's terminal; ``--cap-drop ALL`` leaves root inside powerless. Without bubblewrap the kernel
+gets a PID namespace of its own where the system allows (``processes.pid_namespace``). Either way ``limits.confine``
+starts it as the OOM killer's first choice, with a process limit in its user namespace.
 
 The grader talks to the kernel over ZeroMQ's ``ipc`` transport: Unix sockets in that bound private folder. A shared
 loopback would need the kernel in the grader's network namespace (every local port reachable); sockets in a folder
@@ -15,6 +20,8 @@ that only the grader and this one kernel can see keep ``--unshare-net``.
 
 from __future__ import annotations
 
+import functools
+import json
 import os
 import shutil
 import subprocess
@@ -22,9 +29,14 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from .limits import BOX_PROCESSES, KERNEL_OOM_SCORE, confine
+from .processes import pid_namespace
+
 BWRAP = "bwrap"
 SYSTEM_FOLDERS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
 PROBE_TIMEOUT = 30  # seconds for bubblewrap to start a Python that does nothing
+TMPFS_BYTES = 64 * 1024 * 1024  # /tmp and /dev/shm in the box (a tmpfs's files count toward no process's memory)
+PRIVATE_BYTES = 256 * 1024 * 1024  # the private copy in the box (working folder and home), a tmpfs too
 
 
 @dataclass(frozen=True)
@@ -37,10 +49,14 @@ class Sandbox:
     @property
     def header(self) -> str:
         if self.kind == "bubblewrap":
+            sized = (f"/tmp and /dev/shm {TMPFS_BYTES // 2**20} MB each, its private copy {PRIVATE_BYTES // 2**20} MB"
+                     if sized_tmpfs() else "/tmp, /dev/shm and its private copy on the grader's disk: this "
+                     "bubblewrap cannot size a tmpfs (--size needs 0.5)")
             return ("sandbox: bubblewrap (each kernel: read-only files, no network, its own processes, only its "
-                    "private copy writable)")
-        return (f"sandbox: none ({self.why}): each kernel runs as this user in a private folder; every process it "
-                "starts is ended and every submitted file checked after it (see the instructor guide)")
+                    f"private copy writable, {sized})")
+        _, namespace = pid_namespace()
+        return (f"sandbox: none ({self.why}): each kernel runs as this user in a private folder, {namespace}; every "
+                "process it starts is ended and every submitted file checked after it (see the instructor guide)")
 
 
 def course_paths() -> tuple[Path | None, list[Path]]:
@@ -56,9 +72,27 @@ def course_paths() -> tuple[Path | None, list[Path]]:
     return clone, [root / "notebooks" / "solutions"]
 
 
+@functools.cache
+def _installation() -> tuple[str, ...]:
+    """The folders the interpreter itself puts on ``sys.path`` when started isolated (``-I``: the standard library,
+    site-packages and what their ``.pth`` files add), never the working folder, a script's folder or PYTHONPATH."""
+    try:
+        done = subprocess.run([sys.executable, "-I", "-c", "import json, sys; print(json.dumps(sys.path))"],
+                              capture_output=True, text=True, timeout=PROBE_TIMEOUT, stdin=subprocess.DEVNULL,
+                              cwd="/", env={"PATH": os.defpath})
+        return tuple(str(p) for p in json.loads(done.stdout))
+    except (OSError, ValueError, subprocess.TimeoutExpired):
+        import site
+        import sysconfig
+
+        paths = sysconfig.get_paths()
+        return (paths["stdlib"], paths["platstdlib"], *site.getsitepackages())
+
+
 def readable_folders() -> list[Path]:
-    """The folders a kernel reads: system folders, the interpreter's installation and ``sys.path`` (a clone's top
-    folder never whole: only its ``bleu_lab`` and ``data``)."""
+    """The folders a kernel reads: system folders, the interpreter's installation and its isolated ``sys.path``
+    (``_installation``; a clone's top folder never whole: only its ``bleu_lab`` and ``data``). Never a ``sys.path``
+    entry of the grader's own start (``python -m``'s working folder, a script's folder, ``PYTHONPATH``)."""
     clone, _ = course_paths()
     found: set[Path] = set()
     for folder in SYSTEM_FOLDERS:
@@ -66,7 +100,7 @@ def readable_folders() -> list[Path]:
             found.add(Path(folder))
     exe = Path(sys.executable)
     for path in (sys.prefix, sys.base_prefix, sys.exec_prefix, exe.parent, exe.resolve().parent.parent,
-                 *sys.path):
+                 *_installation()):
         if not path or not os.path.isabs(path) or not os.path.isdir(path):
             continue
         path = Path(path).resolve()
@@ -79,29 +113,88 @@ def readable_folders() -> list[Path]:
     return sorted(p for p in found if not any(p != q and p.is_relative_to(q) for q in found))
 
 
+def covered_folders(readable: list[Path]) -> list[Path]:
+    """The folders covered by an empty read-only tmpfs in the box: the course's solutions, and the working folder
+    (an instructor's course or submissions) wherever it lies inside a bound folder, say ``/usr/local/course``."""
+    _, hidden = course_paths()
+    try:
+        working = Path.cwd().resolve()
+    except OSError:  # the working folder was removed: nothing of it to show
+        return hidden
+    return [*hidden, *([working] if any(working.is_relative_to(folder) for folder in readable) else [])]
+
+
 def _in_venv(path: Path) -> bool:
     """Whether ``path`` is in a virtual environment (a folder above it holds ``pyvenv.cfg``)."""
     return any((parent / "pyvenv.cfg").is_file() for parent in (path, *path.parents))
 
 
+@functools.cache
+def sized_tmpfs() -> bool:
+    """Whether this bubblewrap sizes a tmpfs (``--size``, bubblewrap 0.5 and later)."""
+    try:
+        done = subprocess.run([shutil.which(BWRAP) or BWRAP, "--help"], capture_output=True, text=True,
+                              timeout=PROBE_TIMEOUT, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return "--size" in done.stdout + done.stderr
+
+
 def bwrap_prefix(private: Path, cwd: Path | None = None) -> list[str]:
     """bubblewrap's arguments (up to ``--``) for a kernel whose only writable folder is ``private`` (working
-    directory ``cwd``, default ``private``)."""
-    clone, hidden = course_paths()
+    directory ``cwd``, default ``private``); ``/tmp`` and ``/dev/shm`` are tmpfs of ``TMPFS_BYTES`` each and
+    ``private`` one of ``PRIVATE_BYTES`` in which only what is in it now (the kernel's sockets folder) is the
+    grader's, bound; ``cwd`` starts empty. Where bubblewrap cannot size a tmpfs, all three are folders of
+    ``private`` on the grader's disk. Everything else is read-only."""
+    clone, _ = course_paths()
     argv = [shutil.which(BWRAP) or BWRAP, "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
-            "--hostname", "grader", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+            "--hostname", "grader", "--proc", "/proc", "--dev", "/dev"]
+    if sized_tmpfs():
+        argv += ["--size", str(TMPFS_BYTES), "--tmpfs", "/tmp", "--size", str(TMPFS_BYTES), "--tmpfs", "/dev/shm"]
+    else:  # an unsized tmpfs takes up to half the RAM, counted to no process: the private copy's disk instead
+        for name, folder in (("box-tmp", "/tmp"), ("box-shm", "/dev/shm")):
+            (private / name).mkdir(mode=0o700, exist_ok=True)
+            argv += ["--bind", str(private / name), folder]
     for folder in SYSTEM_FOLDERS:  # /bin -> usr/bin and the like, as on the host
         if os.path.islink(folder):
             argv += ["--symlink", os.readlink(folder), folder]
-    for folder in readable_folders():
+    readable = readable_folders()
+    for folder in readable:
         argv += ["--ro-bind", str(folder), str(folder)]
     if clone is not None:
         argv += ["--dir", str(clone / "notebooks")]  # course_root() finds the clone; its lessons stay outside
-    for folder in hidden:
+    for folder in covered_folders(readable):
         if folder.is_dir():
             argv += ["--tmpfs", str(folder), "--remount-ro", str(folder)]
-    argv += ["--bind", str(private), str(private), "--chdir", str(cwd or private)]
+    cwd = cwd or private
+    if sized_tmpfs():  # the private copy in the box: a tmpfs of PRIVATE_BYTES, but what the grader shares with it
+        argv += ["--size", str(PRIVATE_BYTES), "--tmpfs", str(private)]
+        for entry in sorted(private.iterdir()):  # the kernel's sockets and connection file, on the grader's disk
+            if entry != cwd and not entry.is_symlink():
+                argv += ["--bind", str(entry), str(entry)]
+        if cwd != private:
+            argv += ["--dir", str(cwd)]
+    else:
+        argv += ["--bind", str(private), str(private)]
+    argv += ["--chdir", str(cwd)]
+    argv += ["--remount-ro", "/dev", "--remount-ro", "/"]  # bubblewrap's own tmpfs: no file of any size there
     return [*argv, "--"]
+
+
+def kernel_prefix(box: Sandbox, private: Path, cwd: Path) -> list[str]:
+    """The command in front of a kernel's: bubblewrap's box (``bwrap_prefix``) or, without it, a PID namespace of
+    its own where the system allows (``processes.pid_namespace``); either way started by ``limits.confine``: the
+    OOM killer's first choice, killed with the grader, at most ``BOX_PROCESSES`` processes in a user namespace
+    (and, in the box, the folders its environment names made, inside its own tmpfs)."""
+    if not sys.platform.startswith("linux"):
+        return []
+    outer = confine(sys.executable, oom_score=KERNEL_OOM_SCORE, die_with_parent=True)
+    if box.kind == "bubblewrap":
+        return [*outer, *bwrap_prefix(private, cwd),
+                *confine(sys.executable, processes=BOX_PROCESSES, make_folders=sized_tmpfs())]
+    namespace, _ = pid_namespace()
+    inner = confine(sys.executable, processes=BOX_PROCESSES) if "--user" in namespace else []
+    return [*outer, *namespace, *inner]
 
 
 def probe(private: Path) -> Sandbox:
