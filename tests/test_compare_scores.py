@@ -138,3 +138,14 @@ def test_disagreements_rank_the_furthest_apart_first():
     found = disagreements("X", "Y", x, y, x, y, k=2)
     assert [(d.segment, d.gap) for d in found] == [(0, -1.0), (2, 1.0)]
     assert found[0].x_score == 0.0 and found[0].y_score == 3.0
+
+
+def test_estimated_accuracy_follows_kocmi_fits_only_for_metrics_they_fit():
+    from bleu_lab.compare.metrics import delta_scale
+    from bleu_lab.delta_accuracy import estimated_accuracy
+
+    comet = segment_scores("COMET-22", {"a": [0.81, 0.79], "b": [0.80, 0.83]}, higher_is_better=True)
+    assert delta_scale(comet) == 100.0  # 0-1 scores: the fit is on the scores times 100
+    assert delta_scale(segment_scores("comet-22", {"a": [81.0]}, higher_is_better=True)) == 1.0
+    assert delta_scale(segment_scores("MQM", {"a": [0.5]}, higher_is_better=False)) == 1.0
+    assert estimated_accuracy(1.0, "MQM") is None and estimated_accuracy(1.0, "COMET-22") > 0.5

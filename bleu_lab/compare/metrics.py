@@ -10,6 +10,9 @@ against each other, segment by segment and system by system.
   pairwise_accuracy``, ties by sign) and Kendall's tau of the system scores. tau_b leaves tied pairs out of its
   numerator and shrinks its denominator: with MQM, most segments tie at 0 errors, and Deutsch et al. (2023, "Ties
   Matter", https://aclanthology.org/2023.emnlp-main.798/) show how much the handling of ties changes the verdict.
+- How big is a difference: Kocmi et al. (2024, "Navigating the Metrics Maze",
+  https://aclanthology.org/2024.acl-long.110) fitted how often a difference of a given size agrees with people, for
+  BLEU, chrF and learned metrics (``delta_accuracy``); a ``--scores`` metric named like one of them gets its fit.
 - The segments where two metrics disagree most: each segment's rank among all segments in x and in y (as a share,
   0 worst to 1 best, ties at their mean rank), largest |rank_x - rank_y| first.
 """
@@ -23,6 +26,7 @@ from itertools import combinations
 import numpy as np
 
 from ..agreement import pair_counts, pairwise_accuracy
+from ..delta_accuracy import estimated_accuracy, fit_for
 from ..segment_scores import SegmentScores, mean_interval, paired_mean_rows
 from ..significance import (
     BootstrapResult,
@@ -75,6 +79,12 @@ class MetricResult:
     note: str
     systems: tuple[MetricSystem, ...]
     all_pairs: tuple[MetricPairTest, ...]
+    delta_scale: float = 1.0  # a difference times this is on the scale of Kocmi et al.'s fit (100: 0-1 scores, x100)
+
+    def estimated_accuracy(self, difference: float) -> float | None:
+        """Kocmi et al. 2024's estimated accuracy of ``difference`` in this metric, None for a metric they did not
+        fit (matched by name: a metric called COMET-22 gets COMET-22's fit)."""
+        return estimated_accuracy(difference * self.delta_scale, self.name)
 
     @property
     def direction(self) -> str:
@@ -103,7 +113,18 @@ def metric_tests(metric: SegmentScores, order: Sequence[str], n_samples: int, n_
             pairs.append(MetricPairTest(
                 system, baseline, randomization_from_rows(rows, n_trials=n_trials, seed=seed),
                 bootstrap_from_rows(rows, n_samples=n_samples, seed=seed, method="shift")))
-    return MetricResult(metric.name, metric.higher_is_better, metric.source, metric.note, systems, tuple(pairs))
+    return MetricResult(metric.name, metric.higher_is_better, metric.source, metric.note, systems, tuple(pairs),
+                        delta_scale(metric))
+
+
+def delta_scale(metric: SegmentScores) -> float:
+    """100 when Kocmi et al. fitted the metric on its 0-1 scores times 100 ('x100') and every score here lies within
+    [-1.5, 1.5] (COMET's command line writes 0-1 scores), else 1 (the scores are taken to be on the fit's scale)."""
+    fit = fit_for(metric.name)
+    if fit is None or fit.scale != "x100":
+        return 1.0
+    values = np.concatenate([v[~np.isnan(v)] for v in metric.scores.values()])
+    return 100.0 if len(values) and np.abs(values).max() <= 1.5 else 1.0
 
 
 @dataclass(frozen=True)
