@@ -21,6 +21,11 @@ concordant, discordant, tied in x only, in y only, or in both, the five counts f
 "Ties Matter", https://aclanthology.org/2023.emnlp-main.798/) build every variant; their acc_eq,
 (C + T_xy) / P, is ``pairwise_accuracy`` with the default rule.
 Scores where lower is better (an MQM error score, TER) must be negated first.
+
+How sure is an accuracy measured on a few systems? ``resampled_pairwise_accuracy`` redraws the systems with
+replacement (a bootstrap over systems) and computes the accuracy of each draw; the spread of those values shows how
+much the number owes to which systems happened to be in the table, and with one seed two metrics get the same draws,
+so the differences of their values are a paired comparison.
 """
 
 from __future__ import annotations
@@ -83,6 +88,41 @@ def pairwise_accuracy(metric: Sequence[float], human: Sequence[float], *, ties: 
         raise ValueError(f"every pair is tied, and ties={ties!r} leaves tied pairs out: no pair to count")
     agree = sum(d.agree and not (ties == "strict" and d.metric_difference == 0) for d in counted)
     return agree / len(counted)
+
+
+MAX_RESAMPLED_PAIRS = 100_000_000  # n_samples x systems²: about a second of numpy work; more is refused first
+
+
+def resampled_pairwise_accuracy(metric: Sequence[float], human: Sequence[float], *, n_samples: int = 1000,
+                                seed: int = 0) -> np.ndarray:
+    """Pairwise accuracy (ties by the default ``"sign"`` rule) on ``n_samples`` bootstrap draws of the systems.
+
+    A draw picks as many systems as there are, with replacement (``numpy.random.default_rng(seed)``), and counts
+    every pair of two *different* systems in it, a pair drawn k and l times k·l times: accuracy = sum of k·l over
+    agreeing pairs / sum of k·l over all pairs. A draw of one system only has no pair and is drawn again. The draws
+    depend on the number of systems and the seed alone, so two metrics resampled with one seed meet the same draws.
+    """
+    metric, human = _check_scores(_index_names(metric), metric, human)
+    if isinstance(n_samples, bool) or not isinstance(n_samples, int) or n_samples < 1:
+        raise ValueError(f"n_samples must be a whole number >= 1, not {n_samples!r}")
+    n = len(metric)
+    if n_samples * n * n > MAX_RESAMPLED_PAIRS:
+        raise ValueError(f"{n_samples:,} draws of {n:,} systems would count {n_samples * n * n:,} pairs; the limit is "
+                         f"{MAX_RESAMPLED_PAIRS:,}: use fewer draws")
+    m, h = np.asarray(metric), np.asarray(human)
+    agree = np.sign(m[:, None] - m[None, :]) == np.sign(h[:, None] - h[None, :])  # agree[i, j]: pair (i, j) agrees
+    rng = np.random.default_rng(seed)
+    values = np.empty(n_samples)
+    done = 0
+    while done < n_samples:
+        counts = np.bincount(rng.integers(0, n, size=n), minlength=n)
+        if np.count_nonzero(counts) < 2:
+            continue  # one system drawn n times: no pair
+        weights = np.outer(counts, counts)
+        np.fill_diagonal(weights, 0)  # a system is never compared with itself
+        values[done] = weights[agree].sum() / weights.sum()
+        done += 1
+    return values
 
 
 def _left_out(decision: PairDecision, ties: str) -> bool:

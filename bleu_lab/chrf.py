@@ -19,7 +19,7 @@ per-order F-scores instead, with 1e-16 for empty orders, as the original chrF++.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from operator import add
 
@@ -231,13 +231,53 @@ def corpus_statistics(
     the reference with the best F-score (the first on a tie), as ``segment_statistics`` does.
     """
     total = [0] * (3 * (options.char_order + options.word_order))
+    for best in _segment_statistics(hypotheses, references, options):
+        total = list(map(add, total, best))
+    return total
+
+
+def segment_rows(hypotheses: Sequence[str], references: Sequence[Sequence[str]], options: ChrfOptions) -> np.ndarray:
+    """Each segment's chrF statistics (``segment_statistics``, by the fast path) as one int64 row: what the paired
+    tests resample (``significance.paired_rows``); summing the rows gives ``corpus_statistics``."""
+    width = 3 * (options.char_order + options.word_order)
+    rows = list(_segment_statistics(hypotheses, references, options))
+    return np.array(rows, dtype=np.int64).reshape(len(rows), width)
+
+
+def scores_from_rows(rows: np.ndarray, options: ChrfOptions) -> np.ndarray:
+    """``f_score`` of every row of summed statistics, on the row's own number type (sacrebleu's bootstrap sums
+    float32 rows, its randomization int64 rows, and scores them as they are): float32 scores from float32 rows.
+
+    Without eps smoothing, vectorized over the rows with ``f_score``'s operations in its order (a sum over the
+    counted orders, one order after another), so each score is the same number bit for bit."""
+    rows = np.asarray(rows)
+    if options.eps_smoothing or not len(rows):
+        return np.array([f_score(row, options) for row in rows])
+    arith = (rows[:1, 2] / rows[:1, 0]).dtype  # what one division of the row's numbers gives: float32 or float64
+    avg_prec, avg_rec = np.zeros(len(rows), arith), np.zeros(len(rows), arith)
+    counted = np.zeros(len(rows), np.int64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for i in range(0, rows.shape[1], 3):
+            n_hyp, n_ref, n_match = rows[:, i], rows[:, i + 1], rows[:, i + 2]
+            both = (n_hyp > 0) & (n_ref > 0)
+            avg_prec = np.where(both, avg_prec + n_match / n_hyp, avg_prec)
+            avg_rec = np.where(both, avg_rec + n_match / n_ref, avg_rec)
+            counted += both
+        avg_prec = np.where(counted > 0, avg_prec / counted.astype(arith), 0.0).astype(arith)
+        avg_rec = np.where(counted > 0, avg_rec / counted.astype(arith), 0.0).astype(arith)
+        factor = options.beta ** 2
+        score = (1 + factor) * avg_prec * avg_rec / (factor * avg_prec + avg_rec)
+        return np.where(avg_prec + avg_rec != 0, 100 * score, 0.0).astype(arith)
+
+
+def _segment_statistics(
+    hypotheses: Sequence[str], references: Sequence[Sequence[str]], options: ChrfOptions
+) -> Iterator[list[int]]:
     for start in range(0, len(hypotheses), CHUNK):
         hyps, refs = hypotheses[start:start + CHUNK], references[start:start + CHUNK]
         for candidates, seg in zip(_reference_statistics(hyps, refs, options), refs):
             candidates = candidates[:len(seg)]
-            best = candidates[0] if len(candidates) == 1 else candidates[best_reference(candidates, options)]
-            total = list(map(add, total, best))
-    return total
+            yield candidates[0] if len(candidates) == 1 else candidates[best_reference(candidates, options)]
 
 
 def _reference_statistics(

@@ -37,7 +37,6 @@ from .significance import (
     BootstrapResult,
     RandomizationResult,
     TooManyDraws,
-    bootstrap_p_value,
     paired_bootstrap,
     paired_randomization,
 )
@@ -263,9 +262,7 @@ def _compare(args: argparse.Namespace, hyps: list[str], references: list[list[st
             print(f"  sacrebleu --paired-ar{seed} prints p = {result.p_value_as('sacrebleu'):.4f} for these trials: "
                   f"it does not count the {result.ties} that tie the observed gap")
         elif isinstance(result, BootstrapResult):
-            theirs = bootstrap_p_value(result.system_samples, result.baseline_samples, result.difference, "sacrebleu")
-            print(f"  sacrebleu --paired-bs{seed} prints p = {theirs:.4f} for these resamples: it folds the gaps and "
-                  "counts the upper tail only, roughly a one-sided p")
+            print(f"  {result.sacrebleu_note()}")
 
 
 def _check_count(path: str, what: str, lines: list[str], hyp_path: str, hyps: list[str]) -> None:

@@ -407,6 +407,17 @@ def build_parser(prog: str = "bleu-lab") -> argparse.ArgumentParser:
     return parser
 
 
+def open_solutions_warning() -> str:
+    """For a server started for graded work: a warning if this account can still read the installed worked
+    solutions (a hub's or an image's site-packages), else ''."""
+    solutions = course_root() / "notebooks" / "solutions"
+    if solutions.is_dir() and os.access(solutions, os.R_OK | os.X_OK):
+        return (f"warning: graded work ({GRADED_ENV}=1), but this account can read the worked solutions installed at "
+                f"{solutions}: close them (chmod -R go-rwx, on one server) or build the image with --build-arg "
+                f"{GRADED_ENV}=1 (on Kubernetes); see the instructor's guide, 'Graded work on a hub'")
+    return ""
+
+
 def add_no_solutions(command: argparse.ArgumentParser) -> None:
     command.add_argument("--no-solutions", action="store_true", default=None,
                          help=f"graded work (the default when {GRADED_ENV}=1): the lessons as handed out, without "
@@ -433,6 +444,8 @@ def main(argv: Sequence[str], prog: str = "bleu-lab") -> int:
         print(f"{prog}: error: {err}", file=sys.stderr)
         return EXIT_ERROR
     print(report, flush=True)
+    if graded_from_environment() and (warning := open_solutions_warning()):
+        print(warning, file=sys.stderr, flush=True)
     if args.command == "lessons":
         print(f"Open the lessons with: {prog} lab {args.directory}{' --no-solutions' if args.no_solutions else ''}")
         return 0

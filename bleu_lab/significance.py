@@ -22,6 +22,9 @@ With ``method="sacrebleu"`` both reproduce sacrebleu 2.6's ``sacrebleu.significa
 seed (``SACREBLEU_SEED``): the same random draws from ``numpy.random.default_rng(seed)``, the same float32
 statistics in the bootstrap, hence the same p-values, means and half-width confidence intervals. Only the
 arithmetic is vectorized.
+
+Many comparisons at once (lesson 9): ``bonferroni_alpha`` tests each of m at alpha / m; ``holm_adjusted`` gives Holm's
+step-down adjusted p-values, which reject everything Bonferroni rejects and keep the same guarantee.
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ from .tokenization import make_preprocessor
 from .validation import as_sequence, check_flag, check_same_length, plain_strings
 
 SCORE_OPTIONS = tuple(f.name for f in fields(ScoreOptions))
+SACREBLEU_DEFAULT_SEED = 12345  # sacrebleu's SACREBLEU_SEED when the variable is not set
 FLOAT32_EXACT = 2**24  # float32 holds every integer below this
 _CHUNK = 2000  # resamples/trials summed per matrix product (bounds memory, drives the progress bar)
 
@@ -166,9 +170,12 @@ def percentile_interval(scores: np.ndarray) -> tuple[float, float]:
 
 
 def estimate_ci(scores: np.ndarray) -> tuple[float, float]:
-    """Mean of resampled scores and the 95% CI as sacrebleu gives it: half the width of ``percentile_interval``."""
+    """Mean of resampled scores and the 95% CI as sacrebleu gives it: half the width of ``percentile_interval``.
+
+    The mean is taken over the sorted scores, as sacrebleu's ``estimate_ci`` does: for float32 scores (chrF and TER
+    on float32 statistics) the order of the sum changes the last bit."""
     low, high = percentile_interval(scores)
-    return float(np.mean(scores)), float(0.5 * (high - low))
+    return float(np.mean(np.sort(scores))), float(0.5 * (high - low))
 
 
 def p_value(sample_statistics: np.ndarray, observed: float) -> float:
@@ -228,9 +235,9 @@ def bootstrap_p_value(system_scores: np.ndarray, baseline_scores: np.ndarray, ob
     return sacrebleu_bootstrap_p_value(system_scores, baseline_scores, observed)
 
 
-def _check_method(method: object, methods: dict[str, str]) -> None:
-    if method not in methods:
-        raise ValueError(f"method must be one of {', '.join(map(repr, methods))}, got {method!r}")
+def _check_method(method: object, methods: dict, name: str = "method") -> None:
+    if not isinstance(method, str) or method not in methods:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, methods))}, got {method!r}")
 
 
 def win_rate(system_scores: np.ndarray, baseline_scores: np.ndarray) -> float:
@@ -263,6 +270,32 @@ def bonferroni_alpha(alpha: float, comparisons: int) -> float:
     return alpha / comparisons
 
 
+def holm_adjusted(p_values: Sequence[float]) -> list[float]:
+    """Holm's (1979) step-down adjusted p-values, in the order given.
+
+    With the m p-values sorted, p_(1) <= ... <= p_(m), the adjusted value of the i-th smallest is
+    p~_(i) = min(1, max over j <= i of (m - j + 1) · p_(j)): the smallest is multiplied by m, the next by m - 1, and
+    so on, and the running maximum keeps the adjusted values in the order of the p-values (tied p-values get the same
+    one). Rejecting every hypothesis with p~ <= alpha is Holm's procedure ("A Simple Sequentially Rejective Multiple
+    Test Procedure", Scandinavian Journal of Statistics 6(2):65–70): like Bonferroni it keeps the family-wise error
+    rate at most alpha whatever the dependence between the tests, and since p~ <= min(1, m · p) it rejects every
+    hypothesis Bonferroni rejects, often more (lesson 9).
+    """
+    if hasattr(p_values, "tolist") and hasattr(p_values, "ndim") and p_values.ndim == 1:
+        p_values = p_values.tolist()  # a numpy array of p-values
+    values = list(as_sequence(p_values, "p_values", "p-values between 0 and 1"))
+    for index, p in enumerate(values):
+        if isinstance(p, bool) or not isinstance(p, (int, float, np.integer, np.floating)) or not 0 <= p <= 1:
+            raise ValueError(f"p_values must hold p-values between 0 and 1, but p_values[{index}] is {p!r}")
+    m = len(values)
+    adjusted = [0.0] * m
+    running = 0.0
+    for rank, index in enumerate(sorted(range(m), key=values.__getitem__)):  # rank 0: the smallest p
+        running = max(running, min(1.0, (m - rank) * float(values[index])))
+        adjusted[index] = running
+    return adjusted
+
+
 @dataclass(frozen=True)
 class PairedResult:
     """What both paired tests report: the two corpus scores and the p-value of their difference."""
@@ -273,8 +306,13 @@ class PairedResult:
 
     @property
     def difference(self) -> float:
-        """system BLEU - baseline BLEU on the full test set."""
+        """system score - baseline score on the full test set."""
         return self.system.score - self.baseline.score
+
+    @property
+    def metric(self) -> str:
+        """The metric tested: "BLEU", or the score's own name (chrF2, TER)."""
+        return "BLEU" if isinstance(self.baseline, BleuScore) else str(getattr(self.baseline, "name", "score"))
 
     def significant(self, alpha: float = 0.05) -> bool:
         """True when p < alpha and the scores differ (a zero difference is never called significant, whatever the
@@ -307,6 +345,17 @@ class BootstrapResult(PairedResult):
     win_rate: float  # share of resamples in which the system beats the baseline (Koehn 2004)
     baseline_samples: np.ndarray = field(repr=False, compare=False)  # one BLEU per resample
     system_samples: np.ndarray = field(repr=False, compare=False)
+
+    @property
+    def sacrebleu_p_value(self) -> float:
+        """The p-value ``sacrebleu --paired-bs`` prints for these same resamples (``sacrebleu_bootstrap_p_value``)."""
+        return bootstrap_p_value(self.system_samples, self.baseline_samples, self.difference, "sacrebleu")
+
+    def sacrebleu_note(self) -> str:
+        """What sacrebleu prints for these resamples, and why it differs from the shifted two-sided p, in one line."""
+        seed = f" with SACREBLEU_SEED={self.seed}" if self.seed != SACREBLEU_DEFAULT_SEED else ""
+        return (f"sacrebleu --paired-bs{seed} prints p = {self.sacrebleu_p_value:.4f} for these resamples: it folds "
+                "the gaps and counts the upper tail only, roughly a one-sided p")
 
     @property
     def baseline_interval(self) -> tuple[float, float]:
@@ -343,8 +392,8 @@ class BootstrapResult(PairedResult):
         (blo, bhi), (slo, shi) = self.baseline_interval, self.system_interval
         return (
             f"Paired bootstrap resampling ({self.n_samples} resamples, seed {self.seed})\n"
-            f"  baseline  BLEU = {self.baseline.score:6.2f}   95% interval [{blo:6.2f}, {bhi:6.2f}]\n"
-            f"  system    BLEU = {self.system.score:6.2f}   95% interval [{slo:6.2f}, {shi:6.2f}]\n"
+            f"  baseline  {self.metric} = {self.baseline.score:6.2f}   95% interval [{blo:6.2f}, {bhi:6.2f}]\n"
+            f"  system    {self.metric} = {self.system.score:6.2f}   95% interval [{slo:6.2f}, {shi:6.2f}]\n"
             f"  difference {self.difference:+.2f}   system wins {self.win_rate:.1%} of resamples\n"
             f"  p = {self.p_value:.4f} ({self.p_value_label}; {self.verdict})\n"
             f"  {self.signature}"
@@ -354,7 +403,7 @@ class BootstrapResult(PairedResult):
         row = "<tr><td>{}</td><td>{:.2f}</td><td>[{:.2f}, {:.2f}]</td></tr>"
         return (
             f"<div><b>Paired bootstrap resampling</b> ({self.n_samples} resamples, seed {self.seed})"
-            "<table><tr><th>system</th><th>BLEU</th><th>95% interval of the resampled scores</th></tr>"
+            f"<table><tr><th>system</th><th>{self.metric}</th><th>95% interval of the resampled scores</th></tr>"
             + row.format("baseline", self.baseline.score, *self.baseline_interval)
             + row.format("system", self.system.score, *self.system_interval)
             + f"</table>difference {self.difference:+.2f}; the system wins {self.win_rate:.1%} of the resamples; "
@@ -410,8 +459,8 @@ class RandomizationResult(PairedResult):
     def __str__(self) -> str:
         return (
             f"Paired approximate randomization ({self.n_trials} trials, seed {self.seed})\n"
-            f"  baseline  BLEU = {self.baseline.score:6.2f}\n"
-            f"  system    BLEU = {self.system.score:6.2f}\n"
+            f"  baseline  {self.metric} = {self.baseline.score:6.2f}\n"
+            f"  system    {self.metric} = {self.system.score:6.2f}\n"
             f"  difference {self.difference:+.2f}   {self._ties_text}\n"
             f"  p = {self.p_value:.4f} ({self.p_value_label}; {self.verdict})\n"
             f"  {self.signature}"
@@ -420,7 +469,7 @@ class RandomizationResult(PairedResult):
     def _repr_html_(self) -> str:
         return (
             f"<div><b>Paired approximate randomization</b> ({self.n_trials} trials, seed {self.seed})<br>"
-            f"baseline BLEU = {self.baseline.score:.2f}, system BLEU = {self.system.score:.2f}, "
+            f"baseline {self.metric} = {self.baseline.score:.2f}, system {self.metric} = {self.system.score:.2f}, "
             f"difference {self.difference:+.2f} ({self._ties_text}), <b>p = {self.p_value:.4f}</b> "
             f"({escape(self.p_value_label)}; {self.verdict})"
             f"<br><code>{escape(self.signature)}</code></div>"
@@ -439,7 +488,8 @@ def resampled_sums(rows: np.ndarray, idxs: np.ndarray) -> np.ndarray:
     """
     n = len(rows)
     rows32 = rows.astype(np.float32)
-    if n * rows.max(initial=0) < FLOAT32_EXACT:  # how often each segment was drawn, times the rows
+    whole = rows.dtype.kind in "iu" or bool(np.all(rows32 == np.rint(rows32)))  # TER's average lengths may not be
+    if whole and n * np.abs(rows).max(initial=0) < FLOAT32_EXACT:  # how often each segment was drawn, times the rows
         offsets = (np.arange(len(idxs)) * n)[:, None]
         weights = np.bincount((idxs + offsets).ravel(), minlength=len(idxs) * n).reshape(len(idxs), n)
         return weights.astype(np.float32) @ rows32
@@ -455,6 +505,7 @@ def paired_bootstrap(
     seed: int | None = 12345,
     progress: bool = False,
     method: str = "sacrebleu",
+    metric: str = "BLEU",
     **score_options: object,
 ) -> BootstrapResult:
     """Paired bootstrap resampling test of ``system_hypotheses`` against ``baseline_hypotheses``.
@@ -470,11 +521,12 @@ def paired_bootstrap(
       about twice as often as 5% of the time.
     - ``"shift"``: the two-sided p-value of the signed gaps shifted to their mean (``shift_p_value``).
 
-    ``seed=None`` draws fresh randomness.
+    ``seed=None`` draws fresh randomness. ``metric``: "BLEU", "chrF" or "TER" (``paired_rows``): the same test over
+    that metric's per-segment statistics, equal to sacrebleu's for the same metric.
     """
     _check_count(n_samples, "n_samples")
     _check_method(method, P_VALUE_LABELS)
-    setup = _prepare(baseline_hypotheses, system_hypotheses, references, seed, progress, score_options)
+    setup = _setup(metric, baseline_hypotheses, system_hypotheses, references, seed, progress, score_options)
     return bootstrap_from_rows(setup, n_samples=n_samples, seed=seed, progress=progress, method=method)
 
 
@@ -500,8 +552,8 @@ def bootstrap_from_rows(
         bar.update(len(chunk))
     bar.close()
     sums = np.vstack(sums).astype(np.float32)
-    base_scores = scores_from_rows(sums[:, :width], setup.options)
-    sys_scores = scores_from_rows(sums[:, width:], setup.options)
+    base_scores = setup.scores(sums[:, :width])
+    sys_scores = setup.scores(sums[:, width:])
     base_mean, base_ci = estimate_ci(base_scores)
     sys_mean, sys_ci = estimate_ci(sys_scores)
     p = bootstrap_p_value(sys_scores, base_scores, setup.system.score - setup.baseline.score, method)
@@ -520,6 +572,7 @@ def paired_randomization(
     seed: int | None = 12345,
     progress: bool = False,
     method: str = "noreen",
+    metric: str = "BLEU",
     **score_options: object,
 ) -> RandomizationResult:
     """Paired approximate randomization test of ``system_hypotheses`` against ``baseline_hypotheses``.
@@ -532,10 +585,12 @@ def paired_randomization(
       and Riezler & Maxwell (2005) define it. Identical systems and a one-sentence change get p = 1.
     - ``"sacrebleu"``: only strictly larger gaps count; for a nonzero seed the result then equals sacrebleu's
       ``PairedTest(..., test_type='ar')`` run with ``SACREBLEU_SEED=seed``.
+
+    ``metric``: "BLEU", "chrF" or "TER" (``paired_rows``), as for ``paired_bootstrap``.
     """
     _check_count(n_trials, "n_trials")
     _check_method(method, RANDOMIZATION_P_VALUES)
-    setup = _prepare(baseline_hypotheses, system_hypotheses, references, seed, progress, score_options)
+    setup = _setup(metric, baseline_hypotheses, system_hypotheses, references, seed, progress, score_options)
     return randomization_from_rows(setup, n_trials=n_trials, seed=seed, progress=progress, method=method)
 
 
@@ -552,18 +607,23 @@ def randomization_from_rows(
     rng = np.random.default_rng(seed)
     take_baseline = rng.integers(2, size=(n_trials, n), dtype=bool)  # the very call sacrebleu makes
     # shuffled a = baseline where the coin says so, system elsewhere: sys_total + coins @ (base - sys)
+    whole = setup.base_rows.dtype.kind in "iu" and setup.sys_rows.dtype.kind in "iu"
     delta = setup.base_rows - setup.sys_rows
     # a float32 product is exact while every partial sum stays below 2^24 (and much faster than float64)
-    delta = delta.astype(np.float32 if n * np.abs(delta).max() < FLOAT32_EXACT else np.float64)
+    delta = delta.astype(np.float32 if n * np.abs(delta).max(initial=0) < FLOAT32_EXACT else np.float64)
     base_total, sys_total = setup.base_rows.sum(0), setup.sys_rows.sum(0)
     diffs = []
     bar = _Bar(n_trials, progress, "randomization trials")
     for start in range(0, n_trials, _CHUNK):
-        swapped = np.rint(take_baseline[start:start + _CHUNK].astype(delta.dtype) @ delta).astype(np.int64)
-        scores_a = scores_from_rows(sys_total + swapped, setup.options)
-        scores_b = scores_from_rows(base_total - swapped, setup.options)
-        diffs.append(np.abs(scores_a - scores_b))
-        bar.update(len(swapped))
+        coins = take_baseline[start:start + _CHUNK]
+        if whole:  # integer statistics: the shuffled sums exactly, from one product
+            swapped = np.rint(coins.astype(delta.dtype) @ delta).astype(np.int64)
+            shuffled_a, shuffled_b = sys_total + swapped, base_total - swapped
+        else:  # fractional statistics (TER's average reference length): sacrebleu's own two float64 products
+            shuffled_a = coins @ setup.base_rows + ~coins @ setup.sys_rows
+            shuffled_b = ~coins @ setup.base_rows + coins @ setup.sys_rows
+        diffs.append(np.abs(setup.scores(shuffled_a) - setup.scores(shuffled_b)))
+        bar.update(len(coins))
     bar.close()
     trial_diffs = np.concatenate(diffs)
     observed = abs(setup.baseline.score - setup.system.score)
@@ -582,6 +642,11 @@ class PairedRows:
     sys_rows: np.ndarray
     baseline: BleuScore
     system: BleuScore
+    scorer: Callable[[np.ndarray], np.ndarray] | None = None  # summed rows -> one score each; None: BLEU (options)
+
+    def scores(self, rows: np.ndarray) -> np.ndarray:
+        """The metric's score of every row of summed statistics (BLEU with ``options`` unless ``scorer`` is set)."""
+        return scores_from_rows(rows, self.options) if self.scorer is None else self.scorer(rows)
 
     @classmethod
     def from_rows(cls, base_rows: np.ndarray, sys_rows: np.ndarray, options: ScoreOptions,
@@ -596,6 +661,48 @@ class PairedRows:
 
 
 _Setup = PairedRows
+METRICS = ("BLEU", "chrF", "TER")  # what the paired tests score; any per-segment statistic works (PairedRows)
+
+
+def paired_rows(metric: str, baseline_hypotheses: Sequence[str], system_hypotheses: Sequence[str],
+                references: Sequence[Sequence[str]], **options: object) -> PairedRows:
+    """Both systems' per-segment statistics for ``metric`` and a scorer of summed rows: what the paired tests resample.
+
+    "BLEU": ``stats_matrix`` rows, ``options`` as ``corpus_score``'s. "chrF": sacrebleu's chrF statistics per segment,
+    [hyp, ref, match] per order against the segment's best reference (``chrf.segment_rows``), ``options`` as
+    ``ChrfOptions``'s. "TER": [edits to the closest reference, average reference length] (``ter.segment_rows``,
+    sacrebleu's default TER; no options). The corpus score is the score of the summed rows, as in sacrebleu.
+    """
+    _check_method(metric, dict.fromkeys(METRICS), "metric")
+    if metric == "BLEU":
+        return _prepare(baseline_hypotheses, system_hypotheses, references, None, False, options)
+    from . import chrf, ter  # chrF and TER are optional readers of this module, not its dependencies
+
+    base = as_sequence(baseline_hypotheses, "baseline_hypotheses", "hypothesis strings (one per segment)")
+    other = as_sequence(system_hypotheses, "system_hypotheses", "hypothesis strings (one per segment)")
+    check_same_length(base, "baseline_hypotheses", other, "system_hypotheses")
+    base, refs = check_corpus(base, references, "baseline_hypotheses")
+    other, _ = check_corpus(other, refs, "system_hypotheses")
+    nrefs = count_refs(refs)
+    if metric == "chrF":
+        chrf_options = chrf.ChrfOptions(**options)
+        rows = [chrf.segment_rows(hyps, refs, chrf_options) for hyps in (base, other)]
+        scorer = lambda summed: chrf.scores_from_rows(summed, chrf_options)  # noqa: E731
+
+        def score(summed: np.ndarray) -> chrf.ChrfScore:
+            total = tuple(int(v) for v in summed)
+            return chrf.ChrfScore(chrf.f_score(total, chrf_options), total, chrf_options,
+                                  chrf_options.signature(nrefs))
+    else:
+        if options:
+            raise TypeError(f"TER takes no options here (sacrebleu's default TER), got {', '.join(options)}")
+        rows = [ter.segment_rows(hyps, refs) for hyps in (base, other)]
+        scorer = ter.scores_from_rows
+
+        def score(summed: np.ndarray) -> ter.TerScore:
+            return ter.TerScore(float(ter.scores_from_rows(summed[None])[0]), summed[0], float(summed[1]),
+                                ter.ter_signature(nrefs))
+    return PairedRows(ScoreOptions(), rows[0], rows[1], score(rows[0].sum(0)), score(rows[1].sum(0)), scorer)
 
 
 def _prepare(baseline, system, references, seed, progress: bool, options: dict) -> _Setup:
@@ -625,6 +732,16 @@ def _prepare(baseline, system, references, seed, progress: bool, options: dict) 
         sys_rows[changed] = _rows([refs_tokens[i] for i in changed],
                                   (prep(other[i]) for i in _progress(changed, progress, "system")), order)
     return PairedRows.from_rows(base_rows, sys_rows, opts, count_refs(refs))
+
+
+def _setup(metric: object, baseline, system, references, seed, progress: bool, options: dict) -> PairedRows:
+    """BLEU's rows (``_prepare``, with its progress bars) or another metric's (``paired_rows``)."""
+    _check_method(metric, dict.fromkeys(METRICS), "metric")
+    if metric == "BLEU":
+        return _prepare(baseline, system, references, seed, progress, options)
+    _check_seed(seed)
+    check_flag(progress, "progress")
+    return paired_rows(metric, baseline, system, references, **options)
 
 
 def _memo(prep: Callable[[str], list[str]]) -> Callable[[str], list[str]]:

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
 from sacrebleu.metrics import TER
 
 from .sacrebleu_style import _reference_strings, check_corpus
@@ -30,6 +31,8 @@ class TerScore:
     score: float
     edits: int  # to the closest reference
     ref_length: float  # the average length of the references
+    signature: str = ""  # sacrebleu's TER signature (nrefs:...|case:lc|tok:tercom|...)
+    name = "TER"
 
     def __str__(self) -> str:
         return f"TER = {self.score:.2f}  ({self.edits} edits / {self.ref_length:g} reference words)"
@@ -44,6 +47,30 @@ def sentence_ter(hypothesis: str, references: Sequence[str]) -> TerScore:
     refs = _reference_strings(references, "references")
     result = _TER.sentence_score(hypothesis, refs)
     return TerScore(result.score, result.num_edits, result.ref_length)
+
+
+def segment_rows(hypotheses: Sequence[str], references: Sequence[Sequence[str]]) -> np.ndarray:
+    """Each segment's TER statistics, [edits to the closest reference, average reference length], as one float64 row
+    (sacrebleu's ``TER._compute_segment_statistics``): what the paired tests resample. Checked corpus expected."""
+    rows = [(s.num_edits, s.ref_length) for s in (_TER.sentence_score(h, list(seg)) for h, seg in
+                                                  zip(hypotheses, references))]
+    return np.array(rows, dtype=np.float64).reshape(len(rows), 2)
+
+
+def scores_from_rows(rows: np.ndarray) -> np.ndarray:
+    """TER (0–100 and up) of every row of summed statistics, as sacrebleu's ``TER._compute_score_from_stats`` does it
+    on the row's own number type: 100 * edits / reference length (100 when the references are empty and the
+    hypothesis is not, 0 when both are)."""
+    def one(edits, ref_length):
+        score = edits / ref_length if ref_length > 0 else (1.0 if edits > 0 else 0.0)
+        return 100 * score
+
+    return np.array([one(row[0], row[1]) for row in rows])  # float32 scores from float32 rows, as sacrebleu's
+
+
+def ter_signature(nrefs: int | str) -> str:
+    """sacrebleu's signature of its default TER, for ``nrefs`` references."""
+    return str(_TER._SIGNATURE_TYPE({**_TER.__dict__, "num_refs": -1 if nrefs == "var" else int(nrefs)}))
 
 
 def corpus_ter(hypotheses: Sequence[str], references: Sequence[Sequence[str]]) -> TerScore:

@@ -3,6 +3,7 @@ frequency, length ratio, length-difference counts, salient n-grams), on data/new
 
 from __future__ import annotations
 
+import html
 import json
 import math
 import re
@@ -17,6 +18,7 @@ from hypothesis import strategies as st
 
 from bleu_lab.compare import compare_systems
 from bleu_lab.compare.bucketers import FREQUENCY, LENGTH_DIFFERENCE, SENTENCE_BLEU, word_frequencies
+from bleu_lab.compare.reporters import NUM
 from bleu_lab.compare.scorers import ngram_counts, salient_ngrams, word_counts
 from bleu_lab.data import read_lines, references_per_segment
 from bleu_lab.tokenization import tokenize_13a
@@ -67,12 +69,17 @@ def test_news_scores_equal_sacrebleu(news_comparison):
 def test_bucket_bleu_is_sacrebleu_on_the_bucket_segments(news_comparison):
     c = news_comparison
     bleu = sacrebleu.BLEU()
-    for table, values in ((c.sentence_bleu_buckets, lambda n: c.sentence_bleu[n]),):
+    for name in c.names:  # a sentence-BLEU band is defined by the score: counts only (as compare-mt shows them)
+        scores = c.sentence_bleu_buckets.scores[name]
+        assert [s.count for s in scores] == [sum(SENTENCE_BLEU.bucket(v) == b for v in c.sentence_bleu[name])
+                                             for b in range(len(scores))]
+        assert c.sentence_bleu_buckets.counts_only and all(math.isnan(s.bleu) for s in scores)
+    for table in (c.length_buckets, c.length_difference_buckets, c.length_difference_merged):
         for name in c.names:
             scores = table.scores[name]
             assert sum(s.count for s in scores) == len(c)
             for b, s in enumerate(scores):
-                members = [i for i in range(len(c)) if SENTENCE_BLEU.bucket(values(name)[i]) == b]
+                members = [i for i in range(len(c)) if c.bucket_of[table.bucketer.name][name][i] == b]
                 assert s.count == len(members)
                 if members:
                     expected = bleu.corpus_score([c.outputs[name][i] for i in members],
@@ -361,7 +368,8 @@ def test_every_pair_is_tested_with_both_tests_and_bonferroni(news_comparison, tm
                            for test in (pair.randomization, pair.bootstrap))
         row = (f"{pair.system} $-$ {pair.baseline} & {pair.difference:+.2f} & "
                "[{:+.2f}, {:+.2f}] & ".format(*pair.bootstrap.difference_interval)
-               + f"{pair.randomization.p_value:.4f} & {pair.bootstrap.p_value:.4f} & {marks} \\\\")
+               + f"{pair.randomization.p_value:.4f} & {pair.bootstrap.p_value:.4f} & {marks} & "
+               f"{pair.randomization_holm:.4f} & {pair.bootstrap_holm:.4f} \\\\")
         assert row in every.splitlines()
     assert "AR $p<0.0167$ (Bonf.)" in every and "Bonferroni's correction for 3 pairs tested together" in every
 
@@ -493,6 +501,252 @@ def test_the_readme_describes_the_csv_files_as_written(news_comparison, tmp_path
             assert not any(column == interval for column in headers[name])  # no [low, high] cell left
     assert "`system_interval_low`, `system_interval_high`" in paragraph and "`difference_interval_*`" in paragraph
     assert {"bonferroni_threshold", "ar_significant_bonferroni"} <= set(headers["all_pairs.csv"])
-    for name in ("length_buckets.csv", "length_difference_buckets.csv", "sentence_bleu_buckets.csv"):
+    for name in ("length_buckets.csv", "length_difference_buckets.csv"):
         assert headers[name] == ["bucket", "system", "count", "bleu", "interval_low", "interval_high"]
+    assert headers["sentence_bleu_buckets.csv"] == ["bucket", "system", "count"]  # a band is defined by the score
     assert "`interval_low`,\n`interval_high`" in paragraph or "`interval_low`, `interval_high`" in paragraph
+
+
+# --- many systems: Holm beside Bonferroni, draws that can reach the threshold, clusters ------------------------------
+
+
+def test_holm_is_the_adjustment_of_every_pairs_p_in_every_output(news_comparison, tmp_path):
+    import csv
+
+    from bleu_lab.significance import holm_adjusted
+
+    c = news_comparison
+    ar = holm_adjusted([p.randomization.p_value for p in c.all_pairs])
+    bs = holm_adjusted([p.bootstrap.p_value for p in c.all_pairs])
+    assert [(p.randomization_holm, p.bootstrap_holm) for p in c.all_pairs] == list(zip(ar, bs))
+    rows = c.to_dict()["all_pairs"]
+    assert [(r["ar_p_value_holm"], r["bootstrap_p_value_holm"]) for r in rows] == list(zip(ar, bs))
+    assert [r["ar_significant_holm"] for r in rows] == [a < 0.05 and p.difference != 0 for a, p in zip(ar, c.all_pairs)]
+    c.to_csv(tmp_path)
+    with (tmp_path / "all_pairs.csv").open(encoding="utf-8", newline="") as f:
+        assert [float(r["bootstrap_p_value_holm"]) for r in csv.DictReader(f)] == pytest.approx(bs)
+    page, text = c.to_html(), str(c)
+    assert "p(AR), Holm-adjusted" in page and "Holm 1979" in page and "Holm-AR Holm-BS" in text
+    for p in c.all_pairs:
+        assert f"{p.randomization_holm:.4f}  {p.bootstrap_holm:.4f}" in text
+        assert f"<td style='{NUM}'>{p.bootstrap_holm:.4f}</td>" in page
+
+
+def test_five_systems_with_few_draws_are_raised_so_a_large_gap_can_be_significant(tmp_path):
+    """The issue's case: --samples 100 --trials 100 on the five news systems (10 pairs, 0.05 / 10 = 0.005 below
+    1 / 101): every pair read "no". The draws are raised to 1,000 and said so; the -43.9 gap is significant."""
+    names = ("strong", "fluent", "literal", "degraded", "salad")
+    c = compare_systems({n: news(f"sys.{n}.de") for n in names}, news("ref.A.de"), n_samples=100, n_trials=100,
+                        chrf=False)
+    assert c.settings["n_samples"] == c.settings["n_trials"] == 1000
+    assert c.settings["raised"] == {"n_samples": [100, 1000], "n_trials": [100, 1000]}
+    assert all(p.bootstrap.n_samples == 1000 and p.randomization.n_trials == 1000 for p in c.all_pairs)
+    widest = max(c.all_pairs, key=lambda p: abs(p.difference))
+    assert abs(widest.difference) > 40
+    assert widest.bootstrap.significant(0.05 / 10) and widest.randomization.significant(0.05 / 10)
+    assert widest.bootstrap_holm < 0.05 and widest.randomization_holm < 0.05
+    note = "Raised bootstrap resamples from 100 to 1,000 (--samples)"
+    assert note in str(c) and note in c.to_html() and note in c.to_latex()
+    assert c.to_dict()["draws_raised"] == {"n_samples": {"requested": 100, "used": 1000},
+                                           "n_trials": {"requested": 100, "used": 1000}}
+
+
+def test_eleven_systems_at_the_defaults_can_reach_bonferronis_threshold():
+    from bleu_lab.compare.comparison import reachable_draws
+
+    # 55 pairs: 0.05 / 55 = 0.00091 is below 1 / 1001; 3,000 is the first multiple of 1,000 at most half of it
+    assert reachable_draws(1000, 55, 1002, "n_samples") == 3000
+    assert 1 / 3001 <= 0.05 / 55 / 2 < 1 / 2001
+    assert reachable_draws(10000, 55, 1002, "n_trials") == 10000  # 1 / 10001 is below it already
+    assert reachable_draws(1000, 45, 1002, "n_samples") == 1000  # ten systems at the defaults: 1 / 1001 < 0.05 / 45
+    assert reachable_draws(10, 1, 50, "n_samples") == 1000  # one pair: 1 / 11 is not below 0.05
+    assert reachable_draws(10, 0, 50, "n_samples") == 10  # one system: no pair is tested
+
+
+def test_draws_past_the_memory_bound_are_refused_naming_the_flag(monkeypatch, tmp_path):
+    import bleu_lab.compare.comparison as comparison
+    from bleu_lab.cli import main
+
+    monkeypatch.setattr(comparison, "MAX_DRAWS", 50_000)  # 1,000 draws x 160 segments would be 160,000
+    names = ("strong", "fluent", "literal", "degraded", "salad")
+    with pytest.raises(comparison.ThresholdOutOfReach, match=r"n_samples 1,000 would reach below it.*compare fewer "
+                       "systems"):
+        compare_systems({n: news(f"sys.{n}.de") for n in names}, news("ref.A.de"), n_samples=100, n_trials=100)
+    args = ["compare", "--refs", str(NEWS / "ref.A.de"), "--systems", *(str(NEWS / f"sys.{n}.de") for n in names),
+            "--samples", "100", "--trials", "100"]
+    assert main(args) == 2
+
+
+def test_clusters_group_the_systems_not_significantly_different_from_the_best(news_comparison):
+    names = ("strong", "fluent", "literal", "degraded", "salad")
+    c = compare_systems({n: news(f"sys.{n}.de") for n in names}, news("ref.A.de"), chrf=False, **FAST)
+    bleu = {s.name: s.bleu.score for s in c.systems}
+    for test in ("AR", "BS"):
+        found = c.clusters[test]
+        assert sorted(n for cluster in found for n in cluster) == sorted(names)
+        left = sorted(names, key=lambda n: -bleu[n])
+        for cluster in found:  # by hand: the best left, then every system Holm does not set apart from it
+            best = left[0]
+            same = [n for n in left if n == best or not any(
+                {p.system, p.baseline} == {best, n} and p.difference != 0
+                and (p.randomization_holm if test == "AR" else p.bootstrap_holm) < 0.05 for p in c.all_pairs)]
+            assert cluster == same
+            left = [n for n in left if n not in same]
+    assert "clusters (Holm, best first): AR: {" in str(c) and "compare-clusters" in c.to_html()
+    assert c.to_dict()["clusters"] == {t: [list(x) for x in v] for t, v in c.clusters.items()}
+    assert news_comparison.clusters  # three systems get clusters too
+
+
+# --- the drill-down with several references ----------------------------------------------------------------------
+
+
+def test_the_drill_down_shows_every_reference_beside_a_score_computed_against_them_all(tmp_path):
+    """The issue's case: an output equal to the third reference scores 100, and the drill-down showed it beside the
+    first reference only. Every reference is shown (HTML drill-down, examples, the widget's segments, CSV)."""
+    import csv
+
+    from bleu_lab.compare.reporters import bucket_segments_html
+    from bleu_lab.widgets.compare import SegmentFilter, segments_view
+
+    refs = [["Das Denkmal wird vorerst gelagert.", "Das Monument wird erst einmal gelagert.",
+             "Das Denkmal wird vorerst aufbewahrt."],
+            ["Der Hund schläft im Garten.", "Im Garten schläft der Hund.", "Der Hund ruht im Garten."]]
+    c = compare_systems({"base": ["Das Denkmal bleibt.", "Der Hund schläft."],
+                         "new": ["Das Denkmal wird vorerst aufbewahrt.", "Der Hund schläft."]}, refs, **FAST)
+    assert c.sentence_bleu["new"][0] == pytest.approx(100.0)
+    table = c.sentence_bleu_buckets
+    top = int(c.bucket_of[table.bucketer.name]["new"][0])
+    drill = bucket_segments_html(c, table, top)
+    assert "sentence BLEU 100.0 against all 3 references" in drill
+    for k, ref in enumerate(refs[0], 1):
+        assert f"reference {k}: <span" in drill and ref in drill
+    view = segments_view(c, SegmentFilter("new"), chips=lambda c, name, i: c.outputs[name][i])
+    assert all(ref in view.html for ref in refs[0] + refs[1])
+    c.to_csv(tmp_path)
+    with (tmp_path / "examples.csv").open(encoding="utf-8", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert [rows[0][f"reference_{k}"] for k in (1, 2, 3)] == refs[0]
+
+
+# --- the report's smaller fixes -------------------------------------------------------------------------------------
+
+
+def test_an_empty_frequency_bucket_prints_a_dash_not_zero(news_comparison, tmp_path):
+    """The <1 bucket of reference counts holds no reference word by construction: no recall, no F-measure."""
+    import csv
+
+    c = news_comparison
+    empty = [b for b in range(len(c.word_accuracy.labels))
+             if not next(iter(c.word_accuracy.counts.values())).reference[b]]
+    assert 0 in empty  # "<1"
+    rows = c.to_dict()["word_accuracy"]
+    for b in empty:
+        assert set(rows[b]["fmeasure"].values()) == {None} and set(rows[b]["recall"].values()) == {None}
+    assert all(v is not None for b, r in enumerate(rows) if b not in empty for v in r["fmeasure"].values())
+    text = str(c)
+    line = next(x for x in text.splitlines() if x.startswith("<1 "))
+    assert line.split()[1:] == ["–"] * len(c.names)
+    assert "<td style='" + NUM + "'>–</td>" in c.to_html()
+    c.to_csv(tmp_path)
+    with (tmp_path / "word_accuracy.csv").open(encoding="utf-8", newline="") as f:
+        first = [r for r in csv.DictReader(f) if r["bucket"] == "<1"]
+    assert first and all(r["fmeasure"] == "" and r["recall"] == "" for r in first)
+
+
+def test_sentence_bleu_bands_are_counts_only_and_the_length_difference_figure_is_merged(news_comparison):
+    c = news_comparison
+    page = c.to_html()
+    start = page.index("Segments by sentence-BLEU band")
+    table = page[start:page.index("</table>", start)]
+    assert "counts only" in page[start:page.index("</div>", page.index("</table>", start))]
+    cells = re.findall(f"<td style='{re.escape(NUM)}'>(.*?)</td>", table)
+    assert cells and all(cell.isdigit() for cell in cells)  # no BLEU, no interval: counts
+    assert "BLEU by sentence-BLEU band" not in page
+    assert c.length_difference_merged.labels == ["<-10", "[-10,-5)", "[-5,0)", "0", "[1,6)", "[6,11)", ">=11"]
+    assert "merges the table's 17 buckets" in html.unescape(page)
+    assert len(c.length_difference_buckets.labels) == 17  # the table keeps compare-mt's buckets
+    merged = c.to_dict()["length_difference_buckets_merged"]
+    assert [r["bucket"] for r in merged] == c.length_difference_merged.labels
+    assert set(c.to_dict()["sentence_bleu_buckets"][0]) == {"bucket", "count"}
+
+
+def test_the_bootstrap_p_sacrebleu_prints_is_sacrebleus_own_for_the_same_draws(monkeypatch):
+    """The issue's point: the report's p(BS) is two-sided and shifted; sacrebleu --paired-bs prints another p for the
+    same draws. The report gives sacrebleu's, and it is what sacrebleu's PairedTest prints."""
+    from sacrebleu.metrics import BLEU
+    from sacrebleu.significance import PairedTest
+
+    systems = {n: news(f"sys.{n}.de") for n in ("strong", "fluent", "literal")}
+    refs = [news("ref.A.de"), news("ref.B.de")]
+    c = compare_systems(systems, [list(seg) for seg in zip(*refs)], n_samples=300, n_trials=200, chrf=False)
+    monkeypatch.setenv("SACREBLEU_SEED", "12345")
+    for pair in c.pairs:
+        _, scores = PairedTest([(pair.baseline, systems[pair.baseline]), (pair.system, systems[pair.system])],
+                               {"BLEU": BLEU()}, refs, test_type="bs", n_samples=300)()
+        assert pair.bootstrap.sacrebleu_p_value == scores["BLEU"][1].p_value
+        line = (f"{pair.system}: sacrebleu --paired-bs prints p = {scores['BLEU'][1].p_value:.4f} for these resamples: "
+                "it folds the gaps and counts the upper tail only, roughly a one-sided p")
+        assert line in str(c) and line in c.to_html()
+    assert [r["bootstrap_p_value_sacrebleu"] for r in c.to_dict()["pairs"]] == [
+        p.bootstrap.sacrebleu_p_value for p in c.pairs]
+    assert "p as sacrebleu --paired-bs prints it" in c.to_html()
+
+
+def test_the_report_says_buckets_use_the_signatures_tokens_not_compare_mts_spaces(news_comparison):
+    note = "compare-mt splits on spaces only"
+    assert note in str(news_comparison) and note in news_comparison.to_html()
+    assert "-t none" in news_comparison.to_dict()["tokens_note"]
+    pre = compare_systems({n: pretokenized(news(f"sys.{n}.de"))[:30] for n in ("strong", "fluent")},
+                          pretokenized(news("ref.A.de"))[:30], tokenize="none", **FAST)
+    assert note not in str(pre) and note not in pre.to_html()
+
+
+def test_each_word_frequency_bucket_links_segments_with_its_words(news_comparison):
+    c = news_comparison
+    ref_tokens = [tokenize_13a(seg[0]).split() for seg in c.references]
+    freq = word_frequencies(ref_tokens)
+    page = c.to_html()
+    assert c.word_accuracy.examples
+    for b, found in c.word_accuracy.examples.items():
+        assert 1 <= len(found) <= 3
+        assert f"words of {c.word_accuracy.labels[b]}:" in page.replace("&lt;", "<").replace("&gt;", ">")
+        for ex in found:
+            assert ex.words and all(FREQUENCY.bucket(freq.get(w, 0)) == b and w in ref_tokens[ex.segment]
+                                    for w in ex.words)
+            for name in c.names:
+                out = set(tokenize_13a(c.outputs[name][ex.segment]).split())
+                assert ex.found[name] == tuple(w for w in ex.words if w in out)
+        missing = [not all(len(ex.found[n]) == len(ex.words) for n in c.names) for ex in found]
+        assert missing == sorted(missing, reverse=True)  # segments where some output misses a word come first
+
+
+# --- chrF gets the paired tests too ---------------------------------------------------------------------------------
+
+
+def test_every_pair_has_chrfs_paired_tests_equal_to_sacrebleus(monkeypatch, tmp_path):
+    from sacrebleu.metrics import CHRF
+    from sacrebleu.significance import PairedTest
+
+    from bleu_lab.significance import paired_bootstrap, paired_randomization
+
+    systems = {n: news(f"sys.{n}.de") for n in ("strong", "fluent", "literal")}
+    refs = [news("ref.A.de"), news("ref.B.de")]
+    per_segment = [list(seg) for seg in zip(*refs)]
+    c = compare_systems(systems, per_segment, n_samples=300, n_trials=400)
+    monkeypatch.setenv("SACREBLEU_SEED", "12345")
+    for pair in c.all_pairs:
+        base, system = systems[pair.baseline], systems[pair.system]
+        assert pair.chrf_bootstrap.difference == pytest.approx(c.system(pair.system).chrf.score
+                                                               - c.system(pair.baseline).chrf.score, abs=1e-12)
+        boot = paired_bootstrap(base, system, per_segment, n_samples=300, method="shift", metric="chrF")
+        ar = paired_randomization(base, system, per_segment, n_trials=400, metric="chrF")
+        assert (pair.chrf_bootstrap.p_value, pair.chrf_randomization.p_value) == (boot.p_value, ar.p_value)
+        for test_type, n, ours in (("bs", 300, pair.chrf_bootstrap.sacrebleu_p_value),
+                                   ("ar", 400, pair.chrf_randomization.p_value_as("sacrebleu"))):
+            _, scores = PairedTest([("b", base), ("s", system)], {"chrF": CHRF()}, refs, test_type=test_type,
+                                   n_samples=n)()
+            assert ours == next(v for k, v in scores.items() if k != "System")[1].p_value
+    row = c.to_dict()["all_pairs"][0]
+    assert row["chrf_bootstrap_p_value"] == c.all_pairs[0].chrf_bootstrap.p_value
+    assert "chrF p(AR)" in c.to_html() and "chrF, fluent - strong: gap" in str(c)
+    assert compare_systems(systems, per_segment, chrf=False, **FAST).all_pairs[0].chrf_bootstrap is None

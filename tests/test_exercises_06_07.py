@@ -279,6 +279,23 @@ def test_nltk_word_bleu_right_answer_passes_even_without_catching_warnings():
         assert ex7.check_nltk_word_bleu(lambda r, h: nltk_sentence_bleu([r.split()], h.split())).passed
 
 
+@pytest.mark.parametrize("seed", [None, *range(20)])
+def test_nltk_word_bleu_a_solution_that_lowercases_is_rejected_with_a_hint(seed):
+    import random
+
+    import numpy as np
+
+    cases = {} if seed is None else ex7.hidden_nltk_cases(random.Random(seed))
+    lowercased = quiet(lambda r, h: nltk_sentence_bleu([r.lower().split()], h.lower().split()))
+    fb = ex7.check_nltk_word_bleu(lowercased, **cases)
+    assert not fb.passed and "lowercased it" in text(fb)
+    assert "word-level BLEU is" in text(fb) and "nltk_sentence_bleu(" not in text(fb)  # a hint, not the fix
+    right = quiet(lambda r, h: nltk_sentence_bleu([r.split()], h.split()))
+    for form in (right, lambda r, h: np.float64(right(r, h)), lambda r, h: np.float32(right(r, h)),
+                 lambda r, h: np.array(right(r, h))):
+        assert ex7.check_nltk_word_bleu(form, **cases).passed
+
+
 def test_nltk_word_bleu_string_scoring_really_differs_for_every_case():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -374,6 +374,39 @@ def test_bonferroni_mistakes(func, message):
     assert message in text(fb)
 
 
+def _bonferroni_right(p, a):
+    return [k for k, v in p.items() if v < a / len(p)]
+
+
+def _one_too_few(p, a):  # alpha / (m - 1): a loop or an index that leaves one comparison out of m
+    return [k for k, v in p.items() if v < a / (len(p) - 1)]
+
+
+def _holm(p, a):
+    return [k for k, adjusted in zip(p, bl.significance.holm_adjusted(list(p.values()))) if adjusted <= a]
+
+
+@pytest.mark.parametrize("seed", [None, *range(40)])
+def test_bonferroni_every_case_set_tells_alpha_over_m_minus_1_and_holm_apart(seed):
+    cases = {} if seed is None else ex9.hidden_bonferroni_cases(random.Random(seed))
+    if seed is not None:  # every hidden case has a p strictly between alpha / m and alpha / (m - 1)
+        assert all(any(a / len(p) < v < a / (len(p) - 1) for v in p.values()) for _, p, a in cases["cases"])
+        assert all(v != a / len(p) for _, p, a in cases["cases"] for v in p.values())
+    slip = ex9.check_bonferroni(_one_too_few, **cases)
+    assert not slip.passed and "count the comparisons again" in text(slip)
+    assert "/ (m - 1)" not in text(slip) and "alpha / (m" not in text(slip)
+    for form in (_bonferroni_right, lambda p, a: set(_bonferroni_right(p, a)),
+                 lambda p, a: tuple(_bonferroni_right(p, a)), lambda p, a: (k for k in _bonferroni_right(p, a)),
+                 lambda p, a: np.array(_bonferroni_right(p, a)),
+                 lambda p, a: {k: p[k] for k in _bonferroni_right(p, a)}):
+        assert ex9.check_bonferroni(form, **cases).passed
+
+
+def test_bonferroni_a_holm_answer_is_named_and_rejected():
+    fb = ex9.check_bonferroni(_holm)
+    assert not fb.passed and "Holm's step-down procedure" in text(fb)
+
+
 def test_bonferroni_raising_and_not_callable():
     assert "ZeroDivisionError" in text(ex9.check_bonferroni(lambda p, a: 1 / 0))
     assert "pass your function itself" in text(ex9.check_bonferroni([]))

@@ -134,7 +134,7 @@ def test_the_z2jh_guide_names_the_chart_release_of_the_schema_it_is_checked_agai
 
 
 def dockerfile_steps(path: Path) -> tuple[str, list[tuple[str, str]]]:
-    """The FROM image and the COPY and RUN instructions of a Dockerfile, continuation lines joined."""
+    """The FROM image and the ARG, COPY and RUN instructions of a Dockerfile, continuation lines joined."""
     text = re.sub(r"\\\n\s*", " ", path.read_text(encoding="utf-8"))
     steps, base = [], ""
     for line in text.splitlines():
@@ -144,7 +144,7 @@ def dockerfile_steps(path: Path) -> tuple[str, list[tuple[str, str]]]:
         instruction, _, rest = line.partition(" ")
         if instruction == "FROM":
             base = rest
-        elif instruction in ("COPY", "RUN"):
+        elif instruction in ("ARG", "COPY", "RUN"):
             steps.append((instruction, rest))
         else:
             raise AssertionError(f"{path}: an instruction this test does not run: {line}")
@@ -159,8 +159,10 @@ def test_the_image_base_is_a_pinned_docker_stacks_image():
 @pytest.mark.skipif(sys.platform == "win32", reason="the image's commands are POSIX shell commands")
 def test_the_dockerfile_install_steps_work_in_a_venv(tmp_path: Path):
     """Each COPY and RUN of the Dockerfile, in order, with a venv standing for the image's conda environment
-    (CONDA_DIR) and a folder for the image's root: the wheel and its pinned dependencies install, the single-user
-    server then loads the course's settings, and `bleu-lab lessons` copies the course."""
+    (CONDA_DIR) and a folder for the image's root (ARGs at their defaults, as a plain `docker build`): the wheel and
+    its pinned dependencies install, the single-user server then loads the course's settings, and `bleu-lab lessons`
+    copies the course. Then the graded build's last step (--build-arg BLEU_LAB_GRADED=1): the installed worked
+    solutions are gone, and a graded start no longer warns that the student could read them."""
     if not shutil.which("sh"):
         pytest.skip("no POSIX shell")
     clone = tmp_path / "clone"
@@ -177,6 +179,7 @@ def test_the_dockerfile_install_steps_work_in_a_venv(tmp_path: Path):
            "PATH": f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}", "VIRTUAL_ENV": str(venv),
            "HOME": str(tmp_path / "home")}
     env.pop("PYTHONPATH", None)
+    (tmp_path / "home").mkdir()  # every command runs there, as in the image (jovyan's home), never in this clone
     _, steps = dockerfile_steps(SETTINGS / "z2jh" / "Dockerfile")
     assert [kind for kind, _ in steps].count("RUN") >= 2
 
@@ -184,7 +187,10 @@ def test_the_dockerfile_install_steps_work_in_a_venv(tmp_path: Path):
         return str(image_root / path.lstrip("/")) if path.startswith("/tmp/") else path
 
     for kind, arguments in steps:
-        if kind == "COPY":
+        if kind == "ARG":
+            name, _, default = arguments.partition("=")
+            env[name] = default
+        elif kind == "COPY":
             words = [w for w in shlex.split(arguments) if not w.startswith("--")]
             *sources, destination = words
             target = Path(in_image(destination))
@@ -193,16 +199,34 @@ def test_the_dockerfile_install_steps_work_in_a_venv(tmp_path: Path):
                 shutil.copy(context / source, target)
         else:
             command = re.sub(r"/tmp/\S*?(?=[/'\"\s]|$)", lambda m: in_image(m.group(0)), arguments)
-            done = subprocess.run(["sh", "-c", command], env=env, capture_output=True, text=True)
+            done = subprocess.run(["sh", "-c", command], env=env, capture_output=True, text=True, cwd=env["HOME"])
             assert done.returncode == 0, f"RUN {arguments}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
     python = venv / "bin" / "python"
     shown = subprocess.run([str(python), "-m", "jupyter_server", "--show-config"], env=env, capture_output=True,
-                           text=True, check=True)
+                           text=True, check=True, cwd=env["HOME"])
     assert "bleu_lab" in shown.stdout and "save_without_python_version" in shown.stdout, shown.stdout[-3000:]
     lessons = subprocess.run([str(venv / "bin" / "bleu-lab"), "lessons", str(tmp_path / "home" / "course")],
-                             env=env, capture_output=True, text=True)
+                             env=env, capture_output=True, text=True, cwd=env["HOME"])
     assert lessons.returncode == 0, lessons.stderr
     assert (tmp_path / "home" / "course" / "notebooks" / "playground.ipynb").is_file()
+    assert (tmp_path / "home" / "course" / "notebooks" / "solutions").is_dir()
+
+    graded = {**env, "BLEU_LAB_GRADED": "1"}
+    before = subprocess.run([str(venv / "bin" / "bleu-lab"), "lessons", str(tmp_path / "home" / "graded")],
+                            env=graded, capture_output=True, text=True, cwd=env["HOME"])
+    assert before.returncode == 0 and "warning: graded work (BLEU_LAB_GRADED=1)" in before.stderr, before.stderr
+    kind, last = steps[-1]
+    assert kind == "RUN" and "BLEU_LAB_GRADED" in last
+    subprocess.run(["sh", "-c", last], env=graded, check=True, capture_output=True, cwd=env["HOME"])
+    installed = subprocess.run([str(python), "-c", "from bleu_lab.course import course_root; print(course_root())"],
+                               env=env, capture_output=True, text=True, check=True, cwd=env["HOME"]).stdout.strip()
+    assert Path(installed).is_relative_to(venv), installed
+    assert not (Path(installed) / "notebooks" / "solutions").exists()
+    assert (Path(installed) / "notebooks" / "03_brevity_penalty.ipynb").is_file()
+    after = subprocess.run([str(venv / "bin" / "bleu-lab"), "lessons", str(tmp_path / "home" / "graded2")],
+                           env=graded, capture_output=True, text=True, cwd=env["HOME"])
+    assert after.returncode == 0 and "warning" not in after.stderr, after.stderr
+    assert not (tmp_path / "home" / "graded2" / "notebooks" / "solutions").exists()
 
 
 def load_one_server_config(monkeypatch, state: Path, problems: list[str] | None = None, **environment: str):

@@ -18,6 +18,7 @@ import shutil
 import sqlite3
 import stat
 import subprocess
+import sys
 import tempfile
 import textwrap
 import uuid
@@ -270,10 +271,44 @@ def test_private_homes_database_and_graded_work_on_a_real_hub() -> None:
                     print(hub.log()[-6000:])
                     raise
             assert hub.alive() == [], [(p.pid, p.cmdline()) for p in hub.alive()]
+            check_collect_grade_and_return(base, homes, ada, ben)
     finally:
         solutions.chmod(solutions_mode)
         shutil.rmtree(base, ignore_errors=True)
     assert not [name for name in (ada, ben) if _exists(name)]  # the accounts are gone
+
+
+def check_collect_grade_and_return(base: Path, homes: Path, ada: str, ben: str) -> None:
+    """The runbook's last steps on the homes the hub made: collect lesson 0 (Ada put a link to /etc/shadow where her
+    lesson was: refused, never followed), grade Ben's with feedback pages, return them: Ben's page lands in his
+    home, owned by him; Ada gets none, and /etc/shadow is untouched."""
+    lesson = "00_start_here"
+    bleu_lab = str(Path(sys.executable).parent / "bleu-lab")
+    ada_lesson = homes / ada / "bleu-lab-course" / "notebooks" / f"{lesson}.ipynb"
+    ada_lesson.unlink()
+    ada_lesson.symlink_to("/etc/shadow")
+    os.lchown(ada_lesson, pwd.getpwnam(ada).pw_uid, pwd.getpwnam(ada).pw_gid)
+    shadow = Path("/etc/shadow").stat()
+    submitted, feedback = base / "course" / "submitted", base / "feedback"
+    collected = subprocess.run([bleu_lab, "collect", lesson, "--homes", str(homes), "--to", str(submitted)],
+                               capture_output=True, text=True, timeout=120)
+    assert collected.returncode == 0, collected.stderr
+    assert f"collected 1 notebooks of {lesson}" in collected.stdout, collected.stdout
+    assert f"refused {ada}: " in collected.stdout and "is a link (never followed)" in collected.stdout
+    assert [p.relative_to(submitted).parts[0] for p in submitted.glob(f"*/{lesson}/{lesson}.ipynb")] == [ben]
+    graded = subprocess.run([bleu_lab, "grade", str(submitted / ben / lesson / f"{lesson}.ipynb"), "--seed", "7",
+                             "--feedback", str(feedback)], capture_output=True, text=True, timeout=600)
+    assert graded.returncode == 0, graded.stderr[-3000:]
+    assert "score: 0 / 2" in graded.stdout  # the handed-out lesson, untouched
+    returned = subprocess.run([bleu_lab, "collect", "--return", str(feedback), "--homes", str(homes)],
+                              capture_output=True, text=True, timeout=120)
+    assert returned.returncode == 0, returned.stderr
+    page = homes / ben / "bleu-lab-course" / "feedback" / f"{lesson}.html"
+    assert page.stat().st_uid == pwd.getpwnam(ben).pw_uid and "Score: 0 / 2" in page.read_text(encoding="utf-8")
+    assert not (homes / ada / "bleu-lab-course" / "feedback").exists()
+    assert ada_lesson.is_symlink()
+    assert (Path("/etc/shadow").stat().st_mtime_ns, Path("/etc/shadow").stat().st_size) == (
+        shadow.st_mtime_ns, shadow.st_size)
 
 
 def _exists(name: str) -> bool:

@@ -9,7 +9,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 from test_real_data import official_scores
 
-from bleu_lab.agreement import kendall_tau, pair_decisions, pairwise_accuracy, ranking
+from bleu_lab.agreement import (
+    kendall_tau,
+    pair_decisions,
+    pairwise_accuracy,
+    ranking,
+    resampled_pairwise_accuracy,
+)
 from bleu_lab.published_scores import COMET_REFERENCES, REFERENCES, load_system_scores
 
 # A second, independent copy of the published MQM table: the README of github.com/google/wmt-mqm-human-evaluation,
@@ -157,6 +163,36 @@ def test_pairwise_accuracy_by_hand():
     assert pairwise_accuracy([30.0, 28.0, 29.0], [0.4, 0.3, 0.1]) == pytest.approx(2 / 3)
     assert pairwise_accuracy([1, 2, 3, 4], [10, 20, 30, 40]) == 1.0
     assert pairwise_accuracy([1, 2, 3, 4], [40, 30, 20, 10]) == 0.0
+
+
+def test_resampled_pairwise_accuracy_by_hand():
+    """Three systems: pairs (0,1) and (0,2) agree, (1,2) does not. A draw [0, 0, 1] counts pair (0,1) twice: 1; a draw
+    [1, 2, 2]: (1,2) twice, 0; [0, 1, 2]: 2/3; [2, 2, 2] has no pair and is drawn again."""
+    metric, human = [1.0, 2.0, 3.0], [1.0, 3.0, 2.0]
+    agrees = {(0, 1): True, (0, 2): True, (1, 2): False}
+    rng, expected = np.random.default_rng(7), []
+    while len(expected) < 60:  # the same draws from numpy, each counted pair by pair of its positions
+        draw = rng.integers(0, 3, size=3).tolist()
+        pairs = [tuple(sorted(p)) for p in itertools.combinations(draw, 2) if p[0] != p[1]]
+        if pairs:
+            expected.append(sum(agrees[p] for p in pairs) / len(pairs))
+    got = resampled_pairwise_accuracy(metric, human, n_samples=60, seed=7)
+    assert got.tolist() == pytest.approx(expected)
+    assert {round(v, 9) for v in got} <= {0.0, round(2 / 3, 9), 1.0} and len(set(got.tolist())) == 3
+
+
+def test_resampled_pairwise_accuracy_pairs_metrics_and_refuses_too_much_work():
+    machines = [r for r in load_system_scores() if not r.is_human]
+    quality = [-r.mqm for r in machines]
+    assert set(resampled_pairwise_accuracy(quality, quality, n_samples=50).tolist()) == {1.0}
+    assert set(resampled_pairwise_accuracy([-q for q in quality], quality, n_samples=50).tolist()) == {0.0}
+    bleu = resampled_pairwise_accuracy([r.bleu["all"] for r in machines], quality, seed=3)
+    assert bleu.mean() == pytest.approx(pairwise_accuracy([r.bleu["all"] for r in machines], quality), abs=0.02)
+    assert bleu.tolist() == resampled_pairwise_accuracy([r.bleu["all"] for r in machines], quality, seed=3).tolist()
+    with pytest.raises(ValueError, match="use fewer draws"):
+        resampled_pairwise_accuracy(list(range(2000)), list(range(2000)), n_samples=1000)
+    with pytest.raises(ValueError, match="n_samples must be a whole number"):
+        resampled_pairwise_accuracy([1, 2], [1, 2], n_samples=0)
 
 
 def test_kendall_tau_by_hand_with_ties():

@@ -18,14 +18,14 @@ import pytest
 import sacrebleu
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from nltk.translate.bleu_score import SmoothingFunction
+from nltk.translate.bleu_score import SmoothingFunction, modified_precision
 from nltk.translate.bleu_score import corpus_bleu as nltk_corpus_bleu
 from nltk.translate.bleu_score import sentence_bleu as nltk_sentence_bleu
 
 import bleu_lab
 import bleu_lab.cli
 from bleu_lab.readings import Workspace, why
-from bleu_lab.readings.catalogue import decode_subwords, score, specs
+from bleu_lab.readings.catalogue import SMOOTHING, decode_subwords, score, specs
 from bleu_lab.readings.cli import main as why_main
 from bleu_lab.tokenization import available_tokenizers
 
@@ -291,7 +291,7 @@ def test_why_recovers_every_librarys_default_reading_from_the_number_it_prints(n
     catalogue = bleu_lab.readings.readings(bleu_lab.readings.Workspace(hyps, refs))
     defaults = [r for r in catalogue if r.departures == 0]
     assert {r.library for r in defaults} == {"sacrebleu", "nltk", "Hugging Face evaluate", "torchmetrics",
-                                             "Moses multi-bleu.perl"}
+                                             "Moses multi-bleu.perl", "compare-mt"}  # compare-mt's: checked below
     # sacrebleu, nltk and evaluate are recovered from their own libraries' numbers above; here the other three
     unchecked = [r for r in defaults if r.library in ("torchmetrics", "Moses multi-bleu.perl")]
     for reading in unchecked + [r for r in catalogue if r.library == "d2l.ai" and r.settings == {"k": 2}]:
@@ -574,3 +574,111 @@ def test_find_setting_check_accepts_every_right_form_and_hints_without_the_answe
     assert "dict" in str(check_find_setting(lambda h, r, x: ("intl", True)))
     assert "raised" in str(check_find_setting(lambda h, r, x: 1 / 0))
     assert "intl" in str(check_find_setting(lambda h, r, x: {}, reveal=True))
+
+
+# --- what each smoothing method's text says it changes, held against sacrebleu and nltk ---------------------------
+
+MATCHES_EVERY_ORDER = [  # (hypothesis, reference): every order 1-4 has a match, but not every n-gram matches
+    ("the cat sat on the mat today", "the cat sat on the mat"),
+    ("a dog ran in the park and the dog barked loudly", "the dog ran in the park and the dog barked"),
+]
+MISSES_ORDERS_3_AND_4 = ("the cat is on a mat", "the cat sat on the mat")  # unigram and bigram matches only
+
+
+def _sacrebleu_precisions(hyp: str, ref: str, method: str) -> list[float]:
+    return sacrebleu.BLEU(smooth_method=method).corpus_score([hyp], [[ref]]).precisions
+
+
+def _nltk_precisions(hyp: str, ref: str, method: str) -> list[float]:
+    h, r = hyp.split(), [ref.split()]
+    p_n = [modified_precision(r, h, n) for n in range(1, 5)]
+    return [float(p) for p in getattr(SmoothingFunction(), method)(list(p_n), r, h, len(h))]
+
+
+def _changed_orders(smoothed: list[float], plain: list[float]) -> set[int]:
+    return {n for n, (a, b) in enumerate(zip(smoothed, plain), start=1) if not math.isclose(a, b, rel_tol=1e-12)}
+
+
+@pytest.mark.parametrize("library, method", sorted(SMOOTHING))
+def test_smoothing_text_says_which_orders_the_library_changes(library, method):
+    effect = SMOOTHING[library, method]
+    precisions, plain = ((_sacrebleu_precisions, "none") if library == "sacrebleu" else (_nltk_precisions, "method0"))
+    claimed = set() if effect.every_order_from is None else set(range(effect.every_order_from, 5))
+    for hyp, ref in MATCHES_EVERY_ORDER:  # every order has a match: only the orders the text names change
+        assert _changed_orders(precisions(hyp, ref, method), precisions(hyp, ref, plain)) == claimed
+    if effect.every_order_from is None and method not in ("none", "method0"):  # "only orders without a match"
+        hyp, ref = MISSES_ORDERS_3_AND_4
+        assert _changed_orders(precisions(hyp, ref, method), precisions(hyp, ref, plain)) == {3, 4}
+    assert ("every order" in effect.text) == (effect.every_order_from is not None)
+    assert ("only orders without a match" in effect.text) == (effect.every_order_from is None
+                                                             and method not in ("none", "method0"))
+
+
+def test_add_k_raises_a_sentence_that_matches_every_order():
+    # the issue's case: exp leaves a sentence matching every order alone, add-k does not
+    hyp, ref = MATCHES_EVERY_ORDER[0]
+    exp = sacrebleu.sentence_bleu(hyp, [ref], smooth_method="exp").score
+    add_k = sacrebleu.sentence_bleu(hyp, [ref], smooth_method="add-k").score
+    assert exp == sacrebleu.sentence_bleu(hyp, [ref], smooth_method="none").score
+    assert add_k != exp
+    notes = {r.settings.get("smooth_method"): r.explanation for r in why([hyp], [[ref]], 50).readings
+             if r.name == "sacrebleu corpus_bleu" and set(r.settings) <= {"smooth_method"}}
+    assert "every order from 2 up" in notes["add-k"]
+    assert "only orders without a match" not in notes["add-k"]
+
+
+# --- compare-mt's BLEU, the likelier causes, and the references hint on words -----------------------------------------
+
+
+def compare_mt_score(hyps, refs):
+    pytest.importorskip("compare_mt", reason="compare-mt (and six) are in the test extras: pip install -e '.[test]'")
+    from compare_mt.scorers import BleuScorer
+
+    split = [h.strip().split(" ") for h in hyps], [seg[0].strip().split(" ") for seg in refs]
+    return BleuScorer().score_corpus(split[1], split[0])[0]
+
+
+@given(corpora())
+@settings(max_examples=60, deadline=None)
+def test_compare_mt_reading_equals_compare_mts_bleu_scorer(corpus):
+    hyps, refs = corpus
+    ours = reading_scores(hyps, refs, "compare-mt BLEU")[()]
+    assert close(ours, compare_mt_score(hyps, refs))
+
+
+def test_why_matches_compare_mts_number_to_compare_mt():
+    hyps = ["the cat is on the mat", "a dog ran home", "it rained today"]
+    refs = [["the cat sat on a mat"], ["the dog went home"], ["it was raining today"]]  # no 4-gram matches
+    theirs = compare_mt_score(hyps, refs)
+    nltk_reading = reading_scores(hyps, refs, "nltk corpus_bleu")[()]
+    assert theirs > 30 and nltk_reading < 1e-6  # the order without a match counted as 1: not nltk's number
+    result = why(hyps, refs, f"{theirs:.2f}")
+    assert result.matches[0].name == "compare-mt BLEU" and result.matches[0].library == "compare-mt"
+
+
+def test_when_nothing_matches_the_likelier_causes_come_first():
+    corpus = bleu_lab.load_corpus()
+    result = why(corpus.systems["literal"], corpus.references_for("A"), "3.21")
+    assert not result.matches
+    verdict = result.verdict
+    assert verdict.index("another reference") < verdict.index("another version of the test set") < verdict.index(
+        "another output file") < verdict.index("nearest reading")
+    assert str(result).startswith(verdict)
+
+
+def test_the_more_references_hint_is_not_silenced_by_character_readings():
+    """The issue's case (held-out en-ru: the official two-reference number given with one reference): the number is
+    above every BLEU-4 reading on words but below tok='char'; the hint must fire."""
+    corpus = bleu_lab.load_corpus()
+    hyps, refs = corpus.systems["fluent"], [[seg[0]] for seg in corpus.references_for("A")]
+    ws = Workspace(hyps, refs)
+    scored = [score(s, ws) for s in specs(ws)]
+    words = max(r.score for r in scored if r.order == 4 and not r.mistake and r.score is not None and r.score <= 100
+                and r.view.partition(":")[0] not in ("char", "chars"))
+    chars = max(r.score for r in scored if r.view.partition(":")[0] == "char" and r.score is not None)
+    assert chars > words + 5
+    reported = f"{words + 3:.1f}"
+    result = why(hyps, refs, reported)
+    assert not any(m.order == 4 for m in result.matches)
+    assert "more references may have been used" in result.verdict
+    assert any(f.kind == "references" and "above every BLEU-4 reading on words" in f.message for f in result.findings)

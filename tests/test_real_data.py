@@ -67,3 +67,17 @@ def test_short_segments_make_nltk_and_sacrebleu_differ_on_real_data(mtdata):
     nltk_style = bleu_lab.corpus_bleu(ref_tokens, hyp_tokens)
     assert math.isclose(nltk_style, nltk_corpus_bleu(ref_tokens, hyp_tokens), rel_tol=1e-12)
     assert nltk_style * 100 < bleu_lab.corpus_score(hyps, references).score
+
+
+def test_wmt21_official_en_ja_bleu_is_char_and_ja_mecab_cannot_give_it(mtdata):
+    """Lesson 7, section 5: WMT21's official English→Japanese BLEU (Facebook-AI 46.83) is sacrebleu's tok:char;
+    ja-mecab, sacrebleu's default for a Japanese target, gives 31.6 for the same output."""
+    pytest.importorskip("MeCab", reason="ja-mecab needs the mecab extra (pip install -e '.[mecab]')")
+    pytest.importorskip("ipadic", reason="ja-mecab needs the mecab extra (pip install -e '.[mecab]')")
+    table = official_scores(mtdata)
+    hyps, references = load(mtdata, "en-ja", "Facebook-AI", "A")
+    official = table[("en-ja", "Facebook-AI", "bleu-A")]
+    assert round(official, 2) == 46.83
+    assert math.isclose(bleu_lab.corpus_score(hyps, references, tokenize="char").score, official, abs_tol=1e-9)
+    mecab = bleu_lab.corpus_score(hyps, references, tokenize="ja-mecab")
+    assert round(mecab.score, 1) == 31.6 and "tok:ja-mecab" in mecab.signature

@@ -593,3 +593,128 @@ def test_progress_bars_count_resamples_and_reach_the_end(news, monkeypatch):
     assert counted["bootstrap resamples"] == (2500, 2500)
     assert counted["randomization trials"] == (2100, 2100)
     assert counted["baseline"][0] == len(refs)  # the segment bar is exhausted, so it ends at 100%
+
+
+# --- Holm's step-down adjusted p-values ---------------------------------------------------------------------------
+
+
+def test_holm_adjusted_by_hand():
+    # sorted: 0.005 (x4 = 0.02), 0.01 (x3 = 0.03), 0.03 (x2 = 0.06), 0.04 (x1 = 0.04, raised to 0.06 by the running
+    # maximum); given back in the order of the input
+    assert sig.holm_adjusted([0.01, 0.04, 0.03, 0.005]) == pytest.approx([0.03, 0.06, 0.06, 0.02])
+    assert sig.holm_adjusted([0.3, 0.6]) == pytest.approx([0.6, 0.6])  # 2 x 0.3, then max(0.6, 0.6)
+    assert sig.holm_adjusted([0.7, 0.2, 0.9]) == pytest.approx([1.0, 0.6, 1.0])  # 3 x 0.2, then capped at 1
+    assert sig.holm_adjusted(np.array([0.02, 0.02])) == [0.04, 0.04]  # ties get the same value
+    assert sig.holm_adjusted([]) == [] and sig.holm_adjusted([0.03]) == [0.03]
+
+
+def _step_down_rejections(p_values: list[float], alpha: float) -> set[int]:
+    """Holm's procedure as his paper states it: going up the sorted p-values, reject while p_(k) <= alpha/(m-k+1)."""
+    rejected = set()
+    m = len(p_values)
+    for k, index in enumerate(sorted(range(m), key=p_values.__getitem__)):
+        if p_values[index] > alpha / (m - k):
+            break
+        rejected.add(index)
+    return rejected
+
+
+@given(st.lists(st.floats(0, 1), min_size=1, max_size=12), st.sampled_from([0.01, 0.05, 0.1]))
+def test_holm_adjusted_rejects_what_the_step_down_procedure_rejects_and_at_least_bonferroni(p_values, alpha):
+    adjusted = sig.holm_adjusted(p_values)
+    m = len(p_values)
+    assume(all(not math.isclose(a, alpha, rel_tol=1e-9) for a in adjusted))  # no float tie at the threshold
+    assert {i for i, a in enumerate(adjusted) if a <= alpha} == _step_down_rejections(p_values, alpha)
+    for p, a in zip(p_values, adjusted):
+        assert p <= a <= min(1.0, m * p) + 1e-15  # never above Bonferroni's adjusted p-value
+    by_p = sorted(range(m), key=p_values.__getitem__)
+    assert all(adjusted[i] <= adjusted[j] for i, j in zip(by_p, by_p[1:]))  # monotone in p
+
+
+def test_holm_adjusted_equals_statsmodels_when_installed():
+    multitest = pytest.importorskip("statsmodels.stats.multitest")
+    p_values = [0.01, 0.04, 0.03, 0.005, 0.2, 0.2, 0.0001]
+    expected = multitest.multipletests(p_values, method="holm")[1]
+    assert sig.holm_adjusted(p_values) == pytest.approx(list(expected))
+
+
+@pytest.mark.parametrize("bad, message", [
+    ("0.1", "p_values must be a list"), ([0.1, 1.5], r"p_values\[1\] is 1.5"), ([True], r"p_values\[0\] is True"),
+    ([float("nan")], r"p_values\[0\] is nan"), ([-0.1], "between 0 and 1"),
+])
+def test_holm_adjusted_refuses_what_is_no_list_of_p_values(bad, message):
+    with pytest.raises((TypeError, ValueError), match=message):
+        sig.holm_adjusted(bad)
+
+
+# --- Holm's step-down adjustment, as compare uses it ----------------------------------------------------------------
+
+
+def test_holm_adjusted_by_hand_with_ties_and_the_cap():
+    # m = 4; sorted 0.01 < 0.02 < 0.03 < 0.5: 4 * 0.01 = 0.04; 3 * 0.02 = 0.06; 2 * 0.03 = 0.06; 1 * 0.5 = 0.5
+    assert sig.holm_adjusted([0.03, 0.5, 0.01, 0.02]) == pytest.approx([0.06, 0.5, 0.04, 0.06])
+    # the running maximum: 3 * 0.02 = 0.06 would fall below 4 * 0.02 = 0.08 of a tie before it
+    assert sig.holm_adjusted([0.02, 0.02, 0.02, 0.9]) == pytest.approx([0.08, 0.08, 0.08, 0.9])
+    # capped at 1, and one p-value is its own adjustment
+    assert sig.holm_adjusted([0.4, 0.6, 0.3]) == pytest.approx([0.9, 0.9, 0.9])
+    assert sig.holm_adjusted([0.7]) == [0.7]
+    assert sig.holm_adjusted([]) == []
+
+
+@pytest.mark.parametrize("bad", [[0.1, 1.5], [-0.01], [float("nan")], ["0.1"], [True], 0.3])
+def test_holm_adjusted_refuses_what_is_not_a_p_value(bad):
+    with pytest.raises((ValueError, TypeError), match="p_values"):
+        sig.holm_adjusted(bad)
+
+
+# --- chrF and TER: the same paired tests over their per-segment statistics, equal to sacrebleu's --------------------
+
+
+def _close_pair():
+    """fluent against fluent with 4 segments taken from literal: a gap the tests find neither certain nor absent."""
+    corpus = load_corpus()
+    fluent, literal = corpus.systems["fluent"], corpus.systems["literal"]
+    mixed = [literal[i] if i % 40 == 0 else h for i, h in enumerate(fluent)]
+    return fluent, mixed, [corpus.references_for("A")[i][0] for i in range(len(fluent))], \
+        [seg[0] for seg in corpus.references_for("B")]
+
+
+@pytest.mark.parametrize("metric", ["chrF", "TER"])
+@pytest.mark.parametrize("n_refs", [1, 2])
+def test_chrf_and_ter_paired_tests_equal_sacrebleus(metric, n_refs, monkeypatch):
+    from sacrebleu.metrics import CHRF, TER
+
+    base, system, ref_a, ref_b = _close_pair()
+    streams = [ref_a, ref_b][:n_refs]
+    refs = [list(seg) for seg in zip(*streams)]
+    peer = CHRF() if metric == "chrF" else TER()
+    monkeypatch.setenv("SACREBLEU_SEED", "12345")
+    for test_type, n in (("bs", 500), ("ar", 700)):
+        _, scores = PairedTest([("baseline", base), ("system", system)], {metric: peer}, streams,
+                               test_type=test_type, n_samples=n)()
+        theirs = next(v for k, v in scores.items() if k != "System")
+        if test_type == "bs":
+            ours = sig.paired_bootstrap(base, system, refs, n_samples=n, metric=metric)
+            assert_same_bootstrap(ours, theirs)
+        else:
+            ours = sig.paired_randomization(base, system, refs, n_trials=n, metric=metric, method="sacrebleu")
+            assert_same_randomization(ours, theirs)
+        assert 0.01 < ours.p_value < 0.9  # a p the draws decide, not the floor 1 / (n + 1)
+        assert ours.metric == ("chrF2" if metric == "chrF" else "TER") and ours.metric in str(ours)
+    assert ours.signature.startswith(f"nrefs:{n_refs}|ar:700|seed:12345|")
+
+
+def test_one_paired_test_over_any_statistic_bleu_is_not_a_special_case():
+    """paired_rows gives each metric's rows and scorer; the BLEU rows go through the same test functions."""
+    base, system, ref_a, _ = _close_pair()
+    refs = [[r] for r in ref_a]
+    for metric in sig.METRICS:
+        rows = sig.paired_rows(metric, base, system, refs)
+        assert rows.base_rows.shape == rows.sys_rows.shape and len(rows.base_rows) == len(base)
+        assert rows.scores(rows.base_rows.sum(0, keepdims=True))[0] == pytest.approx(rows.baseline.score)
+        direct = sig.bootstrap_from_rows(rows, n_samples=200)
+        assert direct.p_value == sig.paired_bootstrap(base, system, refs, n_samples=200, metric=metric).p_value
+    with pytest.raises(ValueError, match="metric must be one of 'BLEU', 'chrF', 'TER'"):
+        sig.paired_rows("COMET", base, system, refs)
+    with pytest.raises(TypeError, match="TER takes no options"):
+        sig.paired_rows("TER", base, system, refs, lowercase=True)

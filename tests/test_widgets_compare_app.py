@@ -14,7 +14,7 @@ from bleu_lab.widgets.compare_app import CompareApp, compare_app, parse_names
 NEWS = Path(__file__).resolve().parent.parent / "data" / "news"
 FAST = {"n_samples": 100, "n_trials": 200}
 CAPTIONS = ("Word F-measure by frequency bucket", "BLEU by reference length", "BLEU by length difference",
-            "BLEU by sentence-BLEU band", "n-grams matched more by")
+            "Segments by sentence-BLEU band", "n-grams matched more by")
 
 
 def upload(name: str, data: bytes) -> dict:

@@ -18,7 +18,7 @@ from ..commands import add_version, check_output_file, check_output_folder, refu
 from ..scripts import tokenizer_warning
 from ..significance import TooManyDraws
 from ..tokenization import ALL_TOKENIZERS, OPTIONAL_TOKENIZERS, TOKENIZERS
-from .comparison import compare_systems
+from .comparison import ThresholdOutOfReach, compare_systems
 from .files import comparison_inputs, default_names, read_text_file
 
 
@@ -26,10 +26,11 @@ def build_parser(prog: str = "bleu-lab compare") -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=prog,
         description="Compare two or more systems' outputs on one test set: BLEU (exact sacrebleu) and chrF, "
-        "paired significance tests (approximate randomization and the paired bootstrap) on every pair of systems, "
-        "read with Bonferroni's correction when there are more than two, word accuracy by frequency, buckets by "
-        "length and by sentence BLEU, salient n-grams, and the segments where each system and the baseline differ "
-        "most.",
+        "paired significance tests (approximate randomization and the paired bootstrap) on BLEU and chrF for every "
+        "pair of systems, read with Bonferroni's correction and Holm's adjusted p when there are more than two (with "
+        "WMT-style clusters; too few --samples or --trials for the correction are raised, and said), word accuracy "
+        "by frequency, buckets by length and by sentence BLEU, salient n-grams, and the segments where each system "
+        "and the baseline differ most.",
         epilog="Example: bleu-lab compare --refs data/news/ref.A.de --systems data/news/sys.strong.de "
         "data/news/sys.fluent.de --names strong fluent --html report.html",
     )
@@ -95,7 +96,7 @@ def run(args: argparse.Namespace) -> None:
             baseline=args.baseline, sources=inputs.sources, frequencies=args.frequencies, n_samples=args.samples,
             n_trials=args.trials, seed=args.seed, alpha=args.alpha, n_examples=args.examples, chrf=not args.no_chrf,
         )
-    except TooManyDraws as err:  # the bound in this command's own words: its flags, not compare_systems' arguments
+    except (TooManyDraws, ThresholdOutOfReach) as err:  # in this command's words: its flags, not arguments
         raise ValueError(err.in_flags()) from None
     print(comparison)
     for flag, value, write in (("--json", args.json, comparison.to_json), ("--html", args.html, comparison.to_html),

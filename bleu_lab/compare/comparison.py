@@ -13,19 +13,26 @@ Conventions (the lesson explains each):
 
 from __future__ import annotations
 
+import heapq
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
-from ..chrf import ChrfOptions
+from ..chrf import ChrfOptions, segment_rows
+from ..chrf import scores_from_rows as chrf_scores
 from ..sacrebleu_style import ScoreOptions, check_corpus, count_refs
 from ..significance import (
+    DRAW_FLAGS,
+    MAX_DRAWS,
     PairedRows,
     _rows,
+    bonferroni_alpha,
     bootstrap_from_rows,
     check_draws,
+    holm_adjusted,
     randomization_from_rows,
 )
 from ..statistics import prepare_references
@@ -34,13 +41,14 @@ from ..validation import as_sequence, check_flag, check_segment_lengths, plain_s
 from .bucketers import (
     FREQUENCY,
     LENGTH_DIFFERENCE,
+    LENGTH_DIFFERENCE_MERGED,
     REFERENCE_LENGTH,
     SENTENCE_BLEU,
     Bucketer,
     read_frequency_file,
     word_frequencies,
 )
-from .reporters import report_html, to_csv, to_dict, to_html, to_json, to_latex, to_text
+from .reporters import ALPHA, report_html, to_csv, to_dict, to_html, to_json, to_latex, to_text
 from .results import (
     BucketTable,
     ComparisonData,
@@ -49,12 +57,14 @@ from .results import (
     SalientPair,
     SystemScores,
     WordAccuracy,
+    WordExample,
 )
 from .scorers import (
     COMPARE_TYPES,
+    bucket_counts,
     bucket_indices,
     bucket_scores,
-    corpus_chrf_many,
+    chrf_from_rows,
     ngram_counts,
     reference_ngram_counts,
     rows_score,
@@ -159,6 +169,9 @@ def compare_systems(
         check_draws(value, len(refs), arg)  # the paired tests' bound, before any text is tokenized
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
         raise ValueError(f"seed must be a whole number >= 0 (or None for fresh randomness), got {seed!r}")
+    n_pairs = len(outputs) * (len(outputs) - 1) // 2
+    requested = {"n_samples": n_samples, "n_trials": n_trials}
+    n_samples, n_trials = (reachable_draws(requested[arg], n_pairs, len(refs), arg) for arg in requested)
 
     prep = make_preprocessor(tokenize, lowercase)
     ref_tokens = [[prep(r) for r in seg] for seg in refs]
@@ -168,36 +181,55 @@ def compare_systems(
     rows = {name: _rows(prepared, toks, options.max_ngram_order) for name, toks in out_tokens.items()}
     nrefs = count_refs(refs)
 
-    chrfs = corpus_chrf_many(outputs, refs, ChrfOptions(lowercase=lowercase), nrefs) if check_flag(chrf, "chrf") else {}
+    chrf_options = ChrfOptions(lowercase=lowercase)
+    chrf_rows = ({name: segment_rows(lines, refs, chrf_options) for name, lines in outputs.items()}
+                 if check_flag(chrf, "chrf") else {})
+    chrfs = {name: chrf_from_rows(r, chrf_options, nrefs) for name, r in chrf_rows.items()}
     scores = tuple(SystemScores(name, rows_score(rows[name], options, nrefs), chrfs.get(name)) for name in outputs)
+
+    def chrf_tests(baseline: str, system: str) -> dict:
+        """chrF's paired tests on the same draws as BLEU's (equal to sacrebleu's on chrF: tests/test_significance)."""
+        if not chrf_rows:
+            return {}
+        paired = PairedRows(options, chrf_rows[baseline], chrf_rows[system], chrfs[baseline], chrfs[system],
+                            lambda summed: chrf_scores(summed, chrf_options))
+        return {"chrf_randomization": randomization_from_rows(paired, n_trials=n_trials, seed=seed),
+                "chrf_bootstrap": bootstrap_from_rows(paired, n_samples=n_samples, seed=seed, method="shift")}
     order = [base] + [name for name in outputs if name != base]
-    every_pair = tuple(
+    tested = [
         PairTest(
             system, baseline,
             randomization_from_rows(paired, n_trials=n_trials, seed=seed),
             bootstrap_from_rows(paired, n_samples=n_samples, seed=seed, method="shift"),
+            **chrf_tests(baseline, system),
         )
         for i, baseline in enumerate(order) for system in order[i + 1:]
         for paired in (PairedRows.from_rows(rows[baseline], rows[system], options, nrefs),)
-    )
+    ]
+    holm_ar = holm_adjusted([p.randomization.p_value for p in tested])
+    holm_bs = holm_adjusted([p.bootstrap.p_value for p in tested])
+    every_pair = tuple(replace(p, randomization_holm=ar, bootstrap_holm=bs)
+                       for p, ar, bs in zip(tested, holm_ar, holm_bs))
     pairs = tuple(p for p in every_pair if p.baseline == base)
     sentence = {name: sentence_scores(r, options) for name, r in rows.items()}
 
     bucket_of: dict[str, dict[str, np.ndarray]] = {}
 
-    def table(bucketer: Bucketer, values: Mapping[str, Sequence[float]]) -> BucketTable:
+    def table(bucketer: Bucketer, values: Mapping[str, Sequence[float]], counts_only: bool = False) -> BucketTable:
         n = len(bucketer.cutoffs) + 1
         index = bucket_of[bucketer.name] = {name: bucket_indices(values[name], bucketer) for name in outputs}
+        if counts_only:  # a bucket defined by the score: its BLEU and interval would only restate the bucket
+            return BucketTable(bucketer, {name: bucket_counts(index[name], n) for name in outputs}, counts_only=True)
         return BucketTable(bucketer, {
             name: bucket_scores(rows[name], index[name], n, options, n_samples, seed) for name in outputs
         })
 
     ref_lengths = [len(r) for r in first_ref]
     length_table = table(REFERENCE_LENGTH, {name: ref_lengths for name in outputs})
-    diff_table = table(LENGTH_DIFFERENCE, {
-        name: [len(o) - r for o, r in zip(out_tokens[name], ref_lengths)] for name in outputs
-    })
-    band_table = table(SENTENCE_BLEU, {name: sentence[name].tolist() for name in outputs})
+    differences = {name: [len(o) - r for o, r in zip(out_tokens[name], ref_lengths)] for name in outputs}
+    diff_table = table(LENGTH_DIFFERENCE, differences)
+    merged_table = table(LENGTH_DIFFERENCE_MERGED, differences)
+    band_table = table(SENTENCE_BLEU, {name: sentence[name].tolist() for name in outputs}, counts_only=True)
 
     freq, source = _frequencies(frequencies, first_ref)
     n_freq = len(FREQUENCY.cutoffs) + 1
@@ -206,7 +238,7 @@ def compare_systems(
     accuracy = WordAccuracy(FREQUENCY, {
         name: word_counts(first_ref, out_tokens[name], lambda w: word_bucket.get(w, unseen), n_freq, ref_words)
         for name in outputs
-    }, source)
+    }, source, word_examples(first_ref, out_tokens, lambda w: word_bucket.get(w, unseen), n_freq))
 
     ref_ngrams = reference_ngram_counts(first_ref, 1, ngram_order)
     counts = {name: ngram_counts(first_ref, out_tokens[name], 1, ngram_order, ref_ngrams)[compare_type]
@@ -218,11 +250,15 @@ def compare_systems(
     examples = tuple(ex for name in outputs if name != base
                      for ex in _examples(sentence[name], sentence[base], name, base, n_examples))
     settings = {"tokenize": tokenize, "lowercase": lowercase, "n_samples": n_samples, "n_trials": n_trials,
-                "seed": seed, "alpha": alpha, "ngram_order": ngram_order, "compare_type": compare_type}
+                "seed": seed, "alpha": alpha, "ngram_order": ngram_order, "compare_type": compare_type,
+                "raised": {arg: [asked, used] for (arg, asked), used in zip(requested.items(), (n_samples, n_trials))
+                           if asked != used}}
+    bleu = {s.name: s.bleu.score for s in scores}
     return Comparison(
         tuple(outputs), base, options, scores[0].bleu.signature, scores[0].chrf.signature if chrf else "", scores,
         pairs, every_pair, accuracy, length_table, diff_table, band_table, salient, examples, outputs, refs, srcs,
         sentence, ref_lengths, bucket_of, settings,
+        {test: clusters(bleu, every_pair, test) for test in ("AR", "BS")} if len(outputs) > 2 else {}, merged_table,
     )
 
 
@@ -301,3 +337,90 @@ def _examples(system: np.ndarray, baseline: np.ndarray, name: str, base: str, k:
     gaps = system - baseline
     order = sorted((i for i in range(len(gaps)) if gaps[i] != 0), key=lambda i: (-abs(gaps[i]), i))[:k]
     return [Example(i, name, base, float(gaps[i])) for i in order]
+
+
+class ThresholdOutOfReach(ValueError):
+    """The family-wise threshold (``ALPHA`` / pairs) is below every p-value ``count`` resamples (or trials, the
+    argument ``name``) can give, and the count that would reach it needs more than ``MAX_DRAWS`` random draws."""
+
+    def __init__(self, count: int, needed: int, pairs: int, segments: int, name: str):
+        self.count, self.needed, self.pairs, self.segments, self.name = count, needed, pairs, segments, name
+        super().__init__(self._text(name))
+
+    def _text(self, name: str) -> str:
+        threshold = bonferroni_alpha(ALPHA, self.pairs)
+        return (f"{self.pairs} pairs are tested together, so each is read at {ALPHA:g} / {self.pairs} = "
+                f"{threshold:.2g}, below 1 / ({self.count} + 1), the smallest p-value {name} {self.count} can give: "
+                f"every pair would read 'not significant'. {name} {self.needed:,} would reach below it, but on "
+                f"{self.segments:,} segments that needs {self.needed * self.segments:,} random draws, more than the "
+                f"{MAX_DRAWS:,} that fit in memory: compare fewer systems at a time (or fewer segments)")
+
+    def in_flags(self) -> str:
+        """The refusal in the command line's words (``--samples``, ``--trials``)."""
+        return self._text(DRAW_FLAGS.get(self.name, self.name))
+
+
+ROUND_DRAWS = 1000  # raised counts are multiples of this
+
+
+def reachable_draws(count: int, pairs: int, segments: int, name: str) -> int:
+    """``count`` resamples (or trials), raised when it cannot give a p-value below the family-wise threshold.
+
+    Both paired tests' p-values are (k + 1) / (count + 1), so the smallest is 1 / (count + 1). When that is not below
+    ``ALPHA`` / ``pairs`` (Bonferroni's level, and Holm's for the smallest p), every pair would read "not
+    significant" whatever the data: the count is raised to the smallest multiple of ``ROUND_DRAWS`` whose smallest
+    p is at most half the threshold, and refused (``ThresholdOutOfReach``) when those do not fit in ``MAX_DRAWS``
+    random draws.
+    """
+    if pairs == 0:  # one system: nothing is tested
+        return count
+    threshold = bonferroni_alpha(ALPHA, pairs)
+    if 1 / (count + 1) < threshold:
+        return count
+    needed = ROUND_DRAWS  # a round count whose smallest p is at most half the threshold: a pair is not read
+    while not 1 / (needed + 1) <= threshold / 2:  # "significant" only when no resample at all comes near
+        needed += ROUND_DRAWS
+    if needed * segments > MAX_DRAWS:
+        raise ThresholdOutOfReach(count, needed, pairs, segments, name)
+    return needed
+
+
+def clusters(bleu: Mapping[str, float], every_pair: Sequence[PairTest], test: str) -> list[list[str]]:
+    """WMT-style clusters by ``test`` ("AR" or "BS"), read with Holm's adjusted p at ``ALPHA``: the best system by
+    BLEU and every system not significantly different from it form the first cluster; the same on the systems left,
+    until none is left. Within a cluster, by BLEU."""
+    def different(a: str, b: str) -> bool:
+        p = next(p for p in every_pair if {p.system, p.baseline} == {a, b})
+        adjusted = p.randomization_holm if test == "AR" else p.bootstrap_holm
+        return p.difference != 0 and adjusted < ALPHA
+
+    left = sorted(bleu, key=lambda name: -bleu[name])
+    found = []
+    while left:
+        best = left[0]
+        cluster = [name for name in left if name == best or not different(best, name)]
+        found.append(cluster)
+        left = [name for name in left if name not in cluster]
+    return found
+
+
+WORD_EXAMPLES = 3  # segments shown per word-frequency bucket
+
+
+def word_examples(first_ref: Sequence[Sequence[str]], out_tokens: Mapping[str, Sequence[Sequence[str]]],
+                  bucket_of: Callable[[str], int], n_buckets: int,
+                  k: int = WORD_EXAMPLES) -> dict[int, list[WordExample]]:
+    """Per frequency bucket, ``k`` segments whose first reference holds words of the bucket, with the words each
+    system's output has: first the segments where some system misses one of them, then the others (earlier first)."""
+    candidates: dict[int, list[tuple[bool, int, WordExample]]] = {b: [] for b in range(n_buckets)}
+    outputs = {name: [set(toks) for toks in tokens] for name, tokens in out_tokens.items()}
+    for i, ref in enumerate(first_ref):
+        by_bucket: dict[int, list[str]] = {}
+        for word in dict.fromkeys(ref):
+            by_bucket.setdefault(bucket_of(word), []).append(word)
+        for b, words in by_bucket.items():
+            found = {name: tuple(w for w in words if w in toks[i]) for name, toks in outputs.items()}
+            complete = all(len(f) == len(words) for f in found.values())
+            candidates[b].append((complete, i, WordExample(i, tuple(words), found)))
+    return {b: [ex for _, _, ex in heapq.nsmallest(k, found, key=lambda x: x[:2])]
+            for b, found in candidates.items() if found}

@@ -22,7 +22,7 @@ import numpy as np
 from .. import plots
 from ..explain import explain
 from ..explain_html import BOX, CELL, MONO, TABLE, chip_legend_html, token_chips_html
-from ..significance import bonferroni_alpha
+from ..significance import MAX_DRAWS, bonferroni_alpha
 from ..spreadsheet import write_csv
 from .results import BucketTable, ComparisonData, PairTest
 
@@ -57,19 +57,30 @@ def to_dict(c: ComparisonData) -> dict:
         "pairs": [_pair(p) for p in c.pairs],
         "all_pairs": [_pair(p, c) for p in c.all_pairs],
         "family_wise": family_wise(c),
+        "clusters": {test: [list(cluster) for cluster in found] for test, found in c.clusters.items()},
+        "draws_raised": {arg: {"requested": asked, "used": used}
+                         for arg, (asked, used) in c.settings.get("raised", {}).items()},
         "word_accuracy": [
             {"bucket": label,
-             "fmeasure": {n: w.fmeasure(b) for n, w in c.word_accuracy.counts.items()},
-             "precision": {n: w.precision(b) for n, w in c.word_accuracy.counts.items()},
-             "recall": {n: w.recall(b) for n, w in c.word_accuracy.counts.items()},
+             "fmeasure": {n: fmeasure_or_none(w, b) for n, w in c.word_accuracy.counts.items()},
+             "precision": {n: w.precision(b) if w.output[b] else None for n, w in c.word_accuracy.counts.items()},
+             "recall": {n: w.recall(b) if w.reference[b] else None for n, w in c.word_accuracy.counts.items()},
              "matches": {n: w.matches[b] for n, w in c.word_accuracy.counts.items()},
              "output_words": {n: w.output[b] for n, w in c.word_accuracy.counts.items()},
              "reference_words": next(iter(c.word_accuracy.counts.values())).reference[b]}
             for b, label in enumerate(c.word_accuracy.labels)
         ],
         "word_accuracy_frequencies": c.word_accuracy.frequency_source,
+        "word_accuracy_examples": [
+            {"bucket": c.word_accuracy.labels[b], "segment": ex.segment + 1, "words": list(ex.words),
+             "found": {n: list(f) for n, f in ex.found.items()}}
+            for b, found in sorted(c.word_accuracy.examples.items()) for ex in found
+        ],
+        "tokens_note": tokens_note(c),
         "length_buckets": _bucket_rows(c.length_buckets),
         "length_difference_buckets": _bucket_rows(c.length_difference_buckets),
+        "length_difference_buckets_merged": (_bucket_rows(c.length_difference_merged)
+                                             if c.length_difference_merged else None),
         "sentence_bleu_buckets": _bucket_rows(c.sentence_bleu_buckets),
         "salient_ngrams": [
             {"system": s.system, "baseline": s.baseline, "compare_type": s.compare_type, "alpha": s.alpha,
@@ -87,6 +98,32 @@ def to_dict(c: ComparisonData) -> dict:
     }
 
 
+def fmeasure_or_none(w, b: int) -> float | None:
+    """Bucket ``b``'s word F-measure, or None when the bucket holds no reference word: its recall is 0 / 0, and the
+    0 compare-mt prints there would read as "every word missed" (the ``<1`` bucket of reference counts is empty by
+    construction)."""
+    return w.fmeasure(b) if w.reference[b] else None
+
+
+def _f_text(value: float | None) -> str:
+    return "–" if value is None else f"{value:.4f}"
+
+
+def tokens_note(c: ComparisonData) -> str:
+    """Which tokens the buckets, word accuracy and n-grams count, and how to get compare-mt's ("" with 'none')."""
+    tokenize = c.options.tokenize
+    if tokenize == "none":
+        return ""
+    return (f"Buckets, word accuracy and n-grams count the {tokenize} tokens of the BLEU signature; compare-mt splits "
+            "on spaces only, so on the same detokenized files its numbers differ. To compare with compare-mt, "
+            "tokenize the files first and run with -t none (tokenize='none').")
+
+
+def sacrebleu_lines(c: ComparisonData) -> list[str]:
+    """For each system against the baseline, the p-value sacrebleu --paired-bs prints for the same resamples."""
+    return [f"{p.system}: {p.bootstrap.sacrebleu_note()}" for p in c.pairs]
+
+
 def family_wise(c: ComparisonData) -> dict | None:
     """The correction for testing every pair at once (lesson 9's Bonferroni), or None with two systems (one pair)."""
     m = len(c.all_pairs)
@@ -98,11 +135,17 @@ def family_wise(c: ComparisonData) -> dict | None:
 def _pair(p: PairTest, c: ComparisonData | None = None) -> dict:
     row = {"system": p.system, "baseline": p.baseline, "difference": p.difference,
            "ar_p_value": p.randomization.p_value, "bootstrap_p_value": p.bootstrap.p_value,
-           "bootstrap_p_value_method": p.bootstrap.method, "win_rate": p.bootstrap.win_rate,
+           "bootstrap_p_value_method": p.bootstrap.method,
+           "bootstrap_p_value_sacrebleu": p.bootstrap.sacrebleu_p_value, "win_rate": p.bootstrap.win_rate,
            "system_interval": list(p.bootstrap.system_interval),
            "baseline_interval": list(p.bootstrap.baseline_interval),
            "difference_interval": list(p.bootstrap.difference_interval),
            "ar_signature": p.randomization.signature, "bootstrap_signature": p.bootstrap.signature}
+    if p.chrf_bootstrap is not None:
+        row.update({"chrf_difference": p.chrf_bootstrap.difference, "chrf_ar_p_value": p.chrf_randomization.p_value,
+                    "chrf_bootstrap_p_value": p.chrf_bootstrap.p_value,
+                    "chrf_bootstrap_p_value_sacrebleu": p.chrf_bootstrap.sacrebleu_p_value,
+                    "chrf_difference_interval": list(p.chrf_bootstrap.difference_interval)})
     if c is not None:
         fw = family_wise(c)
         row.update({
@@ -111,11 +154,53 @@ def _pair(p: PairTest, c: ComparisonData | None = None) -> dict:
             "bootstrap_significant": p.bootstrap.significant(ALPHA),
             "ar_significant_bonferroni": p.randomization.significant(fw["threshold"]) if fw else None,
             "bootstrap_significant_bonferroni": p.bootstrap.significant(fw["threshold"]) if fw else None,
+            "ar_p_value_holm": p.randomization_holm if fw else None,
+            "bootstrap_p_value_holm": p.bootstrap_holm if fw else None,
+            "ar_significant_holm": holm_significant(p, "AR") if fw else None,
+            "bootstrap_significant_holm": holm_significant(p, "BS") if fw else None,
         })
     return row
 
 
+def holm_significant(p: PairTest, test: str) -> bool:
+    """Whether Holm's adjusted p of ``test`` ("AR" or "BS") is below ``ALPHA`` (a zero gap is never significant)."""
+    adjusted = p.randomization_holm if test == "AR" else p.bootstrap_holm
+    return p.difference != 0 and adjusted is not None and adjusted < ALPHA
+
+
+def draws_note(c: ComparisonData) -> str:
+    """What was raised so that the family-wise threshold can be reached, in the command line's words ("" if
+    nothing was)."""
+    raised = c.settings.get("raised", {})
+    if not raised:
+        return ""
+    m = len(c.all_pairs)
+    what = {"n_samples": ("--samples", "bootstrap resamples"), "n_trials": ("--trials", "randomization trials")}
+    threshold = ALPHA / max(m, 1)
+    parts = [f"{what[arg][1]} from {asked:,} to {used:,} ({what[arg][0]}): 1 / ({asked:,} + 1) = "
+             f"{1 / (asked + 1):.2g}, the smallest p {asked:,} can give, is not below {ALPHA:g} / {max(m, 1)} = "
+             f"{threshold:.2g}, so every pair would have read “no” whatever the gap; {used:,} is the smallest "
+             f"multiple of 1,000 whose smallest p, {1 / (used + 1):.2g}, is at most half of it"
+             for arg, (asked, used) in raised.items()]
+    return ("Raised " + "; ".join(parts) + f". Draws are raised up to {MAX_DRAWS:,} (draws × segments); past that the "
+            "comparison is refused.")
+
+
+def clusters_text(c: ComparisonData) -> list[str]:
+    """One line per test: the WMT-style clusters, best first ("" with two systems or fewer)."""
+    return [f"{test}: " + " > ".join("{" + ", ".join(cluster) + "}" for cluster in found)
+            for test, found in c.clusters.items()]
+
+
+CLUSTERS_NOTE = ("Clusters, as WMT ranks systems: the best system by BLEU and every system not significantly "
+                 f"different from it (Holm's adjusted p ≥ {ALPHA:g}) form the first cluster; the same on the systems "
+                 "left, and so on. AR: by approximate randomization; BS: by the paired bootstrap.")
+
+
 def _bucket_rows(t: BucketTable) -> list[dict]:
+    if t.counts_only:
+        return [{"bucket": label, "count": {n: s[b].count for n, s in t.scores.items()}}
+                for b, label in enumerate(t.labels)]
     return [
         {"bucket": label,
          "count": {n: s[b].count for n, s in t.scores.items()},
@@ -158,6 +243,7 @@ def to_csv(c: ComparisonData, directory: str | Path) -> list[Path]:
     folder = Path(directory)
     folder.mkdir(parents=True, exist_ok=True)
     data = to_dict(c)
+    width = max((len(e["references"]) for e in data["examples"]), default=1)  # reference_1 .. reference_width
     tables = {
         "scores": [{k: s[k] for k in ("name", "bleu", "chrf", "length_ratio", "hyp_len", "ref_len")}
                    for s in data["systems"]],
@@ -176,16 +262,18 @@ def to_csv(c: ComparisonData, directory: str | Path) -> list[Path]:
         "examples": [
             {"segment": e["segment"], "system": e["system"], "baseline": e["baseline"], "gap": e["gap"],
              "system_output": e["outputs"][e["system"]], "baseline_output": e["outputs"][e["baseline"]],
-             "reference": e["references"][0]}
-            for e in data["examples"]
+             **{f"reference_{k}": refs[k - 1] if k <= len(refs) else "" for k in range(1, width + 1)}}
+            for e in data["examples"] for refs in (e["references"],)
         ],
     }
-    for key in ("length_buckets", "length_difference_buckets", "sentence_bleu_buckets"):
+    for key in ("length_buckets", "length_difference_buckets"):
         tables[key] = [
             {"bucket": r["bucket"], "system": n, "count": r["count"][n], "bleu": r["bleu"][n],
              "interval_low": r["interval"][n][0], "interval_high": r["interval"][n][1]}
             for r in data[key] for n in c.names
         ]
+    tables["sentence_bleu_buckets"] = [{"bucket": r["bucket"], "system": n, "count": r["count"][n]}
+                                       for r in data["sentence_bleu_buckets"] for n in c.names]
     written = []
     for name, rows in tables.items():
         written.append(write_csv(folder / f"{name}.csv", rows))
@@ -211,11 +299,11 @@ def pairs_latex(c: ComparisonData) -> list[str]:
     if fw is None:
         return []
     lines = [
-        r"\begin{tabular}{lrlrrcccc}",
+        r"\begin{tabular}{lrlrrcccccrr}",
         r"\hline",
         r"Pair & $\Delta$BLEU & 95\% interval of $\Delta$ & $p_\mathrm{AR}$ & $p_\mathrm{BS}$ & "
         f"AR $p<{ALPHA:g}$ & BS $p<{ALPHA:g}$ & AR $p<{fw['threshold']:.4f}$ (Bonf.) & BS $p<{fw['threshold']:.4f}$ "
-        r"(Bonf.) \\",
+        r"(Bonf.) & $\tilde p_\mathrm{AR}$ (Holm) & $\tilde p_\mathrm{BS}$ (Holm) \\",
         r"\hline",
     ]
     for p in c.all_pairs:
@@ -223,12 +311,16 @@ def pairs_latex(c: ComparisonData) -> list[str]:
                for test in (p.randomization, p.bootstrap)]
         lines.append(f"{latex_escape(p.system)} $-$ {latex_escape(p.baseline)} & {p.difference:+.2f} & "
                      "[{:+.2f}, {:+.2f}] & ".format(*p.bootstrap.difference_interval)
-                     + f"{p.randomization.p_value:.4f} & {p.bootstrap.p_value:.4f} & {' & '.join(yes)} \\\\")
+                     + f"{p.randomization.p_value:.4f} & {p.bootstrap.p_value:.4f} & {' & '.join(yes)} & "
+                     f"{p.randomization_holm:.4f} & {p.bootstrap_holm:.4f} \\\\")
     lines += [r"\hline", r"\end{tabular}",
               f"% Every pair: gap = BLEU of the first system - BLEU of the second, interval: 95% of the paired "
               f"bootstrap's resampled gaps. The last two columns are Bonferroni's correction for {fw['comparisons']} "
               f"pairs tested together (lesson 9): each pair read at {ALPHA:g} / {fw['comparisons']} = "
-              f"{fw['threshold']:.4f}, so that the chance of any false alarm among them is at most {ALPHA:g}."]
+              f"{fw['threshold']:.4f}, so that the chance of any false alarm among them is at most {ALPHA:g}. "
+              f"Holm: step-down adjusted p (Holm 1979), significant when below {ALPHA:g}; it finds every difference "
+              "Bonferroni finds, and sometimes more."]
+    lines += [f"% {line}" for line in (draws_note(c), *clusters_text(c)) if line]
     return lines
 
 
@@ -279,22 +371,35 @@ def to_text(c: ComparisonData) -> str:
             f"{p.difference:+6.2f}  {p.randomization.p_value:.4f}  {p.bootstrap.p_value:.4f}  "
             "[{:.2f}, {:.2f}]".format(*p.bootstrap.system_interval))
         out.append(f"{s.name:<{width}}  {s.bleu.score:6.2f}  {_chrf(s):>6}  {s.length_ratio:.3f}  {tail}")
+    if c.pairs:
+        out.append("p(BS): the paired bootstrap, two-sided, gaps shifted to the null. For the same resamples:")
+        out += [f"  {line}" for line in sacrebleu_lines(c)]
+    out += [f"chrF, {p.system} - {p.baseline}: gap {p.chrf_bootstrap.difference:+.2f}, p(AR) "
+            f"{p.chrf_randomization.p_value:.4f}, p(BS) {p.chrf_bootstrap.p_value:.4f} (sacrebleu --paired-bs: "
+            f"{p.chrf_bootstrap.sacrebleu_p_value:.4f})" for p in c.pairs if p.chrf_bootstrap is not None]
     fw = family_wise(c)
     if fw:
         out.append(f"\nevery pair, Bonferroni: significant when p < {ALPHA:g} / {fw['comparisons']} = "
-                   f"{fw['threshold']:.4f}")
+                   f"{fw['threshold']:.4f}; Holm: significant when the adjusted p (Holm-AR, Holm-BS) < {ALPHA:g}")
         labels = [f"{p.system} - {p.baseline}" for p in c.all_pairs]
         pw = max(len(label) for label in labels) + 2
-        out.append(f"{'pair':<{pw}}  gap     p(AR)   p(BS)   AR   BS")
+        out.append(f"{'pair':<{pw}}  gap     p(AR)   p(BS)   AR   BS   Holm-AR Holm-BS")
         for label, p in zip(labels, c.all_pairs):
             out.append(f"{label:<{pw}}  {p.difference:+6.2f}  {p.randomization.p_value:.4f}  "
                        f"{p.bootstrap.p_value:.4f}  {_yes(p.randomization.significant(fw['threshold'])):<3}  "
-                       f"{_yes(p.bootstrap.significant(fw['threshold']))}")
+                       f"{_yes(p.bootstrap.significant(fw['threshold'])):<3}  {p.randomization_holm:.4f}  "
+                       f"{p.bootstrap_holm:.4f}")
+        out += ["clusters (Holm, best first): " + line for line in clusters_text(c)]
+    if draws_note(c):
+        out.append(draws_note(c))
     out.append("\nword F-measure by reference frequency:")
     out.append(f"{'bucket':<12}" + "".join(f"{n:>{width + 2}}" for n in c.names))
     for b, label in enumerate(c.word_accuracy.labels):
-        out.append(f"{label:<12}" + "".join(f"{c.word_accuracy.counts[n].fmeasure(b):>{width + 2}.4f}"
+        out.append(f"{label:<12}" + "".join(f"{_f_text(fmeasure_or_none(c.word_accuracy.counts[n], b)):>{width + 2}}"
                                           for n in c.names))
+    out.append("(–: no reference word in the bucket, so no recall and no F-measure)")
+    if tokens_note(c):
+        out.append(tokens_note(c))
     return "\n".join(out)
 
 
@@ -305,7 +410,7 @@ NUM = f"{CELL};text-align:right;font-variant-numeric:tabular-nums;white-space:no
 
 
 def _table(caption: str, head: list[str], rows: list[list[str]], note: str = "",
-           details: list[str] | None = None) -> str:
+           details: list[str] | None = None, details_class: str = "bucket-segments") -> str:
     """A captioned table, its first column the row headers; ``details[i]``, if given and not empty, is a row under
     row i spanning every column (a bucket's segments, behind ``<details>``)."""
     header = "".join(f"<th scope='col' style='{TH}'>{h}</th>" for h in head)
@@ -314,7 +419,7 @@ def _table(caption: str, head: list[str], rows: list[list[str]], note: str = "",
         body.append("<tr>" + f"<th scope='row' style='{TH}'>{r[0]}</th>"
                     + "".join(f"<td style='{NUM}'>{x}</td>" for x in r[1:]) + "</tr>")
         if details and details[i]:
-            body.append(f"<tr class='bucket-segments'><td colspan='{len(head)}' style='{CELL}'>{details[i]}</td></tr>")
+            body.append(f"<tr class='{details_class}'><td colspan='{len(head)}' style='{CELL}'>{details[i]}</td></tr>")
     return (
         f"<div style='overflow-x:auto;margin:6px 0' role='region' tabindex='0' aria-label='{html.escape(caption)}'>"
         f"<table style='{TABLE}'><caption style='text-align:left;font-weight:bold;padding:2px 0'>"
@@ -351,6 +456,7 @@ def legend_html(c: ComparisonData, analyses: bool = True) -> str:
            "intervals. Every bucket row of the tables opens the segments it holds, best and worst first.</div>"
            if analyses else "")
         + (f"<div class='compare-character-note'><b>{_esc(chars)}</b></div>" if chars else "")
+        + (f"<div class='compare-tokens-note'>{_esc(tokens_note(c))}</div>" if tokens_note(c) else "")
         + "</div>"
     )
 
@@ -372,7 +478,9 @@ def scores_html(c: ComparisonData) -> str:
     note = (
         f"<div style='font-size:0.85em;color:#444'>gap = BLEU − baseline BLEU; p(AR): paired approximate "
         f"randomization ({c.settings.get('n_trials')} trials); p(BS): paired bootstrap ({c.settings.get('n_samples')} "
-        "resamples), two-sided, gaps shifted to the null; interval: 95% of the resampled BLEU scores."
+        "resamples), two-sided, gaps shifted to the null; interval: 95% of the resampled BLEU scores. "
+        f"{_esc(draws_note(c))}"
+        + "".join(f"<br>{_esc(line)}" for line in sacrebleu_lines(c)) +
         f"<br><code style='{MONO}'>BLEU {_esc(c.signature)}</code><br>"
         f"<code style='{MONO}'>chrF2 {_esc(c.chrf_signature or 'not computed')}</code></div>"
     )
@@ -386,28 +494,48 @@ def pairs_html(c: ComparisonData) -> str:
     if not c.all_pairs:
         return ""
     fw = family_wise(c)
-    head = ["pair", "gap", "95% interval of the gap", "p(AR)", "p(BS)"]
+    head = ["pair", "gap", "95% interval of the gap", "p(AR)", "p(BS)", "p as sacrebleu --paired-bs prints it"]
+    with_chrf = all(p.chrf_bootstrap is not None for p in c.all_pairs)
+    if with_chrf:
+        head += ["chrF gap", "chrF p(AR)", "chrF p(BS)"]
     head += [f"{test} p &lt; {ALPHA:g}" for test in ("AR", "BS")]
     if fw:
         head += [f"{test} p &lt; {fw['threshold']:.4f} (Bonferroni)" for test in ("AR", "BS")]
+        head += [f"p({test}), Holm-adjusted" for test in ("AR", "BS")]
     rows = []
     for p in c.all_pairs:
         cells = [f"{_esc(p.system)} − {_esc(p.baseline)}", f"{p.difference:+.2f}",
                  "[{:+.2f}, {:+.2f}]".format(*p.bootstrap.difference_interval), f"{p.randomization.p_value:.4f}",
-                 f"{p.bootstrap.p_value:.4f}", _yes(p.randomization.significant(ALPHA)),
+                 f"{p.bootstrap.p_value:.4f}", f"{p.bootstrap.sacrebleu_p_value:.4f}"]
+        if with_chrf:
+            cells += [f"{p.chrf_bootstrap.difference:+.2f}", f"{p.chrf_randomization.p_value:.4f}",
+                      f"{p.chrf_bootstrap.p_value:.4f}"]
+        cells += [_yes(p.randomization.significant(ALPHA)),
                  _yes(p.bootstrap.significant(ALPHA))]
         if fw:
             cells += [_yes(test.significant(fw["threshold"])) for test in (p.randomization, p.bootstrap)]
+            cells += [f"{p.randomization_holm:.4f}", f"{p.bootstrap_holm:.4f}"]
         rows.append(cells)
     if fw:
         correction = (f"Bonferroni correction for {fw['comparisons']} pairs tested together (lesson 9): each pair is "
                       f"read at {ALPHA:g} / {fw['comparisons']} = {fw['threshold']:.4f}, so that the chance of any "
-                      f"false alarm among them stays below {ALPHA:g}.")
+                      f"false alarm among them stays below {ALPHA:g}. Holm-adjusted p (Holm 1979, step-down): the "
+                      f"smallest p times {fw['comparisons']}, the next times {fw['comparisons'] - 1}, and so on (never "
+                      f"below the one before); a pair is significant when it is below {ALPHA:g}. It keeps the same "
+                      "guarantee and finds every difference Bonferroni finds, sometimes more.")
     else:
         correction = "One pair: nothing to correct for many comparisons."
     note = (f"<div style='{NOTE}'>gap = BLEU of the first system − BLEU of the second; interval: 95% of the paired "
             "bootstrap's resampled gaps; p(AR): paired approximate randomization; p(BS): paired bootstrap, gaps "
-            f"shifted to the null. {correction}</div>")
+            "shifted to the null, two-sided. sacrebleu --paired-bs prints another p for the same resamples: it folds "
+            "the gaps and counts the upper tail only, roughly a one-sided p. "
+            + ("chrF gap, chrF p(AR), chrF p(BS): the same two tests on chrF's per-segment statistics, with the same "
+               "draws (the BLEU columns after them are BLEU's). " if with_chrf else "")
+            + f"{correction}</div>")
+    found = "".join(f"<li>{_esc(line)}</li>" for line in clusters_text(c))
+    if found:
+        note += (f"<div class='compare-clusters' style='margin:4px 0'><b>Clusters</b> (best first)<ul>{found}</ul>"
+                 f"<div style='{NOTE}'>{_esc(CLUSTERS_NOTE)}</div></div>")
     return _table("Every pair of systems: both paired tests", head, rows, note)
 
 
@@ -418,15 +546,19 @@ def _yes(value: bool) -> str:
 # --- figures (inline SVG, one figure style: plots.py) -------------------------------------------------------------
 
 
+def _nan(value: float | None) -> float:
+    return float("nan") if value is None else value
+
+
 def _values_text(labels: list[str], series: dict[str, list[float]], intervals: dict | None, fmt: str,
-                 counts: dict[str, list[int]] | None = None) -> str:
+                 counts: dict[str, list[int]] | None = None, empty: str = "no segment") -> str:
     """The numbers behind a figure, as text for its <desc>: per system, each bucket's value [interval]."""
     parts = []
     for name, values in series.items():
         cells = []
         for b, (label, value) in enumerate(zip(labels, values)):
             if counts is not None and not counts[name][b]:
-                cells.append(f"{label}: no segment")
+                cells.append(f"{label}: {empty}")
                 continue
             text = f"{label}: {fmt.format(value)}"
             if intervals:
@@ -480,9 +612,11 @@ def figures_html(c: ComparisonData) -> str:
     """The report's figures: BLEU by reference length and by length difference (with 95% bootstrap intervals),
     word F-measure by frequency bucket, and the distribution of sentence BLEU."""
     w = c.word_accuracy
-    fmeasure = {n: [w.counts[n].fmeasure(b) for b in range(len(w.labels))] for n in c.names}
+    fmeasure = {n: [_nan(fmeasure_or_none(w.counts[n], b)) for b in range(len(w.labels))] for n in c.names}
+    ref_words = next(iter(w.counts.values())).reference
     word_desc = ("Bar chart: each system's word F-measure (0 to 1) in each frequency bucket. "
-                 + _values_text(w.labels, fmeasure, None, "{:.3f}") + " The table below holds the same numbers.")
+                 + _values_text(w.labels, fmeasure, None, "{:.3f}", {n: ref_words for n in c.names},
+                                "no reference word") + " The table below holds the same numbers.")
 
     def draw_words(ax):
         plots.grouped_bars(ax, w.labels, fmeasure, None)
@@ -503,10 +637,11 @@ def figures_html(c: ComparisonData) -> str:
     figures = [
         (_bucket_figure(c.length_buckets, "BLEU by reference length", "tokens of the first reference"),
          "Segments grouped by the length of their first reference; error bars: 95% bootstrap intervals."),
-        (_bucket_figure(c.length_difference_buckets, "BLEU by length difference",
+        (_bucket_figure(c.length_difference_merged or c.length_difference_buckets, "BLEU by length difference",
                         "output length − reference length (tokens)", wide=True),
          "Each system's segments grouped by how much longer (or shorter) its output is than the first reference; "
-         "error bars: 95% bootstrap intervals."),
+         "error bars: 95% bootstrap intervals. The figure merges the table's 17 buckets (compare-mt's) into "
+         f"{len((c.length_difference_merged or c.length_difference_buckets).labels)} so the bars stay readable."),
         (plots.figure_svg("Word F-measure by frequency bucket", f"frequency in the {w.frequency_source}",
                           "F-measure", draw_words, word_desc, FIGSIZE, MARGINS),
          f"Words grouped by how often they occur in the {w.frequency_source}, rarest on the left."),
@@ -527,13 +662,40 @@ def figures_html(c: ComparisonData) -> str:
 def word_accuracy_html(c: ComparisonData) -> str:
     w = c.word_accuracy
     ref_words = next(iter(w.counts.values())).reference
-    rows = [[_esc(label), str(ref_words[b])] + [f"{w.counts[n].fmeasure(b):.4f}" for n in c.names]
+    rows = [[_esc(label), str(ref_words[b])] + [_f_text(fmeasure_or_none(w.counts[n], b)) for n in c.names]
             for b, label in enumerate(w.labels)]
     chars = character_note(c)
     note = (f"<div style='{NOTE}'>word F-measure against the first reference; a word's bucket "
-            f"is its frequency in the {_esc(w.frequency_source)}.{' ' + _esc(chars) if chars else ''}</div>")
+            f"is its frequency in the {_esc(w.frequency_source)}; –: no reference word in the bucket, so no recall "
+            f"and no F-measure (compare-mt prints 0).{' ' + _esc(chars) if chars else ''}</div>")
+    details = [word_examples_html(c, b) for b in range(len(w.labels))]
     return _table("Word F-measure by frequency bucket", ["frequency", "reference words", *map(_esc, c.names)],
-                  rows, note)
+                  rows, note, details, "word-examples")
+
+
+def word_examples_html(c: ComparisonData, bucket: int) -> str:
+    """A frequency bucket's examples behind ``<details>``: segments whose first reference holds words of the bucket,
+    and which of those words each output has ("" when the bucket has no reference word)."""
+    found = c.word_accuracy.examples.get(bucket, [])
+    if not found:
+        return ""
+    items = []
+    for ex in found:
+        systems = "".join(
+            f"<div><b>{_esc(n)}</b>: has {_words(ex.found[n]) or 'none'}"
+            + (f"; misses {_words(tuple(x for x in ex.words if x not in ex.found[n]))}"
+               if len(ex.found[n]) < len(ex.words) else "")
+            + f"<div style='{MONO}'>{_short(c.outputs[n][ex.segment])}</div></div>" for n in c.names)
+        items.append(f"<li style='margin:2px 0'><b>segment {ex.segment + 1}</b> · words of this bucket in the first "
+                     f"reference: {_words(ex.words)}<div style='color:#444'>reference: <span style='{MONO}'>"
+                     f"{_short(c.references[ex.segment][0])}</span></div>{systems}</li>")
+    return (f"<details><summary>words of {_esc(c.word_accuracy.labels[bucket])}: {len(found)} segment"
+            f"{'s' if len(found) != 1 else ''}, those some output misses first</summary>"
+            f"<ul style='padding-left:1.2em;margin:0;text-align:left'>{''.join(items)}</ul></details>")
+
+
+def _words(words: tuple[str, ...]) -> str:
+    return ", ".join(f"<span style='{MONO}'>{_esc(x)}</span>" for x in words)
 
 
 SEGMENTS_PER_SIDE = 2  # a bucket's drill-down: this many best and this many worst segments of each system
@@ -557,10 +719,14 @@ def _short(text: str) -> str:
 
 
 def _segment_item(c: ComparisonData, name: str, i: int) -> str:
-    ref = c.references[i][0] if c.references[i] else ""
-    return (f"<li style='margin:2px 0'><b>segment {i + 1}</b> · sentence BLEU {c.sentence_bleu[name][i]:.1f}"
-            f"<div style='{MONO}'>{_short(c.outputs[name][i])}</div>"
-            f"<div style='color:#444'>reference: <span style='{MONO}'>{_short(ref)}</span></div></li>")
+    """One segment of a drill-down: the output, its sentence BLEU (against every reference of the segment) and every
+    reference, so a score credited by a later reference is not shown beside the first one alone."""
+    refs = c.references[i]
+    against = f" against all {len(refs)} references" if len(refs) > 1 else ""
+    shown = "".join(f"<div style='color:#444'>reference{f' {k}' if len(refs) > 1 else ''}: "
+                    f"<span style='{MONO}'>{_short(r)}</span></div>" for k, r in enumerate(refs, 1))
+    return (f"<li style='margin:2px 0'><b>segment {i + 1}</b> · sentence BLEU {c.sentence_bleu[name][i]:.1f}{against}"
+            f"<div style='{MONO}'>{_short(c.outputs[name][i])}</div>{shown}</li>")
 
 
 def bucket_segments_html(c: ComparisonData, t: BucketTable, bucket: int) -> str:
@@ -591,12 +757,14 @@ def bucket_html(t: BucketTable, caption: str, c: ComparisonData | None = None) -
         cells = [_esc(label)]
         for n in names:
             s = t.scores[n][b]
-            cells.append(f"{s.count}" if not s.count else
+            cells.append(f"{s.count}" if not s.count or t.counts_only else
                          f"{s.count} · {s.bleu:.2f} <span style='color:#444'>[{s.interval[0]:.1f}, "
                          f"{s.interval[1]:.1f}]</span>")
         rows.append(cells)
     details = [bucket_segments_html(c, t, b) for b in range(len(t.labels))] if c is not None else None
-    note = f"<div style='{NOTE}'>segments · BLEU [95% bootstrap interval]</div>"
+    note = (f"<div style='{NOTE}'>segments in each band (counts only, as compare-mt shows them: a band is defined by "
+            "the sentence BLEU itself, so its BLEU and interval would only restate the band)</div>" if t.counts_only
+            else f"<div style='{NOTE}'>segments · BLEU [95% bootstrap interval]</div>")
     return _table(caption, ["bucket", *map(_esc, names)], rows, note, details)
 
 
@@ -650,7 +818,7 @@ def analyses_html(c: ComparisonData) -> str:
         + word_accuracy_html(c)
         + bucket_html(c.length_buckets, "BLEU by reference length (tokens of the first reference)", c)
         + bucket_html(c.length_difference_buckets, "BLEU by length difference (output − first reference, tokens)", c)
-        + bucket_html(c.sentence_bleu_buckets, "BLEU by sentence-BLEU band", c)
+        + bucket_html(c.sentence_bleu_buckets, "Segments by sentence-BLEU band", c)
         + salient_html(c)
     )
 

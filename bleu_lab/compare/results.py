@@ -38,6 +38,10 @@ class PairTest:
     baseline: str
     randomization: RandomizationResult
     bootstrap: BootstrapResult  # method="shift": two-sided p-value of the signed gaps shifted to the null
+    randomization_holm: float | None = None  # Holm's adjusted p over every pair of the comparison (None: not set)
+    bootstrap_holm: float | None = None
+    chrf_randomization: RandomizationResult | None = None  # the same two tests on chrF (None without chrF)
+    chrf_bootstrap: BootstrapResult | None = None
 
     @property
     def difference(self) -> float:
@@ -50,10 +54,20 @@ class BucketTable:
 
     bucketer: Bucketer
     scores: dict[str, list[BucketScore]]  # system name -> one BucketScore per bucket
+    counts_only: bool = False  # the buckets are defined by the score itself: counts, no BLEU or interval
 
     @property
     def labels(self) -> list[str]:
         return self.bucketer.labels
+
+
+@dataclass(frozen=True)
+class WordExample:
+    """A segment whose first reference holds words of a frequency bucket, and which of them each output has."""
+
+    segment: int  # 0-based
+    words: tuple[str, ...]  # the bucket's words in the first reference (tokens, in order, each once)
+    found: dict[str, tuple[str, ...]]  # system -> those of ``words`` its output contains
 
 
 @dataclass(frozen=True)
@@ -63,6 +77,7 @@ class WordAccuracy:
     bucketer: Bucketer
     counts: dict[str, WordCounts]
     frequency_source: str  # "reference" or the training-frequency file
+    examples: dict[int, list[WordExample]] = field(default_factory=dict)  # bucket -> a few segments with its words
 
     @property
     def labels(self) -> list[str]:
@@ -116,6 +131,8 @@ class ComparisonData:
     reference_lengths: list[int] = field(repr=False)  # tokens of each segment's first reference
     bucket_of: dict[str, dict[str, np.ndarray]] = field(repr=False)  # bucketer name -> system -> each segment's
     settings: dict = field(repr=False, default_factory=dict)
+    clusters: dict[str, list[list[str]]] = field(default_factory=dict)  # test ("AR", "BS") -> WMT-style clusters
+    length_difference_merged: BucketTable | None = None  # the length-difference figure's 7 buckets
 
     def __len__(self) -> int:
         return len(self.references)

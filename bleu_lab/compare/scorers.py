@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import heapq
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from ..chrf import ChrfOptions, ChrfScore, corpus_statistics, f_score
+from ..chrf import ChrfOptions, ChrfScore, f_score
 from ..ngrams import ngram_iter
 from ..sacrebleu_style import BleuScore, ScoreOptions, score_from_stats
 from ..significance import percentile_interval, resampled_sums, row_to_stats, scores_from_rows
@@ -78,23 +78,24 @@ def bucket_scores(
     return result
 
 
+def bucket_counts(buckets: np.ndarray, n_buckets: int) -> list[BucketScore]:
+    """How many segments fall in each bucket, with no BLEU (nan) and no interval: for buckets defined by the score."""
+    counts = np.bincount(buckets, minlength=n_buckets)
+    return [BucketScore(int(k), float("nan"), (float("nan"), float("nan"))) for k in counts]
+
+
 def bucket_indices(values: Sequence[float], bucketer: Bucketer) -> np.ndarray:
     """The bucket of every value."""
     return np.fromiter((bucketer.bucket(v) for v in values), dtype=np.int64, count=len(values))
 
 
-# --- chrF of several systems against the same references -------------------------------------------------------
+# --- chrF of a set of segments ---------------------------------------------------------------------------------------
 
 
-def corpus_chrf_many(
-    systems: Mapping[str, Sequence[str]], references: Sequence[Sequence[str]], options: ChrfOptions, nrefs: int | str
-) -> dict[str, ChrfScore]:
-    """``chrf.corpus_chrf`` of every system (checked input): its fast corpus statistics, then one F-score."""
-    result = {}
-    for name, hyps in systems.items():
-        total = corpus_statistics(hyps, references, options)
-        result[name] = ChrfScore(f_score(total, options), tuple(total), options, options.signature(nrefs))
-    return result
+def chrf_from_rows(rows: np.ndarray, options: ChrfOptions, nrefs: int | str) -> ChrfScore:
+    """The corpus chrF of the segments whose statistics rows are ``rows`` (their sum, as ``corpus_statistics``)."""
+    total = tuple(int(v) for v in rows.sum(0))
+    return ChrfScore(f_score(total, options), total, options, options.signature(nrefs))
 
 
 # --- word accuracy by frequency -------------------------------------------------------------------------------------

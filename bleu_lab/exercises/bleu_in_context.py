@@ -19,23 +19,24 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 
 from ..agreement import TIE_RULES, pairwise_accuracy, ranking
 from ..published_scores import REFERENCES, load_system_scores
 from . import (
+    Case,
     Feedback,
     GradedExercise,
     LessonGrading,
     ReversedClaim,
     as_number,
     as_whole,
+    check_cases,
     check_written_answer,
     choice_mistakes,
     choices_text,
     close,
-    enough_failures,
     number_text_problem,
-    run_student_code,
     same_number,
     shown,
 )
@@ -82,32 +83,33 @@ def check_pairwise_accuracy(func: Callable[[Sequence[float], Sequence[float]], f
     """Check ``func(metric, human)`` = #{pairs ordered alike} / #pairs on ``cases`` (name, metric, human). A pair
     tied in one list or both may be counted by any rule of ``agreement.TIE_RULES`` (left out, or counted as agreeing
     only when both tie, ...): each is right."""
-    fb = Feedback("my_pairwise_accuracy(metric, human)")
-    if not callable(func):
-        return fb.fail(f"pass your function itself (my_pairwise_accuracy), not {type(func).__name__}")
-    tie_rules_met = set()
-    for case, metric, human in cases:
-        got = run_student_code(fb, func, list(metric), list(human))
-        if got is None:
-            continue
-        accepted = accepted_accuracies(metric, human)
-        number = as_number(got, strings=False)
-        matched = [rule for rule, value in accepted.items() if same_number(got, value, strings=False)]
-        if number is None or not math.isfinite(float(number)):
-            fb.fail(f"case {case}: return the accuracy as a number between 0 and 1, not {shown(got)}")
-        elif not matched:
-            fb.fail(f"case {case}: metric {list(metric)}, people {list(human)}: your accuracy {float(number):.4f} "
-                    "is not right. " + _accuracy_hint(metric, human, float(number)))
-        elif len(set(accepted.values())) > 1:
-            tie_rules_met.add(matched[0])
-        if enough_failures(fb):
-            break
+    tie_rules_met: set[str] = set()
+    fb = check_cases("my_pairwise_accuracy(metric, human)", func, (
+        Case(f"case {case}", (list(metric), list(human)),
+             partial(_accuracy_problem, tuple(metric), tuple(human), tie_rules_met))
+        for case, metric, human in cases),
+        passed="all cases right. Without ties, Kendall's tau is 2 × accuracy - 1: try bl.agreement.kendall_tau.")
     if fb.passed:
-        fb.note("all cases right. Without ties, Kendall's tau is 2 × accuracy - 1: try bl.agreement.kendall_tau.")
         for rule in sorted(tie_rules_met):
             fb.note(f"a case had tied scores: your function counts them as bl.agreement.pairwise_accuracy(..., "
                     f"ties={rule!r}) does ({TIE_RULES[rule]}); the other rules are right too")
     return fb
+
+
+def _accuracy_problem(metric: Sequence[float], human: Sequence[float], tie_rules_met: set[str], got: object
+                      ) -> str | None:
+    """What is wrong with one accuracy (None if some tie rule gives it; that rule is added to ``tie_rules_met``)."""
+    accepted = accepted_accuracies(metric, human)
+    number = as_number(got, strings=False)
+    if number is None or not math.isfinite(float(number)):
+        return f"return the accuracy as a number between 0 and 1, not {shown(got)}"
+    matched = [rule for rule, value in accepted.items() if same_number(got, value, strings=False)]
+    if not matched:
+        return (f"metric {list(metric)}, people {list(human)}: your accuracy {float(number):.4f} is not right. "
+                + _accuracy_hint(metric, human, float(number)))
+    if len(set(accepted.values())) > 1:
+        tie_rules_met.add(matched[0])
+    return None
 
 
 def _accuracy_hint(metric: Sequence[float], human: Sequence[float], got: float) -> str:
@@ -312,8 +314,9 @@ METRIC_CHOICE_HINTS = (
 MODEL_ANSWER_METRIC_CHOICE = (
     "I would not ship on +0.8 BLEU alone: first check with a paired test (bootstrap or randomization) that the gap "
     "is more than test-set noise, then confirm it with human evaluation (a second metric such as chrF or COMET is a "
-    "further check, not a substitute: on section 2's WMT21 table COMET agrees with the experts on fewer pairs than "
-    "BLEU), because a gain of less than one BLEU point often goes the other way for people."
+    "further check, not a substitute: in large studies learned metrics agree with people more often than BLEU, yet "
+    "they still disagree with them on many pairs), because a gain of less than one BLEU point often goes the other "
+    "way for people."
 )
 
 

@@ -13,19 +13,21 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable, Sequence
+from functools import partial
 
 from ..brevity import brevity_penalty, closest_ref_length
 from ..precision import modified_precision
 from . import (
+    Case,
     Feedback,
     GradedExercise,
     LessonGrading,
     ReversedClaim,
-    as_number,
     as_whole,
+    check_cases,
     check_written_answer,
     close,
-    run_student_code,
+    number_problem,
     shown,
 )
 
@@ -55,27 +57,12 @@ def check_brevity_penalty(
     func: Callable[[int, int], float], *, cases: Sequence[tuple[str, int, int]] = BP_CASES
 ) -> Feedback:
     """Check ``func(r, c)`` against BP = 1 if c > r, exp(1 - r/c) if 0 < c <= r, 0 if c = 0."""
-    fb = Feedback("my_brevity_penalty(r, c)")
-    if not callable(func):
-        return fb.fail(f"pass your function itself (my_brevity_penalty), not {type(func).__name__}")
-    for case, r, c in cases:
-        expected = brevity_penalty(r, c)
-        got = run_student_code(fb, func, r, c)
-        if got is None:
-            if c == 0 and fb.messages and "ZeroDivisionError" in fb.messages[-1]:
-                fb.messages[-1] += " — handle c == 0 before dividing by c (what should an empty hypothesis get?)"
-            continue
-        if as_number(got, strings=False) is None:
-            fb.fail(f"case {case}: return a number, not {type(got).__name__} ({shown(got)})")
-            continue
-        got = float(as_number(got, strings=False))
-        if close(got, expected):
-            continue
-        fb.fail(f"case {case}, r = {r}, c = {c}: expected BP = {expected:.6g}, you returned {got:.6g}. "
-                + _bp_hint(r, c, float(got)))
-    if fb.passed:
-        fb.note("all cases right: c = 0, c < r, c = r and c > r")
-    return fb
+    return check_cases("my_brevity_penalty(r, c)", func, (
+        Case(f"case {case}, r = {r}, c = {c}", (r, c), number_problem(
+            brevity_penalty(r, c), lambda got, r=r, c=c: f"expected BP = {brevity_penalty(r, c):.6g}, you returned "
+            f"{got:.6g}. " + _bp_hint(r, c, got)),
+            on_error="handle c == 0 before dividing by c (what should an empty hypothesis get?)" if c == 0 else "")
+        for case, r, c in cases), passed="all cases right: c = 0, c < r, c = r and c > r")
 
 
 def _bp_hint(r: int, c: int, got: float) -> str:
@@ -108,20 +95,21 @@ def check_closest_ref_length(
     func: Callable[[Sequence[int], int], int], *, cases: Sequence[tuple[str, Sequence[int], int]] = CLOSEST_CASES
 ) -> Feedback:
     """Check ``func(ref_lens, c)``: the reference length closest to c; on a tie, the shorter one."""
-    fb = Feedback("my_closest_ref_length(ref_lens, c)")
-    if not callable(func):
-        return fb.fail(f"pass your function itself (my_closest_ref_length), not {type(func).__name__}")
-    for case, ref_lens, c in cases:
-        expected = closest_ref_length([["w"] * n for n in ref_lens], c)
-        got = run_student_code(fb, func, list(ref_lens), c)
-        if got is None or as_whole(got) == expected:
-            continue
-        got = as_whole(got) if as_whole(got) is not None else got
-        fb.fail(f"case {case}: reference lengths {list(ref_lens)}, c = {c}: expected r = {expected}, "
-                f"you returned {shown(got)}. " + _closest_hint(ref_lens, c, got, expected))
-    if fb.passed:
-        fb.note("all cases right, including ties (they go to the shorter reference, as in nltk and sacrebleu)")
-    return fb
+    return check_cases("my_closest_ref_length(ref_lens, c)", func, (
+        Case(f"case {case}: reference lengths {list(ref_lens)}, c = {c}", (list(ref_lens), c),
+             partial(_closest_problem, tuple(ref_lens), c))
+        for case, ref_lens, c in cases),
+        passed="all cases right, including ties (they go to the shorter reference, as in nltk and sacrebleu)")
+
+
+def _closest_problem(ref_lens: tuple[int, ...], c: int, got: object) -> str | None:
+    expected = closest_ref_length([["w"] * n for n in ref_lens], c)
+    whole = as_whole(got)
+    if whole == expected:
+        return None
+    if whole is None:
+        return f"return one of the reference lengths (a whole number), not {shown(got)}"
+    return f"expected r = {expected}, you returned {whole}. " + _closest_hint(ref_lens, c, whole, expected)
 
 
 def _closest_hint(ref_lens: Sequence[int], c: int, got: object, expected: int) -> str:

@@ -16,21 +16,23 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import partial
 
 import numpy as np
 
-from ..significance import BootstrapResult, bonferroni_alpha, p_value_with_ties
+from ..significance import BootstrapResult, bonferroni_alpha, holm_adjusted, p_value_with_ties
 from . import (
+    Case,
     Feedback,
     GradedExercise,
     LessonGrading,
-    as_number,
-    call_student,
+    Slip,
+    as_list,
+    check_cases,
     choices_text,
     close,
-    run_student_code,
+    number_problem,
     shown,
-    tiered_hint,
 )
 
 # (case name, gaps |BLEU_a - BLEU_b| of the shuffled trials, observed gap)
@@ -50,32 +52,21 @@ def check_ar_p_value(
 
     A recognised slip is named on the first wrong try; the formula comes only on a later try (or with
     ``reveal=True``)."""
-    fb = Feedback("my_ar_p_value(trial_differences, observed)")
-    if not callable(func):
-        return fb.fail(f"pass your function itself (my_ar_p_value), not {type(func).__name__}")
-    recipe_shown = False
-    for case, gaps, observed in cases:
-        failed, got = call_student(fb, func, np.asarray(gaps, dtype=float), observed)
-        if failed:  # it raised: already reported (a returned None is reported below)
-            continue
-        if as_number(got, strings=False) is None:
-            fb.fail(f"case {case}: return the p-value as a number, not {type(got).__name__} ({got!r:.60})")
-            continue
-        got = as_number(got, strings=False)
-        if close(got, p_value_with_ties(np.asarray(gaps), observed)):
-            continue
-        hint, recipe = _ar_hint(gaps, observed, float(got))
-        message = f"case {case}: gaps {list(gaps)}, observed {observed}: your p = {float(got):.4f} is not right. {hint}"
-        if recipe is None or recipe_shown:
-            fb.fail(message)
-        else:  # the formula only on a later try (one try per run of the check, however many cases fail)
-            tiered_hint(fb, [message], recipe, reveal=reveal)
-            recipe_shown = True
-    if fb.passed:
-        fb.note("all cases right: the trials with a gap at least as large as the observed one, plus one for the "
-                "observed test set itself, as Noreen (1989) and Riezler & Maxwell (2005) count them. sacrebleu "
-                "counts only strictly larger gaps (>): section 3 shows what that does to a one-sentence change.")
-    return fb
+    return check_cases("my_ar_p_value(trial_differences, observed)", func, (
+        Case(f"case {case}: gaps {list(gaps)}, observed {observed}", (np.asarray(gaps, dtype=float), observed),
+             number_problem(p_value_with_ties(np.asarray(gaps), observed), partial(_ar_slip, tuple(gaps), observed),
+                            what="the p-value as a number"))
+        for case, gaps, observed in cases), reveal=reveal,
+        passed="all cases right: the trials with a gap at least as large as the observed one, plus one for the "
+        "observed test set itself, as Noreen (1989) and Riezler & Maxwell (2005) count them. sacrebleu counts only "
+        "strictly larger gaps (>): section 3 shows what that does to a one-sentence change.")
+
+
+def _ar_slip(gaps: Sequence[float], observed: float, got: float) -> str | Slip:
+    """A wrong p-value: the slip it shows, with the formula as a fix for a later try where the hint needs it."""
+    hint, recipe = _ar_hint(gaps, observed, got)
+    message = f"your p = {got:.4f} is not right. {hint}"
+    return message if recipe is None else Slip(message, recipe)
 
 
 def _ar_hint(gaps: Sequence[float], observed: float, got: float) -> tuple[str, str | None]:
@@ -212,6 +203,9 @@ BONFERRONI_CASES: tuple[tuple[str, dict[str, float], float], ...] = (
          [(1, 2), (1, 3), (1, 4), (1, 5), (2, 3), (2, 4), (2, 5), (3, 4), (3, 5), (4, 5)],
          [0.0004, 0.003, 0.006, 0.012, 0.049, 0.0049, 0.2, 0.03, 0.0009, 0.7])}, 0.05),
     ("four comparisons at alpha = 0.01", {"w": 0.002, "x": 0.004, "y": 0.0001, "z": 0.009}, 0.01),
+    # two p-values between alpha / m = 0.01 and alpha / (m - 1) = 0.0125: dividing by one comparison too few shows
+    ("five comparisons at alpha = 0.05, the smallest p just above alpha / m",
+     {"base vs A": 0.011, "base vs B": 0.04, "base vs C": 0.3, "base vs D": 0.012, "base vs E": 0.6}, 0.05),
     ("a single comparison (nothing to correct)", {"only": 0.03}, 0.05),
 )
 
@@ -227,29 +221,21 @@ def check_bonferroni(
     cases: Sequence[tuple[str, Mapping[str, float], float]] = BONFERRONI_CASES,
 ) -> Feedback:
     """Check ``func(p_values, alpha)`` returns the names of the comparisons with p < alpha / m."""
-    fb = Feedback("my_bonferroni(p_values, alpha)")
-    if not callable(func):
-        return fb.fail(f"pass your function itself (my_bonferroni), not {type(func).__name__}")
-    for case, p_values, alpha in cases:
-        expected = expected_bonferroni(p_values, alpha)
-        errors_before = len(fb.messages)
-        got = run_student_code(fb, func, dict(p_values), alpha)
-        if len(fb.messages) > errors_before:  # it raised: already reported
-            continue
-        if got is None or isinstance(got, (str, bytes)) or not isinstance(got, Iterable):
-            fb.fail(f"case {case}: return the names of the significant comparisons (a list or set), not {got!r:.60}")
-            continue
-        got = list(got)
-        if any(not isinstance(g, str) for g in got):
-            fb.fail(f"case {case}: return the comparisons' names (the dictionary keys), not {got!r:.80}")
-            continue
-        if set(got) == expected:
-            continue
-        fb.fail(f"case {case}: expected {sorted(expected)}, you returned {shown(sorted(got))}. "
-                + _bonferroni_hint(p_values, alpha, set(got)))
-    if fb.passed:
-        fb.note("all cases right: with m comparisons, each one must reach p < alpha / m")
-    return fb
+    return check_cases("my_bonferroni(p_values, alpha)", func, (
+        Case(f"case {case}", (dict(p_values), alpha), partial(_bonferroni_problem, dict(p_values), alpha))
+        for case, p_values, alpha in cases),
+        passed="all cases right: with m comparisons, each one must reach p < alpha / m")
+
+
+def _bonferroni_problem(p_values: Mapping[str, float], alpha: float, got: object) -> str | None:
+    names = list(got) if isinstance(got, Mapping) else as_list(got)  # a dict's keys are names too
+    if names is None or any(not isinstance(name, str) for name in names):
+        return ("return the names of the significant comparisons (a list or set of the dictionary keys), not "
+                f"{shown(got)}")
+    expected = expected_bonferroni(p_values, alpha)
+    if set(names) == expected:
+        return None
+    return f"you returned {shown(sorted(names))}. " + _bonferroni_hint(p_values, alpha, set(names))
 
 
 def _bonferroni_hint(p_values: Mapping[str, float], alpha: float, got: set[str]) -> str:
@@ -261,7 +247,16 @@ def _bonferroni_hint(p_values: Mapping[str, float], alpha: float, got: set[str])
         return f"Divide alpha by m, don't multiply: the threshold is {alpha:g} / {m} = {alpha / m:g}."
     if got == {n for n, p in p_values.items() if p >= alpha / m}:
         return "You returned the comparisons that are NOT significant: keep those with p < alpha / m."
+    if m > 1 and got == {n for n, p in p_values.items() if p < alpha / (m - 1)}:
+        return (f"Your threshold lets through a p-value above alpha / m: count the comparisons again. Here the "
+                f"dictionary holds {m} of them, and every one of them counts in m (a loop or an index may have "
+                "left one out).")
+    names = list(p_values)
+    if got == {names[i] for i, a in enumerate(holm_adjusted(list(p_values.values()))) if a <= alpha}:
+        return ("That is Holm's step-down procedure (section 7): it is right to use, and rejects at least what "
+                "Bonferroni does, but this exercise asks for Bonferroni's one threshold for every comparison.")
     return f"The threshold is alpha / m = {alpha:g} / {m} = {alpha / m:g}; keep the names whose p is below it."
+
 
 # For ``bleu-lab grade``: hidden cases drawn at grading time (no hidden case ships).
 def hidden_ar_cases(rng: random.Random) -> dict:
@@ -275,13 +270,21 @@ def hidden_ar_cases(rng: random.Random) -> dict:
 
 
 def hidden_bonferroni_cases(rng: random.Random) -> dict:
-    """(name, p-values by comparison, alpha) for ``check_bonferroni(..., cases=...)``."""
+    """(name, p-values by comparison, alpha) for ``check_bonferroni(..., cases=...)``: 3 to 8 comparisons, each case
+    with a p-value below alpha / m, one strictly between alpha / m and alpha / (m - 1) (which a threshold divided
+    by one comparison too few lets through) and one between alpha / (m - 1) and alpha; none exactly at alpha / m."""
     cases = []
     for alpha in (0.05, rng.choice((0.01, 0.1))):
-        m = rng.randint(2, 8)
-        p_values = {f"S{i} vs S{i + 1}": round(rng.choice((rng.uniform(0, alpha), rng.uniform(0, 0.5))), 4)
-                    for i in range(1, m + 1)}
-        cases.append((f"{m} comparisons at alpha = {alpha}", p_values, alpha))
+        m = rng.randint(3, 8)
+        low, high = alpha / m, alpha / (m - 1)
+        margin = (high - low) / 4
+        p_values = [round(rng.uniform(0, low), 6), round(rng.uniform(low + margin, high - margin), 6),
+                    round(rng.uniform(high + margin, alpha - margin), 6)]
+        p_values += [round(rng.choice((rng.uniform(0, alpha), rng.uniform(0, 0.5))), 4) for _ in range(m - 3)]
+        p_values = [p if p != low else p / 2 for p in p_values]
+        rng.shuffle(p_values)
+        names = {f"S{i} vs S{i + 1}": p for i, p in enumerate(p_values, start=1)}
+        cases.append((f"{m} comparisons at alpha = {alpha}", names, alpha))
     return {"cases": cases}
 
 

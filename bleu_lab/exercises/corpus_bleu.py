@@ -20,17 +20,17 @@ from ..geometric_mean import uniform_log_mean
 from ..sacrebleu_style import BleuScore, ScoreOptions, corpus_score, score_from_stats
 from ..statistics import BleuStats
 from . import (
+    Case,
     Feedback,
     GradedExercise,
     LessonGrading,
-    as_number,
+    check_cases,
     choice_mistakes,
     choices_text,
     close,
+    number_problem,
     random_sentence,
     random_variant,
-    run_student_code,
-    shown,
 )
 
 # The lesson's worked example: a short, good segment and a long, weaker one (lowercase words, no punctuation,
@@ -98,28 +98,19 @@ def check_corpus_bleu(
     cases: Sequence[tuple[str, Sequence[str], Sequence[Sequence[str]]]] = CORPUS_CASES,
 ) -> Feedback:
     """Check ``func(segment_stats)`` returns corpus BLEU (0–100) = BLEU of the summed statistics."""
-    fb = Feedback("my_corpus_bleu(segment_stats)")
-    if not callable(func):
-        return fb.fail(f"pass your function itself (my_corpus_bleu), not {type(func).__name__}")
-    for case, hyps, refs in cases:
-        stats = case_stats(hyps, refs)
-        expected = corpus_score(list(hyps), [list(r) for r in refs])
-        got = run_student_code(fb, func, SegmentStats(stats))
-        if got is None:
-            continue
-        if isinstance(got, BleuScore):
-            got = got.score
-        if as_number(got, strings=False) is None:
-            fb.fail(f"case {case}: return the score as a number (0–100), not {type(got).__name__} ({shown(got)})")
-            continue
-        got = float(as_number(got, strings=False))
-        if close(got, expected.score, abs_tol=TOLERANCE):
-            continue
-        fb.fail(f"case {case}: expected corpus BLEU {expected.score:.4f}, you returned {got:.4f}. "
-                + _corpus_hint(stats, expected, float(got)))
-    if fb.passed:
-        fb.note("all cases right: sum the statistics, then divide once — that is corpus BLEU")
-    return fb
+    return check_cases("my_corpus_bleu(segment_stats)", func, (_corpus_case(*case) for case in cases),
+                       passed="all cases right: sum the statistics, then divide once — that is corpus BLEU")
+
+
+def _corpus_case(case: str, hyps: Sequence[str], refs: Sequence[Sequence[str]]) -> Case:
+    stats = case_stats(hyps, refs)
+    expected = corpus_score(list(hyps), [list(r) for r in refs])
+    problem = number_problem(
+        expected.score, lambda got: f"expected corpus BLEU {expected.score:.4f}, you returned {got:.4f}. "
+        + _corpus_hint(stats, expected, got), what="the score as a number (0–100)",
+        same=lambda got, want: close(got, want, abs_tol=TOLERANCE))
+    return Case(f"case {case}", (SegmentStats(stats),),
+                lambda got: problem(got.score if isinstance(got, BleuScore) else got))
 
 
 def _corpus_hint(stats: Sequence[BleuStats], expected: BleuScore, got: float) -> str:

@@ -12,19 +12,20 @@ import random
 from collections import Counter
 from collections.abc import Callable, Sequence
 from fractions import Fraction
+from functools import partial
 from numbers import Rational, Real
 
 from ..clipping import clip_counts, clip_table, max_reference_counts
 from ..ngrams import count_ngrams
 from ..precision import modified_precision
 from . import (
+    Case,
     Feedback,
     GradedExercise,
     LessonGrading,
     as_number,
-    call_student,
+    check_cases,
     close,
-    enough_failures,
     number_text_problem,
     random_sentence,
     random_variant,
@@ -117,24 +118,12 @@ def check_modified_precision(
     func: Callable, *, cases: Sequence[tuple[Sequence[str], str, int]] = PRECISION_CASES
 ) -> Feedback:
     """Check ``func(references, hypothesis, n)`` (token lists) equals ``modified_precision`` on every case."""
-    fb = Feedback("my_modified_precision")
-    for refs, hyp, n in cases:
-        expected = modified_precision(list(refs), hyp, n)
-        case = f"references {list(refs)}, hypothesis {hyp!r}, n={n}"
-        raised, result = call_student(fb, func, [r.split() for r in refs], hyp.split(), n)
-        if raised:
-            if len(hyp.split()) < n:
-                fb.note(
-                    f"{case}: this hypothesis has no {n}-grams; nltk's rule gives p_{n} = 0/max(1, 0) = 0/1 "
-                    "(divide by max(1, total), never by 0)"
-                )
-        else:
-            problem = _result_problem(refs, hyp, n, expected, result)
-            if problem:
-                fb.fail(f"{case}: {problem}")
-        if enough_failures(fb):
-            break
-    return fb
+    return check_cases("my_modified_precision", func, (
+        Case(f"references {list(refs)}, hypothesis {hyp!r}, n={n}", ([r.split() for r in refs], hyp.split(), n),
+             partial(_result_problem, tuple(refs), hyp, n, modified_precision(list(refs), hyp, n)),
+             on_error=f"this hypothesis has no {n}-grams; nltk's rule gives p_{n} = 0/max(1, 0) = 0/1 (divide by "
+             "max(1, total), never by 0)" if len(hyp.split()) < n else "")
+        for refs, hyp, n in cases))
 
 
 def _result_problem(refs: Sequence[str], hyp: str, n: int, expected: Fraction, result: object) -> str | None:

@@ -9,16 +9,17 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 
 from ..clipping import clip_counts, max_reference_counts
 from ..ngrams import Ngram, count_ngrams, ngram_total
 from . import (
+    Case,
     Feedback,
     GradedExercise,
     LessonGrading,
     as_whole,
-    call_student,
-    enough_failures,
+    check_cases,
     random_sentence,
     shown,
     tiered_hint,
@@ -53,16 +54,9 @@ CLIP_BY_HAND_HYPOTHESIS = "a cat on a mat and a cat on a mat"
 
 def check_count_ngrams(func: Callable, *, cases: Sequence[tuple[Sequence[str], int]] = COUNT_CASES) -> Feedback:
     """Check ``func(tokens, n)`` returns ``{ngram_tuple: count}`` like ``count_ngrams`` on every case."""
-    fb = Feedback("my_count_ngrams")
-    for tokens, n in cases:
-        tokens = tuple(tokens)
-        raised, result = call_student(fb, func, list(tokens), n)
-        problem = None if raised else _count_problem(tokens, n, result)
-        if problem:
-            fb.fail(f"tokens {list(tokens)}, n={n}: {problem}")
-        if enough_failures(fb):
-            break
-    return fb
+    return check_cases("my_count_ngrams", func, (
+        Case(f"tokens {list(tokens)}, n={n}", (list(tokens), n), partial(_count_problem, tuple(tokens), n))
+        for tokens, n in cases))
 
 
 def _count_problem(tokens: tuple[str, ...], n: int, result: object) -> str | None:
@@ -127,17 +121,15 @@ def _example_ngram(expected: Counter[Ngram], n: int) -> Ngram:
 
 def check_clip(func: Callable, *, cases: Sequence[tuple[Sequence[str], str, int]] = CLIP_CASES) -> Feedback:
     """Check ``func(hyp_counts, refs_counts)`` returns ``{ngram: min(count, max over refs)}`` like ``clip_counts``."""
-    fb = Feedback("my_clip")
-    for refs, hyp, n in cases:
-        hyp_counts = count_ngrams(hyp, n)
-        refs_counts = [count_ngrams(r, n) for r in refs]
-        raised, result = call_student(fb, func, Counter(hyp_counts), [Counter(c) for c in refs_counts])
-        problem = None if raised else _clip_problem(refs, hyp_counts, refs_counts, n, result)
-        if problem:
-            fb.fail(f"hypothesis {hyp!r}, references {list(refs)}, n={n}: {problem}")
-        if enough_failures(fb):
-            break
-    return fb
+    return check_cases("my_clip", func, (_clip_case(tuple(refs), hyp, n) for refs, hyp, n in cases))
+
+
+def _clip_case(refs: tuple[str, ...], hyp: str, n: int) -> Case:
+    hyp_counts = count_ngrams(hyp, n)
+    refs_counts = [count_ngrams(r, n) for r in refs]
+    return Case(f"hypothesis {hyp!r}, references {list(refs)}, n={n}",
+                (Counter(hyp_counts), [Counter(c) for c in refs_counts]),
+                partial(_clip_problem, refs, hyp_counts, refs_counts, n))
 
 
 def _clip_problem(

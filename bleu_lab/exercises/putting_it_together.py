@@ -17,15 +17,15 @@ from ..geometric_mean import bleu_from_precisions
 from ..nltk_style import sentence_bleu, without_warnings
 from ..precision import modified_precision
 from . import (
+    Case,
     Feedback,
     GradedExercise,
     LessonGrading,
-    as_number,
+    check_cases,
     close,
+    number_problem,
     random_sentence,
     random_variant,
-    run_student_code,
-    shown,
 )
 
 UNIFORM = (0.25, 0.25, 0.25, 0.25)
@@ -56,30 +56,20 @@ def check_geometric_mean(
     cases: Sequence[tuple[str, Sequence[float], Sequence[float]]] = GEOMETRIC_CASES,
 ) -> Feedback:
     """Check ``func(precisions, weights)`` against exp(sum_n w_n log p_n) (0 when a weighted p_n is 0)."""
-    fb = Feedback("my_geometric_mean(precisions, weights)")
-    if not callable(func):
-        return fb.fail(f"pass your function itself (my_geometric_mean), not {type(func).__name__}")
-    for case, precisions, weights in cases:
-        zero = any(p == 0 and w > 0 for p, w in zip(precisions, weights))
-        # A factor 0 makes a product 0; bleu_from_precisions follows nltk and skips it, so say 0 here.
-        expected = 0.0 if zero else bleu_from_precisions(1.0, weights, precisions)
-        got = run_student_code(fb, func, list(precisions), list(weights))
-        if got is None:
-            if zero and fb.messages and "math domain error" in fb.messages[-1]:
-                fb.messages[-1] += (" — log(0) is undefined: when some p_n with weight > 0 is 0, "
-                                    "the geometric mean is 0; return 0.0 before taking logs")
-            continue
-        if as_number(got, strings=False) is None:
-            fb.fail(f"case {case}: return a number, not {type(got).__name__} ({shown(got)})")
-            continue
-        got = float(as_number(got, strings=False))
-        if close(got, expected):
-            continue
-        fb.fail(f"case {case}: p_n = {_fmt(precisions)}, weights = {_fmt(weights)}: expected {expected:.6g}, "
-                f"you returned {float(got):.6g}. " + _geometric_hint(precisions, weights, float(got), zero))
-    if fb.passed:
-        fb.note("right on every case, including a zero precision (the whole mean collapses to 0)")
-    return fb
+    return check_cases("my_geometric_mean(precisions, weights)", func, (
+        _geometric_case(case, tuple(precisions), tuple(weights)) for case, precisions, weights in cases),
+        passed="right on every case, including a zero precision (the whole mean collapses to 0)")
+
+
+def _geometric_case(case: str, precisions: tuple[float, ...], weights: tuple[float, ...]) -> Case:
+    zero = any(p == 0 and w > 0 for p, w in zip(precisions, weights))
+    # A factor 0 makes a product 0; bleu_from_precisions follows nltk and skips it, so say 0 here.
+    expected = 0.0 if zero else bleu_from_precisions(1.0, weights, precisions)
+    return Case(f"case {case}: p_n = {_fmt(precisions)}, weights = {_fmt(weights)}", (list(precisions), list(weights)),
+                number_problem(expected, lambda got: f"expected {expected:.6g}, you returned {got:.6g}. "
+                               + _geometric_hint(precisions, weights, got, zero)),
+                on_error="log(0) is undefined: when some p_n with weight > 0 is 0, the geometric mean is 0; return 0.0 "
+                "before taking logs" if zero else "")
 
 
 def _fmt(values: Sequence[float]) -> str:
@@ -109,26 +99,16 @@ def check_sentence_bleu(
     func: Callable[[Sequence[str], str], float], *, cases: Sequence[tuple[str, Sequence[str], str]] = SENTENCE_CASES
 ) -> Feedback:
     """Check ``func(references, hypothesis)`` against ``bleu_lab.sentence_bleu`` (BLEU-4, no smoothing)."""
-    fb = Feedback("my_sentence_bleu(references, hypothesis)")
-    if not callable(func):
-        return fb.fail(f"pass your function itself (my_sentence_bleu), not {type(func).__name__}")
-    for case, references, hypothesis in cases:
-        refs = list(references)
-        expected = without_warnings(sentence_bleu, refs, hypothesis)
-        got = run_student_code(fb, func, refs, hypothesis)
-        if got is None:
-            continue
-        if as_number(got, strings=False) is None:
-            fb.fail(f"case {case}: return a number, not {type(got).__name__} ({shown(got)})")
-            continue
-        got = float(as_number(got, strings=False))
-        if close(got, expected):
-            continue
-        fb.fail(f"case {case}: expected BLEU = {expected:.6g}, you returned {float(got):.6g}. "
-                + _sentence_hint(refs, hypothesis, float(got)))
-    if fb.passed:
-        fb.note("your assembly equals bleu_lab.sentence_bleu (and so nltk) on every case")
-    return fb
+    return check_cases("my_sentence_bleu(references, hypothesis)", func, (
+        _sentence_case(case, list(references), hypothesis) for case, references, hypothesis in cases),
+        passed="your assembly equals bleu_lab.sentence_bleu (and so nltk) on every case")
+
+
+def _sentence_case(case: str, refs: list[str], hypothesis: str) -> Case:
+    expected = without_warnings(sentence_bleu, refs, hypothesis)
+    return Case(f"case {case}", (refs, hypothesis), number_problem(
+        expected, lambda got: f"expected BLEU = {expected:.6g}, you returned {got:.6g}. "
+        + _sentence_hint(refs, hypothesis, got)))
 
 
 def _sentence_hint(refs: list[str], hypothesis: str, got: float) -> str:

@@ -1,5 +1,4 @@
-"""Checks for lesson 11, read your outputs (from the package's plumbing it uses ``Feedback``, ``call_student`` and,
-for ``bleu-lab grade``, the ``GRADING`` declaration of ``GradedExercise``/``LessonGrading``).
+"""Checks for lesson 11, read your outputs.
 
 - ``check_word_counts(my_word_counts)``: one segment's (matched words, output words, reference words); a word
   matches at most as often as the reference has it (compare-mt's word matching, ``compare.scorers.word_counts``)
@@ -15,20 +14,22 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Callable, Sequence
+from functools import partial
 
 from ..compare.scorers import WordCounts, salient_ngrams, word_counts
 from . import (
+    Case,
     Feedback,
     GradedExercise,
     LessonGrading,
     as_number,
-    call_student,
+    check_cases,
     close,
+    number_problem,
     random_sentence,
     random_variant,
+    shown,
 )
-
-MAX_FAILURES = 3
 
 WORD_CASES: tuple[tuple[str, str], ...] = (  # (reference, output)
     ("the cat sat on the mat", "the cat is on the mat"),
@@ -58,28 +59,23 @@ def _triple(value: object) -> tuple[float, ...] | None:
 
 def check_word_counts(func: Callable, *, cases: Sequence[tuple[str, str]] = WORD_CASES) -> Feedback:
     """Check ``func(reference_tokens, output_tokens)`` -> (matched words, output words, reference words)."""
-    fb = Feedback("my_word_counts(reference_tokens, output_tokens)")
-    for ref_text, out_text in cases:
-        ref, out = ref_text.split(), out_text.split()
-        failed, got = call_student(fb, func, list(ref), list(out))
-        if failed:
-            if not callable(func) or len(fb.messages) >= MAX_FAILURES:
-                break
-            continue
-        triple = _triple(got)
-        expected = word_counts([ref], [out], lambda w: 0, 1)
-        want = (expected.matches[0], expected.output[0], expected.reference[0])
-        if triple is None:
-            fb.fail(f"return three numbers (matched, output words, reference words), not {got!r:.80}")
-        elif triple != want:
-            fb.fail(f"reference {ref_text!r}, output {out_text!r}: you returned {tuple(got)!r:.80}. "
-                    + _word_hint(ref, out, triple, want))
-        if len(fb.messages) >= MAX_FAILURES:
-            break
-    if fb.passed:
-        fb.note("all cases right: each word matches at most as often as the reference has it, as in BLEU's clipping "
-                "of unigrams; compare-mt then adds these counts per frequency bucket.")
-    return fb
+    return check_cases("my_word_counts(reference_tokens, output_tokens)", func, (
+        Case(f"reference {ref!r}, output {out!r}", (ref.split(), out.split()),
+             partial(_word_problem, tuple(ref.split()), tuple(out.split())))
+        for ref, out in cases),
+        passed="all cases right: each word matches at most as often as the reference has it, as in BLEU's clipping "
+        "of unigrams; compare-mt then adds these counts per frequency bucket.")
+
+
+def _word_problem(ref: tuple[str, ...], out: tuple[str, ...], got: object) -> str | None:
+    expected = word_counts([list(ref)], [list(out)], lambda w: 0, 1)
+    want = (expected.matches[0], expected.output[0], expected.reference[0])
+    triple = _triple(got)
+    if triple is None:
+        return f"return three numbers (matched, output words, reference words), not {shown(got)}"
+    if triple == want:
+        return None
+    return f"you returned {shown(tuple(got))}. " + _word_hint(ref, out, triple, want)
 
 
 def _word_hint(ref: Sequence[str], out: Sequence[str], got: tuple[float, ...], want: tuple[int, int, int]) -> str:
@@ -96,48 +92,26 @@ def _word_hint(ref: Sequence[str], out: Sequence[str], got: tuple[float, ...], w
     return "Count, for each word, how often it occurs on each side; the matches of a word are the smaller count."
 
 
-def _check_numbers(fb: Feedback, func: Callable, cases: Sequence[tuple], expected: Callable[..., float],
-                   describe: Callable[..., str], hint: Callable[..., str], on_error: str = "") -> Feedback:
-    """Run ``func(*case)`` on every case and compare it with ``expected(*case)``; a wrong number gets
-    ``describe(*case)`` and ``hint(*case, got)``; ``on_error`` is added to an exception raised on a case that
-    ``hint`` flags with ``hint(*case, None)`` (stops after ``MAX_FAILURES`` messages)."""
-    for case in cases:
-        failed, got = call_student(fb, func, *case)
-        if failed:
-            if callable(func) and on_error and hint(*case, None):
-                fb.messages[-1] += f". {on_error}"
-            if not callable(func) or len(fb.messages) >= MAX_FAILURES:
-                break
-            continue
-        number = _number(got)
-        if number is None:
-            fb.fail(f"{describe(*case)}: return a number, not {type(got).__name__}")
-        elif not close(number, expected(*case)):
-            fb.fail(f"{describe(*case)}: your {number:.4f} is not right. {hint(*case, number)}")
-        if len(fb.messages) >= MAX_FAILURES:
-            break
-    return fb
-
-
 def check_fmeasure(func: Callable, *, cases: Sequence[tuple[int, int, int]] = FMEASURE_CASES) -> Feedback:
     """Check ``func(matches, output_words, reference_words)`` -> F = 2PR / (P + R), 0 without a match."""
-    fb = _check_numbers(
-        Feedback("my_fmeasure(matches, output_words, reference_words)"), func, cases,
-        lambda m, o, r: WordCounts((m,), (r,), (o,)).fmeasure(0),
-        lambda m, o, r: f"({m} matches, {o} output words, {r} reference words)", _f_hint, NO_MATCH,
-    )
-    if fb.passed:
-        fb.note("all cases right: the harmonic mean of precision and recall, and 0 for a bucket with no match "
-                "(as compare-mt prints it).")
-    return fb
+    return check_cases("my_fmeasure(matches, output_words, reference_words)", func, (
+        Case(f"({m} matches, {o} output words, {r} reference words)", (m, o, r), number_problem(
+            WordCounts((m,), (r,), (o,)).fmeasure(0), partial(_wrong, partial(_f_hint, m, o, r)), strings=True),
+            on_error="" if m else NO_MATCH)
+        for m, o, r in cases),
+        passed="all cases right: the harmonic mean of precision and recall, and 0 for a bucket with no match (as "
+        "compare-mt prints it).")
+
+
+def _wrong(hint: Callable[[float], str], got: float) -> str:
+    """A wrong number, and what it points to (never the right one)."""
+    return f"your {got:.4f} is not right. {hint(got)}"
 
 
 NO_MATCH = "With no match, P and R are 0 and the formula divides 0 by 0: return 0 then."
 
 
-def _f_hint(m: int, o: int, r: int, got: float | None) -> str:
-    if got is None:  # the function raised: a hint only for the no-match case
-        return NO_MATCH if not m else ""
+def _f_hint(m: int, o: int, r: int, got: float) -> str:
     if m and close(got, (m / o + m / r) / 2):
         return "That is the arithmetic mean of P and R; the F-measure is their harmonic mean."
     if m and (close(got, m / o) or close(got, m / r)):
@@ -151,20 +125,16 @@ def _f_hint(m: int, o: int, r: int, got: float | None) -> str:
 
 def check_salient_score(func: Callable, *, cases: Sequence[tuple[int, int, float]] = SALIENT_CASES) -> Feedback:
     """Check ``func(c1, c2, alpha)`` -> (c1 + alpha) / (c1 + c2 + 2 alpha)."""
-    fb = _check_numbers(
-        Feedback("my_salient_score(c1, c2, alpha)"), func, cases,
-        lambda c1, c2, alpha: salient_ngrams(Counter({("g",): c1}), Counter({("g",): c2}), alpha, 1)[0][0].score,
-        lambda c1, c2, alpha: f"(c1={c1}, c2={c2}, alpha={alpha})", _salient_hint,
-    )
-    if fb.passed:
-        fb.note("all cases right: alpha pulls rare n-grams towards 1/2, so an n-gram seen 3 times against 0 scores "
-                "below one seen 30 times against 0.")
-    return fb
+    return check_cases("my_salient_score(c1, c2, alpha)", func, (
+        Case(f"(c1={c1}, c2={c2}, alpha={alpha})", (c1, c2, alpha), number_problem(
+            salient_ngrams(Counter({("g",): c1}), Counter({("g",): c2}), alpha, 1)[0][0].score,
+            partial(_wrong, partial(_salient_hint, c1, c2, alpha)), strings=True))
+        for c1, c2, alpha in cases),
+        passed="all cases right: alpha pulls rare n-grams towards 1/2, so an n-gram seen 3 times against 0 scores "
+        "below one seen 30 times against 0.")
 
 
-def _salient_hint(c1: int, c2: int, alpha: float, got: float | None) -> str:
-    if got is None:
-        return ""
+def _salient_hint(c1: int, c2: int, alpha: float, got: float) -> str:
     if c1 + c2 and close(got, c1 / (c1 + c2)):
         return "Without smoothing one occurrence against none already scores 1; add alpha to both counts."
     if c1 + c2 and close(got, (c1 + alpha) / (c1 + c2 + alpha)):

@@ -11,6 +11,7 @@ import math
 import random
 import warnings
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 
 from ..nltk_style import sentence_bleu, without_warnings
 from ..precision import ModifiedPrecision
@@ -18,14 +19,14 @@ from ..sacrebleu_style import sentence_score
 from ..smoothing import EPSILON, NLTK_METHODS, method1, sacrebleu_precisions
 from ..statistics import BleuStats
 from . import (
+    Case,
     Feedback,
     GradedExercise,
     LessonGrading,
     as_list,
     as_number,
-    call_student,
+    check_cases,
     close,
-    enough_failures,
     shown,
 )
 
@@ -65,19 +66,18 @@ def check_exp_smoothing(
     func: Callable, *, cases: Sequence[tuple[Sequence[int], Sequence[int]]] = EXP_CASES
 ) -> Feedback:
     """Check ``func(matches, totals)`` returns sacrebleu's 'exp'-smoothed p_1..p_4 in percent on every case."""
-    fb = Feedback("my_exp_smoothing")
-    for matches, totals in cases:
-        raised, result = call_student(fb, func, list(matches), list(totals))
-        if raised:
-            break
-        listed = as_list(result)
-        result = listed if listed is not None else result
-        problem = _list_problem(result, len(matches)) or _exp_problem(matches, totals, result)
-        if problem:
-            fb.fail(f"matches={list(matches)}, totals={list(totals)}: {problem}")
-        if enough_failures(fb):
-            break
-    return fb
+    return check_cases("my_exp_smoothing", func, (
+        Case(f"matches={list(matches)}, totals={list(totals)}", (list(matches), list(totals)),
+             partial(_smoothing_problem, _exp_problem, tuple(matches), tuple(totals)))
+        for matches, totals in cases), stop_on_error=True)
+
+
+def _smoothing_problem(problem: Callable[..., str | None], *args_and_result) -> str | None:
+    """What is wrong with one list of smoothed precisions: its form first, then ``problem(*args, the list)``."""
+    *args, result = args_and_result
+    listed = as_list(result)
+    result = listed if listed is not None else result
+    return _list_problem(result, len(args[0])) or problem(*args, result)
 
 
 def _exp_problem(matches: Sequence[int], totals: Sequence[int], result: Sequence[float]) -> str | None:
@@ -110,19 +110,11 @@ def check_method1(
     func: Callable, *, cases: Sequence[tuple[Sequence[int], Sequence[int], float]] = METHOD1_CASES
 ) -> Feedback:
     """Check ``func(matches, denominators, epsilon)`` returns nltk's method1 p_1..p_4 (0–1) on every case."""
-    fb = Feedback("my_method1")
-    for matches, denominators, epsilon in cases:
-        raised, result = call_student(fb, func, list(matches), list(denominators), epsilon)
-        if raised:
-            break
-        listed = as_list(result)
-        result = listed if listed is not None else result
-        problem = _list_problem(result, len(matches)) or _method1_problem(matches, denominators, epsilon, result)
-        if problem:
-            fb.fail(f"matches={list(matches)}, denominators={list(denominators)}, epsilon={epsilon}: {problem}")
-        if enough_failures(fb):
-            break
-    return fb
+    return check_cases("my_method1", func, (
+        Case(f"matches={list(matches)}, denominators={list(denominators)}, epsilon={epsilon}",
+             (list(matches), list(denominators), epsilon),
+             partial(_smoothing_problem, _method1_problem, tuple(matches), tuple(denominators), epsilon))
+        for matches, denominators, epsilon in cases), stop_on_error=True)
 
 
 def expected_method1(matches: Sequence[int], denominators: Sequence[int], epsilon: float) -> list[float]:
@@ -200,19 +192,19 @@ def _first_mismatch(sacre: str, choice: str) -> str | None:
     return None
 
 
-def _list_problem(result: object, length: int) -> list[str]:
-    """A message if ``result`` is not a list of ``length`` numbers (empty list if it is)."""
+def _list_problem(result: object, length: int) -> str | None:
+    """A message if ``result`` is not a list of ``length`` numbers (None if it is)."""
     if result is None or result is Ellipsis:
-        return [f"your function returned {shown(result)}; return a list of {length} numbers, one p_n per order"]
+        return f"your function returned {shown(result)}; return a list of {length} numbers, one p_n per order"
     if isinstance(result, (str, bytes)) or not isinstance(result, Sequence):
-        return [f"your function returned a {type(result).__name__}; return a list of {length} numbers"]
+        return f"your function returned a {type(result).__name__}; return a list of {length} numbers"
     if len(result) != length:
-        return [f"your function returned {len(result)} values; return {length}, one per order n = 1..{length}"]
+        return f"your function returned {len(result)} values; return {length}, one per order n = 1..{length}"
     bad = [v for v in result if as_number(v, strings=False) is None or math.isnan(float(as_number(v, strings=False)))]
     if bad:
-        return [f"every value must be a number; found {shown(bad[0])}"]
+        return f"every value must be a number; found {shown(bad[0])}"
     result[:] = [float(as_number(v, strings=False)) for v in result]
-    return []
+    return None
 
 
 def _close(got: float, want: float) -> bool:

@@ -12,6 +12,7 @@ import random
 import re
 import warnings
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 
 from nltk.translate.bleu_score import sentence_bleu as nltk_sentence_bleu
 
@@ -20,11 +21,14 @@ from ..sacrebleu_style import corpus_score
 from ..tokenization import tokenize
 from . import (
     MAX_ANSWER_CHARS,
+    Case,
     Feedback,
     GradedExercise,
     LessonGrading,
+    Slip,
     as_number,
     as_whole,
+    check_cases,
     close,
     random_sentence,
     random_variant,
@@ -45,11 +49,13 @@ TOKENIZER_HINTS = {
     "none": "none only splits on spaces: punctuation stays glued to its word",
 }
 
-# Exercise 2: (reference, hypothesis) pairs for nltk_word_bleu; lengths differ in the first one.
+# Exercise 2: (reference, hypothesis) pairs for nltk_word_bleu; lengths differ in the first one, and case differs in
+# the last (nltk compares tokens as given: a solution that lowercases scores it 1.0).
 NLTK_CASES: tuple[tuple[str, str], ...] = (
     ("the cat is sitting on the mat today", "the cat is sitting on a mat"),
     ("he reads the book every evening", "every evening he reads the book"),
     ("the cat is on the mat", "the mat is on the cat"),
+    ("The committee approved the new budget on Tuesday", "the committee approved the new budget on tuesday"),
 )
 
 # Exercise 3: a small corpus to score lowercased with the international tokenizer, and report.
@@ -110,25 +116,26 @@ def check_nltk_word_bleu(func: Callable, *, cases: Sequence[tuple[str, str]] = N
 
     A recognised mistake is named on the first wrong try; the call that fixes it comes only on a later try (or
     with ``reveal=True``), so the first run of the skeleton does not hand over the solution."""
-    fb = Feedback("nltk_word_bleu")
-    if not callable(func):
-        return fb.fail(f"pass your function itself (nltk_word_bleu), not {type(func).__name__}")
-    for ref, hyp in cases:
-        before = len(fb.messages)
+    return check_cases("nltk_word_bleu", _quiet(func) if callable(func) else func, (
+        Case(f"reference {ref!r}, hypothesis {hyp!r}", (ref, hyp), partial(_nltk_slip, ref, hyp))
+        for ref, hyp in cases), most=1, reveal=reveal)
+
+
+def _quiet(func: Callable) -> Callable:
+    """The student's function with nltk's warnings silenced (the check names what they would warn about)."""
+    def quiet(*args):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            got = run_student_code(fb, func, ref, hyp)
-        if len(fb.messages) > before:
-            break
-        problem = _nltk_problem(ref, hyp, got)
-        if problem:
-            message, fix = problem
-            if fix is None:
-                fb.fail(f"reference {ref!r}, hypothesis {hyp!r}: {message}")
-            else:
-                tiered_hint(fb, [f"reference {ref!r}, hypothesis {hyp!r}: {message}"], fix, reveal=reveal)
-            break
-    return fb
+            return func(*args)
+    return quiet
+
+
+def _nltk_slip(ref: str, hyp: str, got: object) -> str | Slip | None:
+    problem = _nltk_problem(ref, hyp, got)
+    if problem is None:
+        return None
+    message, fix = problem
+    return message if fix is None else Slip(message, fix)
 
 
 def _nltk_problem(ref: str, hyp: str, got: object) -> tuple[str, str | None] | None:
@@ -157,6 +164,9 @@ def _nltk_problem(ref: str, hyp: str, got: object) -> tuple[str, str | None] | N
             (nltk_sentence_bleu([hyp.split()], ref.split()), "the arguments are swapped: nltk takes the references "
              "first, then the hypothesis", None),
             (want * 100, "nltk's scores are on a 0–1 scale; don't multiply by 100", None),
+            (nltk_sentence_bleu([ref.lower().split()], hyp.lower().split()), "you changed the text before scoring "
+             "(lowercased it): nltk compares the tokens exactly as given, and so must your function. Which words of "
+             "this pair differ only in case?", None),
         )
     for value, explanation, fix in mistakes:
         if _same(got, value) and not _same(value, want):
@@ -240,13 +250,22 @@ def _same(a: float, b: float) -> bool:
 
 # For ``bleu-lab grade``: hidden sentence pairs drawn at grading time (no hidden case ships).
 def hidden_nltk_cases(rng: random.Random) -> dict:
-    """(reference, hypothesis) pairs for ``check_nltk_word_bleu(..., cases=...)``."""
+    """(reference, hypothesis) pairs for ``check_nltk_word_bleu(..., cases=...)``; in the last, the reference starts
+    with a capital where the hypothesis has the word in lowercase, so a solution that lowercases fails."""
     cases = []
     for _ in range(3):
         reference = random_sentence(rng, 5, 10)
         cases.append((reference, random_variant(rng, reference, rng.randint(0, 3))))
+    for _ in range(100):  # a few draws at most: the capital almost always changes the score
+        reference = random_sentence(rng, 5, 10)
+        words = random_variant(rng, reference, rng.randint(0, 2)).split()
+        cased = " ".join([words[0].capitalize(), *reference.split()[1:]])
+        hypothesis = " ".join(words)
+        scores = [without_warnings(sentence_bleu, [r], hypothesis) for r in (cased, cased.lower())]
+        if not close(*scores, rel_tol=1e-3):
+            break
+    cases.append((cased, hypothesis))
     return {"cases": cases}
-
 
 
 # Exercise 4 (the library zoo): the setting behind a reported number. Each case: (system of data/news, reference

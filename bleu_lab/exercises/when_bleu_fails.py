@@ -18,15 +18,15 @@ from ..explain import explain
 from ..nltk_style import sentence_bleu, without_warnings
 from ..precision import modified_precision
 from . import (
+    Case,
     Feedback,
     GradedExercise,
     LessonGrading,
-    as_number,
+    check_cases,
     close,
+    number_problem,
     random_sentence,
     random_variant,
-    run_student_code,
-    shown,
 )
 
 NASA_REFERENCE = "The NASA Opportunity rover is battling a massive dust storm on planet Mars."
@@ -81,26 +81,14 @@ def check_old_nltk_bleu(
 
     ``cases`` maps each hypothesis to old nltk's score against ``references``.
     """
-    fb = Feedback("old_nltk_bleu(references, hypothesis)")
-    if not callable(func):
-        return fb.fail(f"pass your function itself (old_nltk_bleu), not {type(func).__name__}")
     refs = [ref.split() for ref in references]
-    for hypothesis, printed in cases.items():
-        got = run_student_code(fb, func, refs, hypothesis.split())
-        if got is None:
-            continue
-        if as_number(got, strings=False) is None:
-            fb.fail(f"{hypothesis!r}: return a number, not {type(got).__name__} ({shown(got)})")
-            continue
-        got = float(as_number(got, strings=False))
-        if close(got, printed):
-            continue
-        fb.fail(f"{hypothesis!r}: the post printed {printed!r}, you returned {shown(got)}. "
-                + _old_nltk_hint(refs, hypothesis.split(), float(got)))
-    if fb.passed:
-        fb.note("all seven printed values reproduced: old nltk dropped the first order without a match and every "
-                "order above it")
-    return fb
+    return check_cases("old_nltk_bleu(references, hypothesis)", func, (
+        Case(repr(hypothesis), (refs, hypothesis.split()), number_problem(
+            printed, lambda got, printed=printed, hypothesis=hypothesis: f"the post printed {printed!r}, you returned "
+            f"{got!r}. " + _old_nltk_hint(refs, hypothesis.split(), got)))
+        for hypothesis, printed in cases.items()), most=None,  # every printed value: each points to another rule
+        passed="all seven printed values reproduced: old nltk dropped the first order without a match and every "
+        "order above it")
 
 
 def _old_nltk_hint(refs: list[list[str]], hyp: list[str], got: float) -> str:

@@ -13,6 +13,7 @@ Sources (the versions read to write these definitions; links in ``SOURCES``):
   torchmetrics      src/torchmetrics/functional/text/bleu.py (``BLEUScore`` calls the same update/compute)
   Moses             scripts/generic/multi-bleu.perl
   d2l.ai            "Dive into Deep Learning", section 10.7 (seq2seq), function ``bleu``
+  compare-mt 0.2.10 compare_mt/scorers.py (``BleuScorer``), compare_mt/corpus_utils.py (lines split on ' ')
 """
 
 from __future__ import annotations
@@ -27,7 +28,15 @@ from ..smoothing import NLTK_METHODS, SACREBLEU_METHODS
 from ..statistics import BleuStats
 from ..tokenization import available_tokenizers, preprocess_corpus
 from .counts import MAX_ORDER, SegmentCounts, count_segments, pool
-from .formulas import d2l_sentence, multi_bleu, nltk_before_3_4, nltk_corpus, tf_nmt, torchmetrics_bleu
+from .formulas import (
+    compare_mt_bleu,
+    d2l_sentence,
+    multi_bleu,
+    nltk_before_3_4,
+    nltk_corpus,
+    tf_nmt,
+    torchmetrics_bleu,
+)
 
 SOURCES: dict[str, str] = {
     "sacrebleu": "https://github.com/mjpost/sacrebleu/blob/v2.6.0/sacrebleu/metrics/bleu.py",
@@ -40,6 +49,8 @@ SOURCES: dict[str, str] = {
     "src/torchmetrics/functional/text/bleu.py",
     "Moses multi-bleu.perl": "https://github.com/moses-smt/mosesdecoder/blob/master/scripts/generic/multi-bleu.perl "
     "(read in fairseq's copy, scripts/multi-bleu.perl @ bbfc5838)",
+    "compare-mt": "https://github.com/neulab/compare-mt/blob/master/compare_mt/scorers.py (BleuScorer; read in the "
+    "pip package compare-mt 0.2.10, compare_mt/scorers.py and corpus_utils.iterate_tokens)",
     "d2l.ai": "https://d2l.ai/chapter_recurrent-modern/seq2seq.html#evaluation-of-predicted-sequences "
     "(d2l.bleu: for n in range(1, min(k, len_pred) + 1), the code of d2l 1.0)",
 }
@@ -118,6 +129,8 @@ class Workspace:
             return [list(h) for h in hyps], [[list(r) for r in seg] for seg in refs]
         if kind == "d2l":  # one label per prediction, split on single spaces
             return [h.split(" ") for h in hyps], [[seg[0].split(" ")] for seg in refs]
+        if kind == "cmt":  # compare-mt: one reference file, each line stripped and split on single spaces
+            return [h.strip().split(" ") for h in hyps], [[seg[0].strip().split(" ")] for seg in refs]
         if kind == "transposed":  # per-segment references handed to sacrebleu as if they were streams
             hyps, refs = transposed_layout(hyps, refs)
             kind, _, rest = rest.partition(":")
@@ -139,7 +152,7 @@ class Workspace:
 
         subset = Workspace(self.hypotheses, [pick(seg) for seg in self.references])
         for view, (hyps, refs) in self._tokens.items():
-            if view.partition(":")[0] not in ("d2l", "transposed", "flat"):  # these read the layout itself
+            if view.partition(":")[0] not in ("d2l", "cmt", "transposed", "flat"):  # these read the layout itself
                 subset._tokens[view] = (hyps, [pick(seg) for seg in refs])
         return subset
 
@@ -283,6 +296,46 @@ def _sacrebleu_specs() -> Iterator[Spec]:
             )
 
 
+@dataclass(frozen=True)
+class Smoothing:
+    """What a smoothing method does to the precisions p_n, as its library's code does it."""
+
+    every_order_from: int | None  # every order n >= this changes, matched or not; None: only orders without a match
+    text: str
+
+
+# From the code, not the docstrings: sacrebleu 2.6.0 ``BLEU.compute_bleu`` (sacrebleu/metrics/bleu.py: 'add-k' adds
+# to ``correct[n - 1]`` and ``total[n - 1]`` for every n > 1 before looking at the count; 'exp' and 'floor' act only
+# where ``correct[n - 1] == 0``) and nltk 3.10.4 ``SmoothingFunction`` (nltk/translate/bleu_score.py: method2 adds 1
+# for every ``i != 0``; method5 averages every p_n with its neighbours; method6 rewrites every order from the third,
+# ``if i in [0, 1]: continue``; method7 is method4 then method5). tests/test_readings.py holds each text against both.
+SMOOTHING: dict[tuple[str, str], Smoothing] = {
+    ("sacrebleu", "exp"): Smoothing(None, "smoothing 'exp' changes only orders without a match: the k-th gets "
+                                    "100 / (2^k total_n)"),
+    ("sacrebleu", "floor"): Smoothing(None, "smoothing 'floor' changes only orders without a match: p_n = 0.1 / "
+                                      "total_n"),
+    ("sacrebleu", "add-k"): Smoothing(2, "smoothing 'add-k' adds 1 to the matches and n-grams of every order from 2 "
+                                      "up, matched or not, so it changes the score of a sentence that matches every "
+                                      "order too"),
+    ("sacrebleu", "none"): Smoothing(None, "smoothing 'none' leaves every p_n as it is: an order without a match "
+                                     "makes the score 0"),
+    ("nltk", "method0"): Smoothing(None, "no smoothing: an order without a match becomes the smallest float"),
+    ("nltk", "method1"): Smoothing(None, "smoothing method1 changes only orders without a match: p_n = 0.1 / "
+                                   "total_n"),
+    ("nltk", "method2"): Smoothing(2, "smoothing method2 adds 1 to the matches and n-grams of every order from 2 up, "
+                                   "matched or not (Lin & Och 2004)"),
+    ("nltk", "method3"): Smoothing(None, "smoothing method3 changes only orders without a match: the k-th gets "
+                                   "1 / (2^k total_n)"),
+    ("nltk", "method4"): Smoothing(None, "smoothing method4 changes only orders without a match: the k-th gets "
+                                   "ln(c) / (5 * 2^k * total_n)"),
+    ("nltk", "method5"): Smoothing(1, "smoothing method5 changes every order: each p_n becomes the mean of the "
+                                   "previous smoothed p, p_n and p_(n+1)"),
+    ("nltk", "method6"): Smoothing(3, "smoothing method6 changes every order from 3 up: each p_n is interpolated "
+                                   "with the prior p_(n-1)^2 / p_(n-2) (Gao & He 2013)"),
+    ("nltk", "method7"): Smoothing(1, "smoothing method7 changes every order: method4, then method5's averaging"),
+}
+
+
 SACREBLEU_CORPUS_DEFAULTS = {"tokenize": "13a", "lowercase": False, "smooth_method": "exp", "effective_order": False}
 
 
@@ -297,7 +350,7 @@ def _sacrebleu_note(what: str, changed: dict[str, object]) -> str:
     if changed.get("lowercase"):
         notes.append("lowercasing forgives errors of case")
     if "smooth_method" in changed:
-        notes.append(f"smoothing '{changed['smooth_method']}' changes only orders without a match")
+        notes.append(SMOOTHING["sacrebleu", str(changed["smooth_method"])].text)
     if changed.get("effective_order"):
         notes.append("the effective order leaves out orders with no n-gram at all")
     return what + (": " + "; ".join(notes) if notes else " with its defaults (13a, mixed case, exp smoothing)")
@@ -375,7 +428,7 @@ def _nltk_note(what: str, view: str, order: int, method: str) -> str:
     if order != 4:
         notes.append(f"only n-grams up to {order} (BLEU-{order})")
     if method != "method0":
-        notes.append(f"smoothing {method} changes orders without a match")
+        notes.append(SMOOTHING["nltk", method].text)
     return f"{what}: " + "; ".join(notes)
 
 
@@ -414,6 +467,13 @@ def _other_specs() -> Iterator[Spec]:
             "without smoothing" + (", lowercased (-lc)" if lc else ""),
             f"perl multi-bleu.perl{' -lc' if lc else ''} ref.txt < hyp.txt", 100, departures=int(lc),
         )
+    yield Spec(
+        "compare-mt BLEU", "compare-mt", {}, "cmt", "closest", lambda stats, last: compare_mt_bleu(stats),
+        "compare-mt's own BLEU (BleuScorer): the lines split on single spaces (no punctuation splitting), the first "
+        "reference only, and an n-gram order without any match counted as if its precision were 1",
+        "compare-mt ref.txt hyp.txt  # its BLEU line; or compare_mt.scorers.BleuScorer().score_corpus(refs, hyps)",
+        100,
+    )
     for k in (2, 3, 4):
         yield Spec(
             "mean of d2l bleu", "d2l.ai", {"k": k}, "d2l", "closest",

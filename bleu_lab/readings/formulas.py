@@ -112,3 +112,21 @@ def d2l_sentence(stats: BleuStats, k: int = 2) -> float | None:
     for n in range(1, min(k, c) + 1):
         score *= math.pow(stats.matches[n - 1] / stats.totals[n - 1], math.pow(0.5, n))
     return score
+
+
+def compare_mt_bleu(stats: BleuStats) -> float:
+    """compare-mt 0.2.10's corpus BLEU (``BleuScorer.score_cached_corpus``, 0–100), from its counts.
+
+    Tokens split on single spaces, the first reference only (compare-mt takes one reference file); p_n = m_n / sum
+    over segments of max(1, t_n); 0 when no unigram matches; an order with no match adds log-term 0, as if its p_n
+    were 1 (``p = math.log(p) if p > 0 else 0``), so BLEU-4 of a corpus without a 4-gram match is not 0; BP = min(1,
+    exp(1 - r/c)). Read in compare_mt/scorers.py (pip package 0.2.10).
+    """
+    if stats.matches[0] == 0:
+        return 0.0
+    log_mean = 0.0
+    for m, d in zip(stats.matches[:4], stats.nltk_denominators[:4]):
+        p = m / d if d != 0 else 0
+        log_mean += (math.log(p) if p > 0 else 0) * 0.25
+    bp = min(1, math.exp(1 - stats.ref_len / stats.hyp_len)) if stats.hyp_len != 0 else 0
+    return 100.0 * bp * math.exp(log_mean)

@@ -23,6 +23,10 @@ from ..validation import as_sequence, check_segment_lengths, plain_strings
 from .catalogue import SUBWORD_MARKERS, Reading, Workspace, readings, score, specs
 
 NEAREST = 5
+LIKELIER_CAUSES = ("Likelier than any reading below: the number was computed against another reference (or more of "
+                   "them), on another version of the test set (other segments, other fixes), or from another output "
+                   "file (another checkpoint, other post-processing).")
+CHARACTER_VIEWS = ("char", "chars")  # readings on characters are not evidence about the number of references
 TOKENIZED_MARKS = re.compile(r" [.,!?;:)'\"]( |$)|&apos;|&quot;|@-@| n't\b| 's\b")
 
 
@@ -71,10 +75,10 @@ class WhyResult:
                         f"{best.native:.4f} ({best.score:.2f} on the 0–100 scale){others}.")
             return f"{self.reported_text} is reproduced by {best.label()}: {best.score:.2f}{others}."
         near = self.nearest[0]
-        more = (" It is above every BLEU-4 reading with these references: more references may have been used."
-                if any(f.kind == "references" for f in self.findings) else "")
-        return (f"No reading gives {self.reported_text} (within ±{self.tolerance:g}); the nearest is {near.label()}: "
-                f"{near.score:.2f}.{more}")
+        more = (" It is above every BLEU-4 reading on words with these references: more references may have been "
+                "used." if any(f.kind == "references" for f in self.findings) else "")
+        return (f"No reading gives {self.reported_text} (within ±{self.tolerance:g}).{more} {LIKELIER_CAUSES} The "
+                f"nearest reading is {near.label()}: {near.score:.2f}.")
 
     def __str__(self) -> str:
         lines = [self.verdict]
@@ -194,6 +198,7 @@ def _rank(catalogue: Sequence[Reading], value: float, tol: float) -> list[tuple[
     return [(r, on_scale) for _, r, on_scale in ranked]
 
 
+FIRST_REFERENCE_ONLY = ("d2l", "cmt")  # views that read the first reference only: no subset changes them
 SUBSETS_OF_ALL_UP_TO = 4  # with at most 4 references every subset is tried; with more, each reference alone
 
 
@@ -224,7 +229,7 @@ def _subset_readings(workspace: Workspace, names: Sequence[str]) -> list[tuple[W
             which = (f"reference {names[columns[0]]} only" if size == 1 else
                      f"references {', '.join(names[k] for k in columns[:-1])} and {names[columns[-1]]} only")
             for spec in specs(subset):
-                if spec.departures <= 1 and not spec.mistake and spec.view != "d2l":  # d2l reads the first only
+                if spec.departures <= 1 and not spec.mistake and spec.view not in FIRST_REFERENCE_ONLY:
                     reading = score(spec, subset)
                     found.append((subset, replace(reading, references=which)))
     return found
@@ -232,7 +237,8 @@ def _subset_readings(workspace: Workspace, names: Sequence[str]) -> list[tuple[W
 
 def _reference_findings(catalogue: Sequence[Reading], ranked: Sequence[tuple[Reading, bool]], value: float,
                         text: str, tol: float, names: Sequence[str], width: int) -> list[Finding]:
-    """A reading with a subset of the references leads, or the number is above every BLEU-4 reading."""
+    """A reading with a subset of the references leads, or the number is above every BLEU-4 reading on words
+    (readings on characters, such as tokenize='char', score far higher and say nothing about the references)."""
     findings = []
     if ranked and ranked[0][0].references:
         best = ranked[0][0]
@@ -241,14 +247,15 @@ def _reference_findings(catalogue: Sequence[Reading], ranked: Sequence[tuple[Rea
                                 f"{best.label()} gives {best.score:.2f}"))
         return findings
     four = [r for r in catalogue if r.order == 4 and not r.mistake and not r.references and r.score is not None
-            and math.isfinite(r.score)]
+            and math.isfinite(r.score) and r.score <= 100 and r.view.partition(":")[0] not in CHARACTER_VIEWS]
+    # (above 100: nltk's methods 5 and 7 at corpus level, which read the last segment; not a BLEU to compare with)
     target, t = (value * 100, tol * 100) if value <= 1 else (value, tol)
     if four and not any(r.order == 4 and not r.mistake for r, _ in ranked):
         top = max(four, key=lambda r: r.score)
         if target > top.score + t:
             given = f"the {width} references given" if width > 1 else "the reference given"
             shown = text if value > 1 else f"{target:g}"
-            findings.append(Finding("references", f"{shown} is above every BLEU-4 reading with {given} (the "
+            findings.append(Finding("references", f"{shown} is above every BLEU-4 reading on words with {given} (the "
                                     f"highest: {top.label()}, {top.score:.2f}): BLEU rises with each reference added "
                                     "(more n-grams to match, more lengths to choose from), so the number may have "
                                     "been computed against more references than these"))

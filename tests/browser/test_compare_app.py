@@ -73,7 +73,7 @@ def test_compare_app_in_voila(page: Page, voila_server_factory: Callable[[str | 
     expect(table.locator("tbody tr")).to_have_count(2)
     expect(table).to_contain_text("strong")
     expect(table).to_contain_text("fluent")
-    for caption in ("Word F-measure by frequency bucket", "BLEU by reference length", "BLEU by sentence-BLEU band",
+    for caption in ("Word F-measure by frequency bucket", "BLEU by reference length", "Segments by sentence-BLEU band",
                     "n-grams matched more by"):
         expect(app.locator("caption", has_text=caption).first).to_be_visible()
     expect(app.locator(".compare-example").first).to_be_visible()
