@@ -1,7 +1,10 @@
 """Segment scores from anywhere (bleu_lab.segment_scores) and metrics beside BLEU (bleu_lab.compare.metrics): the two
 file formats and their errors, MQM read from the shipped release equal to the published table, Kendall's tau equal to
-scipy's, and the segments two metrics rank furthest apart."""
+scipy's, and the segments two metrics rank furthest apart; compare_systems(..., scores=...) and bleu-lab compare
+--scores with every export."""
 
+import os
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,6 +18,7 @@ from bleu_lab.published_scores import MQM_SEGMENTS_FILE, RATED_SYSTEMS, SEGMENTS
 from bleu_lab.segment_scores import read_line_scores, read_long_scores, read_segment_scores, segment_scores
 
 MQM_FILE = corpus_dir() / MQM_SEGMENTS_FILE
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def write(tmp_path, name, text):
@@ -149,3 +153,160 @@ def test_estimated_accuracy_follows_kocmi_fits_only_for_metrics_they_fit():
     assert delta_scale(segment_scores("comet-22", {"a": [81.0]}, higher_is_better=True)) == 1.0
     assert delta_scale(segment_scores("MQM", {"a": [0.5]}, higher_is_better=False)) == 1.0
     assert estimated_accuracy(1.0, "MQM") is None and estimated_accuracy(1.0, "COMET-22") > 0.5
+
+
+# --- compare_systems(..., scores=...) and bleu-lab compare --scores ------------------------------------------------
+
+NEWS = ROOT / "data" / "news"
+
+
+def news_comparison(**kwargs):
+    from bleu_lab.compare import compare_systems
+
+    systems = {n: (NEWS / f"sys.{n}.de").read_text(encoding="utf-8").splitlines() for n in ("strong", "fluent")}
+    ref = (NEWS / "ref.A.de").read_text(encoding="utf-8").splitlines()
+    rng = np.random.default_rng(7)
+    values = {n: [None if i % 5 == 0 else float(rng.integers(0, 8)) for i in range(len(ref))] for n in systems}
+    mqm = segment_scores("MQM", values, higher_is_better=False)
+    return compare_systems(systems, ref, scores={"MQM": mqm}, n_samples=300, n_trials=400, seed=11, **kwargs), values
+
+
+@pytest.fixture(scope="module")
+def news():
+    return news_comparison()
+
+
+def test_metric_tests_are_the_paired_tests_of_the_means_by_hand(news):
+    """The bootstrap's resampled means and the randomization's shuffled gaps, recomputed from the same draws."""
+    c, values = news
+    m = c.metrics[0]
+    assert [s.name for s in m.systems] == ["strong", "fluent"] and m.direction == "lower is better"
+    strong, fluent = (np.array([np.nan if v is None else v for v in values[n]]) for n in ("strong", "fluent"))
+    both = ~np.isnan(strong) & ~np.isnan(fluent)
+    a, b = strong[both], fluent[both]
+    p = m.all_pairs[0]
+    assert p.segments == both.sum() and p.difference == pytest.approx(b.mean() - a.mean())
+    assert m.system("strong").mean == pytest.approx(np.nanmean(strong)) and m.system("strong").unrated == 32
+    idxs = np.random.default_rng(11).choice(len(a), size=(300, len(a)), replace=True)
+    np.testing.assert_allclose(p.bootstrap.system_samples, b[idxs].mean(1), rtol=1e-5)
+    gaps = b[idxs].mean(1) - a[idxs].mean(1)
+    expected = (np.sum(np.abs(gaps - gaps.mean()) >= abs(b.mean() - a.mean()) - 1e-9) + 1) / 301
+    assert p.bootstrap.p_value == pytest.approx(expected, abs=2 / 301)
+    coins = np.random.default_rng(11).integers(2, size=(400, len(a)), dtype=bool)
+    shuffled = np.abs(np.where(coins, a, b).mean(1) - np.where(coins, b, a).mean(1))
+    np.testing.assert_allclose(p.randomization.trial_differences, shuffled, atol=1e-12)
+
+
+def test_agreement_in_a_comparison_equals_scipy(news):
+    c, values = news
+    mqm = {n: -np.array([np.nan if v is None else v for v in values[n]]) for n in ("strong", "fluent")}
+    found = {(a.x, a.y): a for a in c.agreement}
+    assert set(found) == {("BLEU", "chrF"), ("BLEU", "MQM"), ("chrF", "MQM")}
+    keep = {n: ~np.isnan(mqm[n]) for n in mqm}
+    for n in mqm:
+        expected = scipy.stats.kendalltau(c.sentence_bleu[n][keep[n]], mqm[n][keep[n]]).statistic
+        assert found["BLEU", "MQM"].per_system[n].tau == pytest.approx(expected)
+    pooled = scipy.stats.kendalltau(np.concatenate([c.sentence_bleu[n][keep[n]] for n in mqm]),
+                                    np.concatenate([mqm[n][keep[n]] for n in mqm])).statistic
+    assert found["BLEU", "MQM"].pooled.tau == pytest.approx(pooled)
+    assert c.disagreements and all(d.x == "BLEU" and d.y == "MQM" for d in c.disagreements)
+
+
+def test_every_export_carries_the_scores(news, tmp_path):
+    import json
+
+    c, _ = news
+    data = json.loads(c.to_json())
+    assert data["metrics"][0]["name"] == "MQM" and len(data["metrics"][0]["pairs"]) == 1
+    assert data["metrics"][0]["pairs"][0]["estimated_accuracy"] is None  # Kocmi et al. fitted no MQM
+    assert data["all_pairs"][0]["estimated_accuracy"] > 0.5  # but BLEU
+    names = {p.name for p in c.to_csv(tmp_path)}
+    assert {"metric_scores.csv", "metric_pairs.csv", "agreement.csv", "disagreements.csv"} <= names
+    assert "MQM ($\\downarrow$)" in c.to_latex()
+    page = c.to_html()
+    for text in ("MQM: each system", "MQM: every pair of systems", "Metrics and people", "Sentence BLEU and MQM",
+                 "2021.tacl-1.87", "2021.wmt-1.73", "2023.emnlp-main.798", "2024.acl-long.110",
+                 "Where BLEU and the other metrics disagree most"):
+        assert text in page
+    assert "MQM (lower is better" in str(c)
+
+
+def test_compare_systems_refuses_scores_it_cannot_use():
+    from bleu_lab.compare import compare_systems
+
+    systems, ref = {"a": ["x y"], "b": ["x z"]}, ["x y"]
+    with pytest.raises(TypeError, match="must be SegmentScores"):
+        compare_systems(systems, ref, scores={"M": {"a": [1.0], "b": [2.0]}})
+    with pytest.raises(ValueError, match="no scores for system 'b'"):
+        compare_systems(systems, ref, scores={"M": segment_scores("M", {"a": [1.0]}, higher_is_better=True)})
+    with pytest.raises(ValueError, match="has 2 scores for 'a' but the test set has 1 segments"):
+        compare_systems(systems, ref, scores={"M": segment_scores("M", {"a": [1, 2], "b": [1, 2]},
+                                                                  higher_is_better=True)})
+
+
+@pytest.mark.parametrize("flags, message", [
+    (["--scores", "M=x.txt"], "exactly one of --higher-is-better M or --lower-is-better M"),
+    (["--scores", "M=x.txt", "--lower-is-better", "M", "--higher-is-better", "M"], "exactly one of"),
+    (["--scores", "M=x.txt", "--lower-is-better", "N"], "exactly one of"),
+    (["--scores", "M=x.txt", "--lower-is-better", "M", "--higher-is-better", "N"], "--higher-is-better N: no --scores"),
+    (["--scores", "BLEU=x.txt", "--lower-is-better", "BLEU"], "that name is taken"),
+    (["--scores", "M"], "expected NAME=FILE"),
+])
+def test_cli_states_each_direction(capsys, flags, message):
+    from bleu_lab.compare.cli import main
+
+    assert main(["--refs", str(NEWS / "ref.A.de"), "--systems", str(NEWS / "sys.strong.de"),
+                 str(NEWS / "sys.fluent.de"), *flags]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_cli_reads_one_number_per_line_per_system(tmp_path, capsys):
+    from bleu_lab.compare.cli import main
+
+    n = len((NEWS / "ref.A.de").read_text(encoding="utf-8").splitlines())
+    a = write(tmp_path, "a.txt", "".join(f"0.{i % 9}\n" for i in range(n)))
+    b = write(tmp_path, "b.txt", "None\n" + "".join(f"0.{(i * 7) % 9}\n" for i in range(1, n)))
+    assert main(["--refs", str(NEWS / "ref.A.de"), "--systems", str(NEWS / "sys.strong.de"),
+                 str(NEWS / "sys.fluent.de"), "--samples", "100", "--trials", "100", "--no-chrf",
+                 "--scores", f"COMET-22={a},{b}", "--higher-is-better", "COMET-22",
+                 "--json", str(tmp_path / "r.json")]) == 0
+    import json
+
+    data = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+    comet = data["metrics"][0]
+    assert comet["systems"][1]["unrated"] == 1 and comet["direction"] == "higher is better"
+    assert comet["pairs"][0]["estimated_accuracy"] is not None  # a metric Kocmi et al. fitted
+    assert [a["y"] for a in data["agreement"]] == ["COMET-22"]  # BLEU against it (no chrF here)
+
+
+@pytest.mark.skipif(not os.environ.get("BLEU_LAB_MTDATA"),
+                    reason="needs the WMT21 en-de files: set BLEU_LAB_MTDATA to the folder holding en-de/")
+def test_cli_on_the_eight_mqm_rated_systems(tmp_path):
+    """bleu-lab compare --scores MQM=... --lower-is-better MQM on WMT21 en-de: the published MQM table, and Kendall's
+    tau of sentence BLEU and MQM equal to scipy's on the same segments."""
+    import json
+
+    from bleu_lab.compare.cli import main
+    from bleu_lab.published_scores import FILE_NAMES, SEGMENT_REFERENCE, load_mqm_segments
+
+    folder = Path(os.environ["BLEU_LAB_MTDATA"]) / "en-de"
+    files = [str(folder / f"newstest2021.en-de.hyp.{FILE_NAMES.get(s, s)}.de") for s in RATED_SYSTEMS]
+    out = tmp_path / "r.json"
+    assert main(["--refs", str(folder / f"newstest2021.en-de.ref.{SEGMENT_REFERENCE}.de"), "--systems", *files,
+                 "--names", *RATED_SYSTEMS, "--samples", "200", "--trials", "200", "--no-chrf",
+                 "--scores", f"MQM={MQM_FILE}", "--lower-is-better", "MQM", "--json", str(out)]) == 0
+    data = json.loads(out.read_text(encoding="utf-8"))
+    published = {row.system: row.mqm for row in load_system_scores()}
+    assert {s["name"]: round(s["mean"], 2) for s in data["metrics"][0]["systems"]} == \
+        {s: published[s] for s in RATED_SYSTEMS}
+    from bleu_lab.sacrebleu_style import sentence_score
+
+    reference = (folder / f"newstest2021.en-de.ref.{SEGMENT_REFERENCE}.de").read_text(encoding="utf-8").split("\n")
+    system = "Nemo"
+    hyps = (folder / "newstest2021.en-de.hyp.NVIDIA-NeMo.de").read_text(encoding="utf-8").split("\n")
+    rated = [r for r in load_mqm_segments(system) if r.rated]
+    bleu = [sentence_score(hyps[r.segment - 1], [reference[r.segment - 1]]).score for r in rated]
+    expected = scipy.stats.kendalltau(bleu, [r.score for r in rated]).statistic  # the file's score: higher is better
+    found = next(a for a in data["agreement"] if a["y"] == "MQM")
+    assert found["per_system_tau"][system] == pytest.approx(expected)
+    assert found["per_system_segments"][system] == len(rated) == 527
