@@ -191,21 +191,43 @@ class MeanScore:
 
 def paired_mean_rows(metric: SegmentScores, baseline: str, system: str) -> PairedRows:
     """Both systems' rows [score, 1] on the segments both have a score for, scored as sum(score) / sum(1): the
-    paired bootstrap and approximate randomization of ``significance`` then test the difference of the means."""
+    paired bootstrap and approximate randomization of ``significance`` then test the difference of the means.
+
+    Scores with at most ``MAX_DECIMALS`` decimals (MQM's tenths of a point) are kept as whole numbers of their last
+    decimal, so the tests sum them exactly (and take the tests' fast integer path); others are summed as floats."""
     both = metric.rated(baseline) & metric.rated(system)
     if not both.any():
         raise ValueError(f"{metric.name}: no segment is rated for both {baseline!r} and {system!r}")
-    ones = np.ones(int(both.sum()))
-    base_rows = np.column_stack([metric.scores[baseline][both], ones])
-    sys_rows = np.column_stack([metric.scores[system][both], ones])
+    base, other = metric.scores[baseline][both], metric.scores[system][both]
+    unit = _decimal_unit(np.concatenate([base, other]))
+    if unit:
+        base, other = np.rint(base * unit).astype(np.int64), np.rint(other * unit).astype(np.int64)
+    ones = np.ones(len(base), dtype=base.dtype)
+    base_rows, sys_rows = np.column_stack([base, ones]), np.column_stack([other, ones])
+    scale = unit or 1
 
     def scorer(summed: np.ndarray) -> np.ndarray:
         summed = np.asarray(summed, dtype=float)
-        return summed[..., 0] / summed[..., 1]
+        return summed[..., 0] / (summed[..., 1] * scale)
 
-    n = len(ones)
-    return PairedRows(ScoreOptions(), base_rows, sys_rows, MeanScore(metric.name, float(base_rows[:, 0].mean()), n),
-                      MeanScore(metric.name, float(sys_rows[:, 0].mean()), n), scorer)
+    n = len(base)
+    return PairedRows(ScoreOptions(), base_rows, sys_rows, MeanScore(metric.name, float(base.sum() / scale / n), n),
+                      MeanScore(metric.name, float(other.sum() / scale / n), n), scorer)
+
+
+MAX_DECIMALS = 6
+
+
+def _decimal_unit(values: np.ndarray) -> int:
+    """10^k for the fewest decimals k <= ``MAX_DECIMALS`` that write every value exactly (to 1e-9 of the last decimal)
+    with sums well inside float64's integers; 0 when there is none."""
+    for k in range(MAX_DECIMALS + 1):
+        scaled = values * 10**k
+        whole = np.rint(scaled)
+        if np.all(np.abs(scaled - whole) <= 1e-9 * np.maximum(1.0, np.abs(scaled))) and \
+                len(values) * np.abs(whole).max(initial=0) < 2**52:
+            return 10**k
+    return 0
 
 
 def _is_long(path: str | Path) -> bool:

@@ -310,3 +310,23 @@ def test_cli_on_the_eight_mqm_rated_systems(tmp_path):
     found = next(a for a in data["agreement"] if a["y"] == "MQM")
     assert found["per_system_tau"][system] == pytest.approx(expected)
     assert found["per_system_segments"][system] == len(rated) == 527
+
+
+def test_paired_mean_rows_sum_decimals_exactly_and_floats_as_floats():
+    from bleu_lab.compare.metrics import metric_tests
+    from bleu_lab.segment_scores import paired_mean_rows
+
+    tenths = segment_scores("M", {"a": [0.1, 1.1, None, 5.0], "b": [0.2, None, 2.3, 25.0]}, higher_is_better=False)
+    rows = paired_mean_rows(tenths, "a", "b")
+    assert rows.base_rows.dtype.kind == "i" and rows.base_rows[:, 0].tolist() == [1, 50]  # both rated: 1st, 4th
+    assert rows.baseline.score == pytest.approx(2.55) and rows.system.score == pytest.approx(12.6)
+    rng = np.random.default_rng(2)
+    a, b = rng.normal(size=40), rng.normal(size=40) + 0.3
+    floats = segment_scores("F", {"a": a.tolist(), "b": b.tolist()}, higher_is_better=True)
+    assert paired_mean_rows(floats, "a", "b").base_rows.dtype.kind == "f"
+    test = metric_tests(floats, ["a", "b"], 200, 300, 4).all_pairs[0]
+    coins = np.random.default_rng(4).integers(2, size=(300, 40), dtype=bool)
+    shuffled = np.abs(np.where(coins, a, b).mean(1) - np.where(coins, b, a).mean(1))
+    np.testing.assert_allclose(test.randomization.trial_differences, shuffled, atol=1e-12)
+    idxs = np.random.default_rng(4).choice(40, size=(200, 40), replace=True)
+    np.testing.assert_allclose(test.bootstrap.system_samples, b[idxs].mean(1), rtol=1e-5, atol=1e-6)
