@@ -222,6 +222,11 @@ def test_every_export_carries_the_scores(news, tmp_path):
     assert data["all_pairs"][0]["estimated_accuracy"] > 0.5  # but BLEU
     names = {p.name for p in c.to_csv(tmp_path)}
     assert {"metric_scores.csv", "metric_pairs.csv", "agreement.csv", "disagreements.csv"} <= names
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    start = readme.index("`--csv DIR`")
+    assert all(f"`{name}`" in readme[start:readme.index("\n\n", start)] for name in names)
+    header = (tmp_path / "metric_scores.csv").read_text(encoding="utf-8").splitlines()[0].split(",")
+    assert header == ["metric", "direction", "name", "mean", "interval_low", "interval_high", "rated", "unrated"]
     assert "MQM ($\\downarrow$)" in c.to_latex()
     page = c.to_html()
     for text in ("MQM: each system", "MQM: every pair of systems", "Metrics and people", "Sentence BLEU and MQM",
