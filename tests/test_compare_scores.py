@@ -231,7 +231,7 @@ def test_every_export_carries_the_scores(news, tmp_path):
     page = c.to_html()
     for text in ("MQM: each system", "MQM: every pair of systems", "Metrics and people", "Sentence BLEU and MQM",
                  "2021.tacl-1.87", "2021.wmt-1.73", "2023.emnlp-main.798", "2024.acl-long.110",
-                 "Where BLEU and the other metrics disagree most"):
+                 "Where BLEU and the other metrics disagree most", "every system's output of segment"):
         assert text in page
     assert "MQM (lower is better" in str(c)
 

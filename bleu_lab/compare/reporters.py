@@ -1071,7 +1071,8 @@ def scatter_html(c: ComparisonData) -> str:
 
 
 def disagreements_html(c: ComparisonData) -> str:
-    """The segments where BLEU and each --scores metric disagree most: source, references and the output."""
+    """The segments where BLEU and each --scores metric disagree most: source, references, the output, and every
+    system's output of the segment side by side."""
     if not c.disagreements:
         return ""
     items = []
@@ -1084,11 +1085,22 @@ def disagreements_html(c: ComparisonData) -> str:
             f"<div style='font-weight:bold'>segment {d.segment + 1}, {_esc(d.system)}: {_esc(d.x)} {d.x_score:.1f} "
             f"(better than {d.x_rank:.0%} of segments), {_esc(d.y)} {d.y_score:.2f} (better than {d.y_rank:.0%})"
             f"</div>{src}{refs}<div><b>{_esc(d.system)}</b>: <span style='{MONO}'>"
-            f"{_short(c.outputs[d.system][d.segment])}</span></div></div>")
+            f"{_short(c.outputs[d.system][d.segment])}</span></div>{_every_output(c, d)}</div>")
     return ("<div style='font-weight:bold;margin-top:8px'>Where BLEU and the other metrics disagree most</div>"
             f"<div style='{NOTE}'>Segments ranked among every rated segment of every system by sentence BLEU and by "
             "the metric (both turned so that higher is better, ties at their mean rank); the largest gaps between the "
             "two ranks first.</div>" + "".join(items))
+
+
+def _every_output(c: ComparisonData, d) -> str:
+    """Every system's output of the segment behind ``<details>``, each with its sentence BLEU and metric score."""
+    scores = c.metric_scores[d.y].scores
+    rows = "".join(
+        f"<li><b>{_esc(name)}</b> · BLEU {c.sentence_bleu[name][d.segment]:.1f} · {_esc(d.y)} "
+        f"{_float(float(scores[name][d.segment]), '{:.2f}')}: <span style='{MONO}'>"
+        f"{_short(c.outputs[name][d.segment])}</span></li>" for name in c.names)
+    return (f"<details><summary>every system's output of segment {d.segment + 1}</summary>"
+            f"<ul style='padding-left:1.2em;margin:0'>{rows}</ul></details>")
 
 
 def metrics_html(c: ComparisonData) -> str:
