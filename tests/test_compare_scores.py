@@ -335,3 +335,11 @@ def test_paired_mean_rows_sum_decimals_exactly_and_floats_as_floats():
     np.testing.assert_allclose(test.randomization.trial_differences, shuffled, atol=1e-12)
     idxs = np.random.default_rng(4).choice(40, size=(200, 40), replace=True)
     np.testing.assert_allclose(test.bootstrap.system_samples, b[idxs].mean(1), rtol=1e-5, atol=1e-6)
+
+
+def test_tau_past_the_bound_is_not_computed():
+    from bleu_lab.agreement import MAX_TAU_ITEMS
+
+    many = np.arange(MAX_TAU_ITEMS + 1, dtype=float)
+    result = tau_b(many, many)
+    assert np.isnan(result.tau) and result.items == MAX_TAU_ITEMS + 1

@@ -25,7 +25,7 @@ from itertools import combinations
 
 import numpy as np
 
-from ..agreement import pair_counts, pairwise_accuracy
+from ..agreement import MAX_TAU_ITEMS, pair_counts, pairwise_accuracy
 from ..delta_accuracy import estimated_accuracy, fit_for
 from ..segment_scores import SegmentScores, mean_interval, paired_mean_rows
 from ..significance import (
@@ -129,7 +129,8 @@ def delta_scale(metric: SegmentScores) -> float:
 
 @dataclass(frozen=True)
 class Tau:
-    """Kendall's tau_b over ``items`` segments (NaN where undefined: fewer than two, or one list all ties)."""
+    """Kendall's tau_b over ``items`` segments (NaN where undefined: fewer than two, or one list all ties; or not
+    computed: more than ``agreement.MAX_TAU_ITEMS``)."""
 
     tau: float
     items: int
@@ -148,8 +149,9 @@ class MetricAgreement:
 
 
 def tau_b(x: Sequence[float], y: Sequence[float]) -> Tau:
-    """Kendall's tau_b of two equally long score lists (``agreement.pair_counts``), NaN where undefined."""
-    if len(x) < MIN_TAU_ITEMS:
+    """Kendall's tau_b of two equally long score lists (``agreement.pair_counts``), NaN where undefined and, past
+    ``agreement.MAX_TAU_ITEMS`` items (every pair is counted: about 10 s for 20,000), not computed."""
+    if len(x) < MIN_TAU_ITEMS or len(x) > MAX_TAU_ITEMS:  # no pair, or past pair_counts' bound (time: n squared)
         return Tau(float("nan"), len(x))
     counts = pair_counts(list(map(float, x)), list(map(float, y)))
     tied_x, tied_y = counts.tied_x_only + counts.tied_both, counts.tied_y_only + counts.tied_both

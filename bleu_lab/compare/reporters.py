@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import plots
+from ..agreement import MAX_TAU_ITEMS
 from ..delta_accuracy import describe_accuracy, estimated_accuracy
 from ..explain import explain
 from ..explain_html import BOX, CELL, MONO, TABLE, chip_legend_html, token_chips_html
@@ -1028,7 +1029,9 @@ def agreement_html(c: ComparisonData) -> str:
              *[_float(a.per_system[n].tau) for n in c.names], _float(a.system_accuracy), _float(a.system_tau)]
             for a in c.agreement]
     note = (f"<div style='{NOTE}'>Each metric turned so that higher is better; a segment counts where both have a "
-            "score. τ_b as scipy.stats.kendalltau computes it; – where it is undefined (every score tied). System "
+            "score. τ_b as scipy.stats.kendalltau computes it; – where it is undefined (every score tied) or not "
+            f"computed (more than {MAX_TAU_ITEMS:,} segments: every pair is counted, and the time grows with their "
+            "square). System "
             "level: each system's corpus BLEU and chrF, each --scores metric's mean; pairwise accuracy counts a pair "
             f"of systems both order the same way. {_esc(AGREEMENT_SOURCES)}</div>")
     return _table("Metrics and people, segment by segment and system by system", head, rows, note)
