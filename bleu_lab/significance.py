@@ -32,6 +32,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, fields
+from functools import lru_cache
 from html import escape
 
 import numpy as np
@@ -540,8 +541,7 @@ def bootstrap_from_rows(
     _check_method(method, P_VALUE_LABELS)
     n = len(setup.base_rows)
     check_draws(n_samples, n, "n_samples")
-    rng = np.random.default_rng(seed)
-    idxs = rng.choice(n, size=(n_samples, n), replace=True)  # the very call sacrebleu makes
+    idxs = _draws("bs", seed, n_samples, n)
     both = np.hstack([setup.base_rows, setup.sys_rows])
     width = setup.base_rows.shape[1]
     sums = []
@@ -604,8 +604,7 @@ def randomization_from_rows(
     _check_seed(seed)
     n = len(setup.base_rows)
     check_draws(n_trials, n, "n_trials")
-    rng = np.random.default_rng(seed)
-    take_baseline = rng.integers(2, size=(n_trials, n), dtype=bool)  # the very call sacrebleu makes
+    take_baseline = _draws("ar", seed, n_trials, n)
     # shuffled a = baseline where the coin says so, system elsewhere: sys_total + coins @ (base - sys)
     whole = setup.base_rows.dtype.kind in "iu" and setup.sys_rows.dtype.kind in "iu"
     delta = setup.base_rows - setup.sys_rows
@@ -631,6 +630,35 @@ def randomization_from_rows(
         setup.baseline, setup.system, randomization_p_value(trial_diffs, observed, method), n_trials, seed,
         _signature(setup, "ar", n_trials, seed), method, trial_diffs,
     )
+
+
+def _draws(test: str, seed: int | None, count: int, n: int) -> np.ndarray:
+    """The random draws of a test from ``numpy.random.default_rng(seed)``, the very calls sacrebleu makes: "bs", the
+    segment indices of each resample; "ar", each trial's coins (True: the shuffled first system takes the
+    baseline's segment). With a seed they are the same for every pair of systems on the same segments, so a
+    comparison of many systems draws them once (``_seeded_draws``, read-only; only draws of at most
+    ``CACHED_DRAW_BYTES`` are kept, so at most twice that stays in memory after the tests)."""
+    size = count * n * (1 if test == "ar" else 8)
+    if seed is None or size > CACHED_DRAW_BYTES:
+        return _fresh_draws(test, seed, count, n)
+    return _seeded_draws(test, seed, count, n)
+
+
+CACHED_DRAW_BYTES = 16 * 2**20  # 10,000 trials or 2,000 resamples of a 1,000-segment test set
+
+
+def _fresh_draws(test: str, seed: int | None, count: int, n: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    if test == "bs":
+        return rng.choice(n, size=(count, n), replace=True)
+    return rng.integers(2, size=(count, n), dtype=bool)
+
+
+@lru_cache(maxsize=2)  # the bootstrap's and the randomization's draws of the pairs being tested
+def _seeded_draws(test: str, seed: int, count: int, n: int) -> np.ndarray:
+    draws = _fresh_draws(test, seed, count, n)
+    draws.flags.writeable = False
+    return draws
 
 
 @dataclass(frozen=True)

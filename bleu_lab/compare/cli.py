@@ -16,6 +16,7 @@ from collections.abc import Sequence
 
 from ..commands import add_version, check_output_file, check_output_folder, refuse_repeated_files, run_with_clear_errors
 from ..scripts import tokenizer_warning
+from ..segment_scores import read_segment_scores
 from ..significance import TooManyDraws
 from ..tokenization import ALL_TOKENIZERS, OPTIONAL_TOKENIZERS, TOKENIZERS
 from .comparison import ThresholdOutOfReach, compare_systems
@@ -56,6 +57,17 @@ def build_parser(prog: str = "bleu-lab compare") -> argparse.ArgumentParser:
     parser.add_argument("--alpha", type=float, default=1.0, help="smoothing of the salient n-gram scores (default 1)")
     parser.add_argument("--examples", type=int, default=10, metavar="N", help="examples per pair (default 10)")
     parser.add_argument("--no-chrf", action="store_true", help="skip chrF (the slowest score)")
+    parser.add_argument("--scores", action="append", default=[], metavar="NAME=FILE[,FILE...]",
+                        help="another metric's (or people's) score of every segment: one file in the long format "
+                        "(system, score, segment id per line, as Google's MQM release) or one file per system in "
+                        "the order of --systems, one number per line; None = not rated. Repeat for more metrics; "
+                        "each needs --higher-is-better NAME or --lower-is-better NAME")
+    parser.add_argument("--higher-is-better", action="append", default=[], metavar="NAME",
+                        help="the --scores metric NAME is better when higher (COMET, the MQM release's mqm_avg_score "
+                        "as it stands)")
+    parser.add_argument("--lower-is-better", action="append", default=[], metavar="NAME",
+                        help="the --scores metric NAME is better when lower (MQM error points; the MQM release's "
+                        "mqm_avg_score, minus the points, is then read as points)")
     parser.add_argument("--json", metavar="FILE", help="write the whole report as JSON")
     parser.add_argument("--html", metavar="FILE", help="write the whole report as one standalone HTML page")
     parser.add_argument("--latex", metavar="FILE", help="write the scores table as LaTeX (and, with more than two "
@@ -81,12 +93,16 @@ def run(args: argparse.Namespace) -> None:
             check_output_file(flag, path)
     if args.csv:
         check_output_folder("--csv", args.csv)
+    specs = score_specs(args.scores, args.higher_is_better, args.lower_is_better)
     inputs = comparison_inputs(
         args.names or default_names(args.systems),
         [read_text_file(p, "system") for p in args.systems],
         [read_text_file(p, "reference") for p in args.refs],
         read_text_file(args.source, "source") if args.source else None,
     )
+    scores = {name: read_segment_scores(name, files, list(inputs.systems), len(inputs.references),
+                                        higher_is_better=higher)
+              for name, (files, higher) in specs.items()}
     warning = tokenizer_warning((r for seg in inputs.references for r in seg), args.tokenize)
     if warning:
         warnings.warn(warning, stacklevel=2)
@@ -95,6 +111,7 @@ def run(args: argparse.Namespace) -> None:
             inputs.systems, inputs.references, tokenize=args.tokenize, lowercase=args.lowercase,
             baseline=args.baseline, sources=inputs.sources, frequencies=args.frequencies, n_samples=args.samples,
             n_trials=args.trials, seed=args.seed, alpha=args.alpha, n_examples=args.examples, chrf=not args.no_chrf,
+            scores=scores or None,
         )
     except (TooManyDraws, ThresholdOutOfReach) as err:  # in this command's words: its flags, not arguments
         raise ValueError(err.in_flags()) from None
@@ -104,3 +121,25 @@ def run(args: argparse.Namespace) -> None:
         if value:
             write(value)
             print(f"wrote {value} ({flag[2:]})", file=sys.stderr)
+
+
+def score_specs(specs: Sequence[str], higher: Sequence[str], lower: Sequence[str]) -> dict[str, tuple[list[str], bool]]:
+    """--scores NAME=FILE[,FILE...] with each metric's direction: {name: (files, higher_is_better)}, checked."""
+    result: dict[str, tuple[list[str], bool]] = {}
+    for spec in specs:
+        name, sep, files = spec.partition("=")
+        if not sep or not name.strip() or not files.strip():
+            raise ValueError(f"--scores {spec!r}: expected NAME=FILE (or NAME=FILE1,FILE2,... one file per system)")
+        if name in result or name in ("BLEU", "chrF"):
+            raise ValueError(f"--scores {name}: {'given twice' if name in result else 'that name is taken'}; give each "
+                             "metric its own name")
+        both = name in higher and name in lower
+        if both or (name not in higher and name not in lower):
+            raise ValueError(f"--scores {name}: say which way it goes, with exactly one of --higher-is-better {name} "
+                             f"or --lower-is-better {name} (MQM error points: lower is better; COMET: higher)")
+        result[name] = ([f for f in files.split(",") if f], name in higher)
+    for flag, names in (("--higher-is-better", higher), ("--lower-is-better", lower)):
+        stray = [n for n in names if n not in result]
+        if stray:
+            raise ValueError(f"{flag} {stray[0]}: no --scores {stray[0]}=FILE to go with it")
+    return result

@@ -24,6 +24,7 @@ import numpy as np
 from ..chrf import ChrfOptions, segment_rows
 from ..chrf import scores_from_rows as chrf_scores
 from ..sacrebleu_style import ScoreOptions, check_corpus, count_refs
+from ..segment_scores import SegmentScores
 from ..significance import (
     DRAW_FLAGS,
     MAX_DRAWS,
@@ -48,6 +49,7 @@ from .bucketers import (
     read_frequency_file,
     word_frequencies,
 )
+from .metrics import disagreements, every_agreement, metric_tests, oriented
 from .reporters import ALPHA, report_html, to_csv, to_dict, to_html, to_json, to_latex, to_text
 from .results import (
     BucketTable,
@@ -126,6 +128,7 @@ def compare_systems(
     top_ngrams: int = 50,
     n_examples: int = 10,
     chrf: bool = True,
+    scores: Mapping[str, SegmentScores] | None = None,
 ) -> Comparison:
     """Compare two or more systems' outputs on one test set, every figure from bleu_lab's exact core.
 
@@ -139,6 +142,11 @@ def compare_systems(
     intervals. ``alpha``, ``ngram_order``, ``compare_type`` ('match', 'over' or 'under'), ``top_ngrams``: the
     salient n-grams (compare-mt's defaults). ``n_examples``: segments shown per pair. ``chrf=False`` skips chrF
     (the slowest score: about half the time on a 1,000-segment test set with three references).
+    ``scores``: other metrics' (or people's) segment scores, {name: ``segment_scores.SegmentScores``} (from
+    ``read_segment_scores`` or ``segment_scores``; unrated segments NaN): each gets its system means with 95% intervals
+    and both paired tests on every pair, and with them every pair of metrics (BLEU, chrF, these) gets its Kendall's
+    tau per system and pooled, system-level pairwise accuracy and tau, and the segments BLEU and each rank furthest
+    apart (``compare.metrics``).
     """
     outputs = _systems(systems, names)
     refs = _references(references, len(next(iter(outputs.values()))))
@@ -169,6 +177,7 @@ def compare_systems(
         check_draws(value, len(refs), arg)  # the paired tests' bound, before any text is tokenized
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
         raise ValueError(f"seed must be a whole number >= 0 (or None for fresh randomness), got {seed!r}")
+    extra = _scores(scores, list(outputs), len(refs))
     n_pairs = len(outputs) * (len(outputs) - 1) // 2
     requested = {"n_samples": n_samples, "n_trials": n_trials}
     n_samples, n_trials = (reachable_draws(requested[arg], n_pairs, len(refs), arg) for arg in requested)
@@ -254,12 +263,62 @@ def compare_systems(
                 "raised": {arg: [asked, used] for (arg, asked), used in zip(requested.items(), (n_samples, n_trials))
                            if asked != used}}
     bleu = {s.name: s.bleu.score for s in scores}
+    metric_results = tuple(metric_tests(m, order, n_samples, n_trials, seed) for m in extra.values())
+    agreement, disagree = _agreement(extra, scores, sentence, chrf_rows, chrf_options, n_examples)
     return Comparison(
         tuple(outputs), base, options, scores[0].bleu.signature, scores[0].chrf.signature if chrf else "", scores,
         pairs, every_pair, accuracy, length_table, diff_table, band_table, salient, examples, outputs, refs, srcs,
         sentence, ref_lengths, bucket_of, settings,
         {test: clusters(bleu, every_pair, test) for test in ("AR", "BS")} if len(outputs) > 2 else {}, merged_table,
+        metric_results, agreement, disagree, extra,
     )
+
+
+def _scores(scores: object, names: list[str], segments: int) -> dict[str, SegmentScores]:
+    """The --scores metrics, checked: ``SegmentScores`` for every system, one score per segment, no name taken."""
+    if scores is None:
+        return {}
+    if not isinstance(scores, Mapping):
+        raise TypeError(f"scores must be a dict {{name: SegmentScores}}, not {type(scores).__name__}")
+    for key, metric in scores.items():
+        if not isinstance(metric, SegmentScores):
+            raise TypeError(f"scores[{key!r}] must be SegmentScores: build it with bleu_lab.segment_scores."
+                            "segment_scores(name, {system: scores}, higher_is_better=...) or read_segment_scores")
+        if key != metric.name or key in BUILT_IN_METRICS:
+            raise ValueError(f"scores[{key!r}] must be keyed by its own name ({metric.name!r}), and not BLEU or chrF")
+        missing = [n for n in names if n not in metric.scores]
+        if missing:
+            raise ValueError(f"scores[{key!r}] has no scores for system {missing[0]!r}; it has "
+                             f"{', '.join(metric.scores)}")
+        for n in names:
+            if len(metric.scores[n]) != segments:
+                raise ValueError(f"scores[{key!r}] has {len(metric.scores[n])} scores for {n!r} but the test set has "
+                                 f"{segments} segments: one per segment (None or NaN where not rated)")
+            if not metric.rated(n).any():
+                raise ValueError(f"scores[{key!r}] rates no segment of {n!r}")
+    return {key: SegmentScores(m.name, m.higher_is_better, {n: m.scores[n] for n in names}, m.source, m.note)
+            for key, m in scores.items()}
+
+
+BUILT_IN_METRICS = ("BLEU", "chrF")
+
+
+def _agreement(extra, scores, sentence, chrf_rows, chrf_options, n_examples) -> tuple[tuple, tuple]:
+    """Every pair of metrics (BLEU, chrF, each --scores; higher is better for all) and, for BLEU and each --scores
+    metric, the segments they rank furthest apart; nothing without --scores."""
+    if not extra:
+        return (), ()
+    segment = {"BLEU": sentence}
+    system = {"BLEU": {s.name: s.bleu.score for s in scores}}
+    if chrf_rows:
+        segment["chrF"] = {n: chrf_scores(r, chrf_options) for n, r in chrf_rows.items()}
+        system["chrF"] = {s.name: s.chrf.score for s in scores}
+    for name, m in extra.items():
+        segment[name] = {n: oriented(v, m.higher_is_better) for n, v in m.scores.items()}
+        system[name] = {n: oriented(np.float64(m.mean(n)), m.higher_is_better) for n in m.scores}
+    found = tuple(d for name, m in extra.items()
+                  for d in disagreements("BLEU", name, segment["BLEU"], segment[name], sentence, m.scores, n_examples))
+    return every_agreement(segment, system), found
 
 
 def _systems(systems: object, names: Sequence[str] | None) -> dict[str, list[str]]:

@@ -20,9 +20,11 @@ from pathlib import Path
 import numpy as np
 
 from .. import plots
+from ..agreement import MAX_TAU_ITEMS
+from ..delta_accuracy import describe_accuracy, estimated_accuracy
 from ..explain import explain
 from ..explain_html import BOX, CELL, MONO, TABLE, chip_legend_html, token_chips_html
-from ..significance import MAX_DRAWS, bonferroni_alpha
+from ..significance import MAX_DRAWS, bonferroni_alpha, holm_adjusted
 from ..spreadsheet import write_csv
 from .results import BucketTable, ComparisonData, PairTest
 
@@ -95,6 +97,7 @@ def to_dict(c: ComparisonData) -> dict:
              "sentence_bleu": {n: float(c.sentence_bleu[n][e.segment]) for n in (e.baseline, e.system)}}
             for e in c.examples
         ],
+        **metrics_dict(c),
     }
 
 
@@ -140,12 +143,14 @@ def _pair(p: PairTest, c: ComparisonData | None = None) -> dict:
            "system_interval": list(p.bootstrap.system_interval),
            "baseline_interval": list(p.bootstrap.baseline_interval),
            "difference_interval": list(p.bootstrap.difference_interval),
-           "ar_signature": p.randomization.signature, "bootstrap_signature": p.bootstrap.signature}
+           "ar_signature": p.randomization.signature, "bootstrap_signature": p.bootstrap.signature,
+           "estimated_accuracy": estimated_accuracy(p.difference, "BLEU")}
     if p.chrf_bootstrap is not None:
         row.update({"chrf_difference": p.chrf_bootstrap.difference, "chrf_ar_p_value": p.chrf_randomization.p_value,
                     "chrf_bootstrap_p_value": p.chrf_bootstrap.p_value,
                     "chrf_bootstrap_p_value_sacrebleu": p.chrf_bootstrap.sacrebleu_p_value,
-                    "chrf_difference_interval": list(p.chrf_bootstrap.difference_interval)})
+                    "chrf_difference_interval": list(p.chrf_bootstrap.difference_interval),
+                    "chrf_estimated_accuracy": estimated_accuracy(p.chrf_bootstrap.difference, "chrF")})
     if c is not None:
         fw = family_wise(c)
         row.update({
@@ -274,6 +279,7 @@ def to_csv(c: ComparisonData, directory: str | Path) -> list[Path]:
         ]
     tables["sentence_bleu_buckets"] = [{"bucket": r["bucket"], "system": n, "count": r["count"][n]}
                                        for r in data["sentence_bleu_buckets"] for n in c.names]
+    tables.update(metrics_csv(c))
     written = []
     for name, rows in tables.items():
         written.append(write_csv(folder / f"{name}.csv", rows))
@@ -349,6 +355,7 @@ def to_latex(c: ComparisonData, path: str | Path | None = None) -> str:
               f"% BLEU: {latex_escape(c.signature)}", f"% chrF2: {latex_escape(c.chrf_signature or 'not computed')}"]
     every_pair = pairs_latex(c)
     lines += ["", *every_pair] if every_pair else []
+    lines += metrics_latex(c)
     text = "\n".join(lines) + "\n"
     if path is not None:
         Path(path).write_text(text, encoding="utf-8")
@@ -392,6 +399,8 @@ def to_text(c: ComparisonData) -> str:
         out += ["clusters (Holm, best first): " + line for line in clusters_text(c)]
     if draws_note(c):
         out.append(draws_note(c))
+    if c.metrics or c.agreement:
+        out += ["", *metrics_text(c)]
     out.append("\nword F-measure by reference frequency:")
     out.append(f"{'bucket':<12}" + "".join(f"{n:>{width + 2}}" for n in c.names))
     for b, label in enumerate(c.word_accuracy.labels):
@@ -494,10 +503,11 @@ def pairs_html(c: ComparisonData) -> str:
     if not c.all_pairs:
         return ""
     fw = family_wise(c)
-    head = ["pair", "gap", "95% interval of the gap", "p(AR)", "p(BS)", "p as sacrebleu --paired-bs prints it"]
+    head = ["pair", "gap", "95% interval of the gap", "p(AR)", "p(BS)", "p as sacrebleu --paired-bs prints it",
+            "est. accuracy"]
     with_chrf = all(p.chrf_bootstrap is not None for p in c.all_pairs)
     if with_chrf:
-        head += ["chrF gap", "chrF p(AR)", "chrF p(BS)"]
+        head += ["chrF gap", "chrF p(AR)", "chrF p(BS)", "chrF est. accuracy"]
     head += [f"{test} p &lt; {ALPHA:g}" for test in ("AR", "BS")]
     if fw:
         head += [f"{test} p &lt; {fw['threshold']:.4f} (Bonferroni)" for test in ("AR", "BS")]
@@ -506,10 +516,12 @@ def pairs_html(c: ComparisonData) -> str:
     for p in c.all_pairs:
         cells = [f"{_esc(p.system)} − {_esc(p.baseline)}", f"{p.difference:+.2f}",
                  "[{:+.2f}, {:+.2f}]".format(*p.bootstrap.difference_interval), f"{p.randomization.p_value:.4f}",
-                 f"{p.bootstrap.p_value:.4f}", f"{p.bootstrap.sacrebleu_p_value:.4f}"]
+                 f"{p.bootstrap.p_value:.4f}", f"{p.bootstrap.sacrebleu_p_value:.4f}",
+                 _esc(describe_accuracy(estimated_accuracy(p.difference, "BLEU")))]
         if with_chrf:
             cells += [f"{p.chrf_bootstrap.difference:+.2f}", f"{p.chrf_randomization.p_value:.4f}",
-                      f"{p.chrf_bootstrap.p_value:.4f}"]
+                      f"{p.chrf_bootstrap.p_value:.4f}",
+                      _esc(describe_accuracy(estimated_accuracy(p.chrf_bootstrap.difference, "chrF")))]
         cells += [_yes(p.randomization.significant(ALPHA)),
                  _yes(p.bootstrap.significant(ALPHA))]
         if fw:
@@ -531,7 +543,7 @@ def pairs_html(c: ComparisonData) -> str:
             "the gaps and counts the upper tail only, roughly a one-sided p. "
             + ("chrF gap, chrF p(AR), chrF p(BS): the same two tests on chrF's per-segment statistics, with the same "
                "draws (the BLEU columns after them are BLEU's). " if with_chrf else "")
-            + f"{correction}</div>")
+            + f"{correction} {_esc(KOCMI_NOTE)}</div>")
     found = "".join(f"<li>{_esc(line)}</li>" for line in clusters_text(c))
     if found:
         note += (f"<div class='compare-clusters' style='margin:4px 0'><b>Clusters</b> (best first)<ul>{found}</ul>"
@@ -820,6 +832,7 @@ def analyses_html(c: ComparisonData) -> str:
         + bucket_html(c.length_difference_buckets, "BLEU by length difference (output − first reference, tokens)", c)
         + bucket_html(c.sentence_bleu_buckets, "Segments by sentence-BLEU band", c)
         + salient_html(c)
+        + metrics_html(c)
     )
 
 
@@ -850,3 +863,250 @@ def to_html(c: ComparisonData, path: str | Path | None = None, title: str = "ble
     if path is not None:
         Path(path).write_text(page, encoding="utf-8")
     return page
+
+
+# --- metrics beside BLEU: --scores metrics, agreement of every pair of metrics, how big a difference is -----------
+
+AGREEMENT_SOURCES = (
+    "Segment-level MQM: professional translators' error annotations (Freitag et al. 2021, “Experts, Errors, and "
+    "Context”, TACL, https://aclanthology.org/2021.tacl-1.87/); metrics set against it as in the WMT21 metrics task "
+    "(Freitag et al. 2021, https://aclanthology.org/2021.wmt-1.73/). Kendall's τ_b leaves tied pairs out of its "
+    "numerator and shrinks its denominator: with MQM most segments tie at 0 errors, and how ties are handled changes "
+    "which metric looks best (Deutsch et al. 2023, “Ties Matter”, https://aclanthology.org/2023.emnlp-main.798/)."
+)
+KOCMI_NOTE = ("est. accuracy: how often a difference of this size in this metric agrees with human judgements, from "
+              "the fits of Kocmi et al. 2024 (“Navigating the Metrics Maze”, https://aclanthology.org/2024.acl-long.110)"
+              "; an estimate over their pairs of systems, not a property of this test set, and shown beside the tests, "
+              "not in place of them; “a coin toss” below 50%; blank for a metric they did not fit.")
+
+
+def _metric_dict(m) -> dict:
+    holm_ar, holm_bs = _holm(m.all_pairs)
+    return {
+        "name": m.name, "direction": m.direction, "higher_is_better": m.higher_is_better, "source": m.source,
+        "note": m.note,
+        "systems": [{"name": s.name, "mean": _num(s.mean), "interval": [_num(x) for x in s.interval],
+                     "rated": s.rated, "unrated": s.unrated} for s in m.systems],
+        "pairs": [{"system": p.system, "baseline": p.baseline, "difference": p.difference, "segments": p.segments,
+                   "difference_interval": list(p.bootstrap.difference_interval),
+                   "ar_p_value": p.randomization.p_value, "bootstrap_p_value": p.bootstrap.p_value,
+                   "ar_p_value_holm": a, "bootstrap_p_value_holm": b,
+                   "estimated_accuracy": m.estimated_accuracy(p.difference)}
+                  for p, a, b in zip(m.all_pairs, holm_ar, holm_bs)],
+    }
+
+
+def _holm(pairs) -> tuple[list[float], list[float]]:
+    """Holm's adjusted p of each pair's AR and bootstrap p-values, over the pairs of one metric."""
+    if len(pairs) < 2:
+        return [p.randomization.p_value for p in pairs], [p.bootstrap.p_value for p in pairs]
+    return (holm_adjusted([p.randomization.p_value for p in pairs]),
+            holm_adjusted([p.bootstrap.p_value for p in pairs]))
+
+
+def _agreement_dict(a) -> dict:
+    return {"x": a.x, "y": a.y, "pooled_tau": _num(a.pooled.tau), "pooled_segments": a.pooled.items,
+            "per_system_tau": {n: _num(t.tau) for n, t in a.per_system.items()},
+            "per_system_segments": {n: t.items for n, t in a.per_system.items()},
+            "system_pairwise_accuracy": _num(a.system_accuracy), "system_tau": _num(a.system_tau)}
+
+
+def _disagreement_dict(c: ComparisonData, d) -> dict:
+    return {"system": d.system, "segment": d.segment + 1, "x": d.x, "y": d.y, "x_score": d.x_score,
+            "y_score": d.y_score, "x_rank": d.x_rank, "y_rank": d.y_rank,
+            "source": c.sources[d.segment] if c.sources else None, "references": c.references[d.segment],
+            "output": c.outputs[d.system][d.segment]}
+
+
+def metrics_dict(c: ComparisonData) -> dict:
+    """The --scores metrics, the agreement of every pair of metrics and the segments they disagree on most."""
+    return {"metrics": [_metric_dict(m) for m in c.metrics],
+            "agreement": [_agreement_dict(a) for a in c.agreement],
+            "disagreements": [_disagreement_dict(c, d) for d in c.disagreements]}
+
+
+def metrics_csv(c: ComparisonData) -> dict[str, list[dict]]:
+    """metric_scores.csv, metric_pairs.csv, agreement.csv, disagreements.csv (none without --scores)."""
+    if not c.metrics:
+        return {}
+    data = metrics_dict(c)
+    return {
+        "metric_scores": [{"metric": m["name"], "direction": m["direction"], **_flat(s)}
+                          for m in data["metrics"] for s in m["systems"]],
+        "metric_pairs": [{"metric": m["name"], **_flat(p)} for m in data["metrics"] for p in m["pairs"]],
+        "agreement": [{k: v for k, v in a.items() if not isinstance(v, dict)}
+                      | {f"tau_{n}": t for n, t in a["per_system_tau"].items()} for a in data["agreement"]],
+        "disagreements": [{k: v for k, v in d.items() if k != "references"}
+                          | {f"reference_{k}": r for k, r in enumerate(d["references"], 1)}
+                          for d in data["disagreements"]],
+    }
+
+
+def metrics_latex(c: ComparisonData) -> list[str]:
+    """Each --scores metric's system means with their 95% intervals, and every pair of metrics' agreement."""
+    if not c.metrics:
+        return []
+    cols = "l" + "r" * len(c.metrics)
+    lines = ["", rf"\begin{{tabular}}{{{cols}}}", r"\hline",
+             "System & " + " & ".join(latex_escape(m.name) + (r" ($\uparrow$)" if m.higher_is_better else
+                                                             r" ($\downarrow$)") for m in c.metrics) + r" \\",
+             r"\hline"]
+    for name in c.names:
+        cells = []
+        for m in c.metrics:
+            s = m.system(name)
+            cells.append(f"{s.mean:.3f} [{s.interval[0]:.3f}, {s.interval[1]:.3f}]")
+        lines.append(f"{latex_escape(name)} & " + " & ".join(cells) + r" \\")
+    lines += [r"\hline", r"\end{tabular}",
+              "% mean over each system's rated segments [95% bootstrap interval]; "
+              + "; ".join(f"{m.name}: {m.direction}, {sum(s.unrated for s in m.systems)} unrated segment scores "
+                          "left out" for m in c.metrics)]
+    if c.agreement:
+        lines += ["", r"\begin{tabular}{llrrr}", r"\hline",
+                  r"Metric & Metric & segment $\tau_b$ (pooled) & system acc. & system $\tau_b$ \\", r"\hline"]
+        lines += [f"{latex_escape(a.x)} & {latex_escape(a.y)} & {a.pooled.tau:.3f} & {a.system_accuracy:.3f} & "
+                  f"{a.system_tau:.3f} \\\\" for a in c.agreement]
+        lines += [r"\hline", r"\end{tabular}",
+                  "% Kendall's tau_b as scipy.stats.kendalltau; each metric turned so that higher is better."]
+    return lines
+
+
+def metrics_text(c: ComparisonData) -> list[str]:
+    """The terminal's lines for the --scores metrics and the agreement of metrics."""
+    lines = []
+    for m in c.metrics:
+        lines.append(f"{m.name} ({m.direction}; {m.source}{'; ' + m.note if m.note else ''}):")
+        for s in m.systems:
+            lines.append(f"  {s.name:<20} {s.mean:8.3f} [{s.interval[0]:.3f}, {s.interval[1]:.3f}]  "
+                         f"{s.rated} rated, {s.unrated} left out")
+    for a in c.agreement:
+        lines.append(f"{a.x} vs {a.y}: segment tau_b {a.pooled.tau:.3f} ({a.pooled.items} segments, pooled), "
+                     f"system pairwise accuracy {a.system_accuracy:.3f}, system tau_b {a.system_tau:.3f}")
+    return lines
+
+
+def _float(value: float, fmt: str = "{:.3f}") -> str:
+    return "–" if value is None or isinstance(value, float) and math.isnan(value) else fmt.format(value)
+
+
+def metric_html(c: ComparisonData, m) -> str:
+    """One --scores metric: each system's mean [95% interval] with its rated and unrated counts, then every pair of
+    systems with both paired tests, Holm's adjusted p and Kocmi et al.'s estimated accuracy."""
+    rows = [[_esc(s.name), _float(s.mean), f"[{_float(s.interval[0])}, {_float(s.interval[1])}]",
+             str(s.rated), str(s.unrated)] for s in m.systems]
+    unrated = sum(s.unrated for s in m.systems)
+    note = (f"<div style='{NOTE}'>{_esc(m.name)}: {_esc(m.direction)}; from {_esc(m.source)}. "
+            f"{_esc(m.note + '. ') if m.note else ''}mean over each system's rated segments; interval: 95% of "
+            f"{c.settings.get('n_samples')} bootstrap resamples of them. {unrated} segment scores are not rated and "
+            "left out of this metric (and of every τ with it).</div>")
+    table = _table(f"{m.name}: each system", ["system", f"{_esc(m.name)} (mean)", "95% interval", "rated",
+                                              "not rated"], rows, note)
+    holm_ar, holm_bs = _holm(m.all_pairs)
+    head = ["pair", "gap", "95% interval of the gap", "segments", "p(AR)", "p(BS)", "p(AR), Holm", "p(BS), Holm",
+            "better (BS, Holm)", "est. accuracy"]
+    pair_rows = []
+    for p, a, b in zip(m.all_pairs, holm_ar, holm_bs):
+        winner = (p.system if m.higher_is_better == (p.difference > 0) else p.baseline) if b < ALPHA and \
+            p.difference else "–"
+        pair_rows.append([f"{_esc(p.system)} − {_esc(p.baseline)}", f"{p.difference:+.3f}",
+                          "[{:+.3f}, {:+.3f}]".format(*p.bootstrap.difference_interval), str(p.segments),
+                          f"{p.randomization.p_value:.4f}", f"{p.bootstrap.p_value:.4f}", f"{a:.4f}", f"{b:.4f}",
+                          _esc(winner), _esc(describe_accuracy(m.estimated_accuracy(p.difference)))])
+    pair_note = (f"<div style='{NOTE}'>gap = {_esc(m.name)} of the first − of the second, on the segments both have a "
+                 f"score for ({_esc(m.direction)}); p(AR), p(BS): the paired tests of the BLEU table on the mean of "
+                 f"the segment scores; Holm: adjusted over this metric's {len(m.all_pairs)} pairs; better: the system "
+                 f"the bootstrap finds better at {ALPHA:g} after Holm. {_esc(KOCMI_NOTE)}</div>")
+    return table + (_table(f"{m.name}: every pair of systems", head, pair_rows, pair_note) if m.all_pairs else "")
+
+
+def agreement_html(c: ComparisonData) -> str:
+    """Every pair of metrics: segment-level Kendall's τ_b pooled and per system, system-level accuracy and τ."""
+    if not c.agreement:
+        return ""
+    head = ["metrics", "segment τ_b, pooled (segments)", *[f"τ_b, {_esc(n)}" for n in c.names],
+            "system pairwise accuracy", "system τ_b"]
+    rows = [[f"{_esc(a.x)} vs {_esc(a.y)}", f"{_float(a.pooled.tau)} ({a.pooled.items})",
+             *[_float(a.per_system[n].tau) for n in c.names], _float(a.system_accuracy), _float(a.system_tau)]
+            for a in c.agreement]
+    note = (f"<div style='{NOTE}'>Each metric turned so that higher is better; a segment counts where both have a "
+            "score. τ_b as scipy.stats.kendalltau computes it; – where it is undefined (every score tied) or not "
+            f"computed (more than {MAX_TAU_ITEMS:,} segments: every pair is counted, and the time grows with their "
+            "square). System "
+            "level: each system's corpus BLEU and chrF, each --scores metric's mean; pairwise accuracy counts a pair "
+            f"of systems both order the same way. {_esc(AGREEMENT_SOURCES)}</div>")
+    return _table("Metrics and people, segment by segment and system by system", head, rows, note)
+
+
+def scatter_html(c: ComparisonData) -> str:
+    """Sentence BLEU against each --scores metric, one point per rated segment of every system."""
+    figures = []
+    for m in c.metrics:
+        xs, ys = [], []
+        for name in c.names:
+            values = c.metric_scores[m.name].scores[name]
+            keep = ~np.isnan(values)
+            xs.extend(c.sentence_bleu[name][keep].tolist())
+            ys.extend(values[keep].tolist())
+        if not xs:
+            continue
+        tau = next((a.pooled.tau for a in c.agreement if {a.x, a.y} == {"BLEU", m.name}), float("nan"))
+        distinct = len(set(ys))
+        desc = (f"Scatter plot: {len(xs)} segments (every system's rated segments), sentence BLEU (0 to 100) across, "
+                f"{m.name} ({m.direction}) up, from {min(ys):.2f} to {max(ys):.2f} with {distinct} distinct values"
+                f"{', jittered so that equal values show as a band' if distinct < len(ys) / 4 else ''}. Kendall's τ_b "
+                f"between them: {_float(tau)}. The agreement table holds the numbers.")
+        jitter = 0.15 if distinct < len(ys) / 4 else 0.0
+
+        def draw(ax, xs=xs, ys=ys, jitter=jitter):
+            plots.segment_scatter(ax, xs, ys, jitter=jitter)
+            ax.set_xlim(-2, 102)
+
+        figures.append((plots.figure_svg(f"Sentence BLEU and {m.name}", "sentence BLEU", m.name, draw, desc,
+                                         FIGSIZE, (0.12, 0.15, 0.96, 0.9)),
+                        f"Each dot a segment of one system; {m.name} is {m.direction}."))
+    if not figures:
+        return ""
+    return ("<div class='compare-figures' style='display:flex;flex-wrap:wrap;gap:12px;margin:6px 0'>"
+            + "".join(f"<figure class='compare-figure' style='margin:0;flex:1 1 520px;min-width:0;max-width:100%'>"
+                      f"{svg}<figcaption style='{NOTE}'>{_esc(caption)}</figcaption></figure>"
+                      for svg, caption in figures)
+            + "</div>")
+
+
+def disagreements_html(c: ComparisonData) -> str:
+    """The segments where BLEU and each --scores metric disagree most: source, references, the output, and every
+    system's output of the segment side by side."""
+    if not c.disagreements:
+        return ""
+    items = []
+    for d in c.disagreements:
+        src = f"<div><b>source</b>: {_short(c.sources[d.segment])}</div>" if c.sources else ""
+        refs = "".join(f"<div><b>reference {k}</b>: <span style='{MONO}'>{_short(r)}</span></div>"
+                       for k, r in enumerate(c.references[d.segment], 1))
+        items.append(
+            f"<div class='compare-disagreement' style='border-top:1px solid #d0d7de;padding:6px 0'>"
+            f"<div style='font-weight:bold'>segment {d.segment + 1}, {_esc(d.system)}: {_esc(d.x)} {d.x_score:.1f} "
+            f"(better than {d.x_rank:.0%} of segments), {_esc(d.y)} {d.y_score:.2f} (better than {d.y_rank:.0%})"
+            f"</div>{src}{refs}<div><b>{_esc(d.system)}</b>: <span style='{MONO}'>"
+            f"{_short(c.outputs[d.system][d.segment])}</span></div>{_every_output(c, d)}</div>")
+    return ("<div style='font-weight:bold;margin-top:8px'>Where BLEU and the other metrics disagree most</div>"
+            f"<div style='{NOTE}'>Segments ranked among every rated segment of every system by sentence BLEU and by "
+            "the metric (both turned so that higher is better, ties at their mean rank); the largest gaps between the "
+            "two ranks first.</div>" + "".join(items))
+
+
+def _every_output(c: ComparisonData, d) -> str:
+    """Every system's output of the segment behind ``<details>``, each with its sentence BLEU and metric score."""
+    scores = c.metric_scores[d.y].scores
+    rows = "".join(
+        f"<li><b>{_esc(name)}</b> · BLEU {c.sentence_bleu[name][d.segment]:.1f} · {_esc(d.y)} "
+        f"{_float(float(scores[name][d.segment]), '{:.2f}')}: <span style='{MONO}'>"
+        f"{_short(c.outputs[name][d.segment])}</span></li>" for name in c.names)
+    return (f"<details><summary>every system's output of segment {d.segment + 1}</summary>"
+            f"<ul style='padding-left:1.2em;margin:0'>{rows}</ul></details>")
+
+
+def metrics_html(c: ComparisonData) -> str:
+    """Every --scores metric, the agreement table, the scatter figures and the disagreements."""
+    return ("".join(metric_html(c, m) for m in c.metrics) + agreement_html(c) + scatter_html(c)
+            + disagreements_html(c))

@@ -12,8 +12,10 @@ import numpy as np
 
 from ..chrf import ChrfScore
 from ..sacrebleu_style import BleuScore, ScoreOptions
+from ..segment_scores import SegmentScores
 from ..significance import BootstrapResult, RandomizationResult
 from .bucketers import Bucketer
+from .metrics import Disagreement, MetricAgreement, MetricResult
 from .scorers import BucketScore, SalientNgram, WordCounts
 
 
@@ -133,6 +135,10 @@ class ComparisonData:
     settings: dict = field(repr=False, default_factory=dict)
     clusters: dict[str, list[list[str]]] = field(default_factory=dict)  # test ("AR", "BS") -> WMT-style clusters
     length_difference_merged: BucketTable | None = None  # the length-difference figure's 7 buckets
+    metrics: tuple[MetricResult, ...] = ()  # each --scores metric: system means, every pair tested
+    agreement: tuple[MetricAgreement, ...] = ()  # every pair of metrics (BLEU, chrF, each --scores), when scores given
+    disagreements: tuple[Disagreement, ...] = ()  # the segments BLEU and each --scores metric rank furthest apart
+    metric_scores: dict[str, SegmentScores] = field(repr=False, default_factory=dict)  # the --scores as given
 
     def __len__(self) -> int:
         return len(self.references)

@@ -1,0 +1,260 @@
+"""Segment scores from anywhere: one number per segment and system from a metric run elsewhere (COMET on a GPU) or
+from people (expert MQM), read from a file and tested like BLEU.
+
+Two file formats, UTF-8 text read by ``data.read_lines`` (its bounds on size, lines and line length hold):
+
+- **long** (the format of Google's MQM release, ``data/wmt21/mqm_newstest2021_ende.avg_seg_scores.tsv``): one line
+  per system and segment, ``SYSTEM SCORE SEG_ID`` separated by tabs or spaces, ``SEG_ID`` the 1-based line number of
+  the segment; an optional first line naming the columns. A segment a system has no line for is not rated.
+- **one number per line** (what a metric's command line writes): one file per system, line i the score of segment i.
+
+In both, ``None`` (also ``nan``, ``NA`` or an empty field in the one-number format) means "not rated". Unrated
+segments are left out of that metric: a system's score is the mean over its rated segments, and a paired test of
+two systems uses the segments both have a score for.
+
+Every metric states its direction (``higher_is_better``); the numbers are kept as given. One file is known to
+state the opposite of what people call its metric: the MQM release's column ``mqm_avg_score`` holds *minus* the
+weighted error points (Freitag et al. 2021, https://aclanthology.org/2021.tacl-1.87/), so that higher is better,
+while MQM is reported as error points, lower is better (its published tables). Read with
+``higher_is_better=False``, that column is negated back to error points, and ``SegmentScores.note`` says so.
+
+The paired tests (``significance.bootstrap_from_rows``, ``randomization_from_rows``) resample per-segment rows; for
+a mean the rows are [score, 1] and a set of rows scores sum(score) / sum(1) (``paired_mean_rows``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .data import read_lines
+from .sacrebleu_style import ScoreOptions
+from .significance import PairedRows, percentile_interval
+
+UNRATED = ("none", "nan", "na", "")  # read as "not rated" (case does not matter)
+# Files whose score column is known to run the other way from its metric's usual reporting: column name -> why
+NEGATED_COLUMNS = {"mqm_avg_score": "the MQM release's mqm_avg_score is minus the weighted error points; read "
+                                    "as error points (lower is better), as MQM tables print it"}
+
+
+@dataclass(frozen=True)
+class SegmentScores:
+    """One metric's score of every segment of every system: NaN where a segment is not rated."""
+
+    name: str
+    higher_is_better: bool
+    scores: dict[str, np.ndarray] = field(repr=False)  # system -> one float per segment (NaN: not rated)
+    source: str = ""  # where they came from, e.g. "file mqm.tsv"
+    note: str = ""  # what was done to the numbers on the way in (e.g. negated), "" if nothing
+
+    @property
+    def systems(self) -> list[str]:
+        return list(self.scores)
+
+    def rated(self, system: str) -> np.ndarray:
+        """True for each segment ``system`` has a score for."""
+        return ~np.isnan(self._of(system))
+
+    def unrated(self, system: str) -> int:
+        """How many segments of ``system`` are not rated (left out of this metric)."""
+        return int(np.isnan(self._of(system)).sum())
+
+    def mean(self, system: str) -> float:
+        """The mean over ``system``'s rated segments (NaN when none is rated)."""
+        values = self._of(system)
+        rated = values[~np.isnan(values)]
+        return float(rated.mean()) if len(rated) else float("nan")
+
+    def better(self, difference: float) -> bool:
+        """True when ``difference`` (system - baseline) favours the system in this metric's direction."""
+        return difference > 0 if self.higher_is_better else difference < 0
+
+    @property
+    def direction(self) -> str:
+        return "higher is better" if self.higher_is_better else "lower is better"
+
+    def _of(self, system: str) -> np.ndarray:
+        if system not in self.scores:
+            raise KeyError(f"{self.name} has no scores for system {system!r}; it has {', '.join(self.scores)}")
+        return self.scores[system]
+
+
+def segment_scores(name: str, scores: Mapping[str, Sequence[float | None]], *, higher_is_better: bool,
+                   source: str = "given scores", note: str = "") -> SegmentScores:
+    """``SegmentScores`` from Python values: {system: one score per segment, None or NaN where not rated}."""
+    _check_name(name)
+    if not isinstance(higher_is_better, bool):
+        raise TypeError(f"higher_is_better must be True or False for {name!r}, not {higher_is_better!r}")
+    if not isinstance(scores, Mapping) or not scores:
+        raise TypeError(f"the scores of {name!r} must be a non-empty dict {{system: one score per segment}}")
+    arrays = {}
+    for system, values in scores.items():
+        if isinstance(values, (str, bytes)) or not hasattr(values, "__len__"):
+            raise TypeError(f"{name!r} scores of {system!r} must be a list of numbers (None: not rated)")
+        arrays[system] = np.array([_number(v, f"{name!r} scores of {system!r}, segment {i + 1}")
+                                   for i, v in enumerate(values)], dtype=float)
+    return SegmentScores(name, higher_is_better, arrays, source, note)
+
+
+def read_segment_scores(name: str, paths: str | Path | Sequence[str | Path], systems: Sequence[str], segments: int, *,
+                        higher_is_better: bool) -> SegmentScores:
+    """Read ``name``'s scores for ``systems`` on a test set of ``segments`` lines.
+
+    ``paths``: one file in the long format (system, score, segment id; every system of ``systems`` in it, others
+    ignored), or one file per system in the order of ``systems``, one number per line."""
+    _check_name(name)
+    files = [paths] if isinstance(paths, (str, Path)) else list(paths)
+    if len(files) == 1 and _is_long(files[0]):
+        table, column = read_long_scores(files[0], segments)
+        missing = [s for s in systems if s not in table]
+        if missing:
+            raise ValueError(f"{name} file {files[0]} has no scores for system {missing[0]!r}; its systems are "
+                             f"{', '.join(table)} (name the systems as the file does, e.g. with --names)")
+        scores = {s: table[s] for s in systems}
+        note = NEGATED_COLUMNS.get(column or "", "") if not higher_is_better else ""
+        if note:
+            scores = {s: -values + 0.0 for s, values in scores.items()}
+        return SegmentScores(name, higher_is_better, scores, f"file {files[0]}", note)
+    if len(files) != len(systems):
+        raise ValueError(f"{name} has {len(files)} one-number-per-line files for {len(systems)} systems: give one "
+                         "file per system, in the order of the systems (or one file in the long format: system, "
+                         "score, segment id)")
+    scores = {}
+    for system, path in zip(systems, files):
+        values = read_line_scores(path, name)
+        if len(values) != segments:
+            raise ValueError(f"{name} file {path} has {len(values)} lines but the test set has {segments} segments: "
+                             "one score per segment, line i for segment i")
+        scores[system] = values
+    return SegmentScores(name, higher_is_better, scores, "files " + ", ".join(map(str, files)))
+
+
+def read_line_scores(path: str | Path, name: str = "scores") -> np.ndarray:
+    """One number per line (None, nan, NA or an empty line: not rated), as a float array with NaN for unrated."""
+    return np.array([_number(line.strip(), f"{name} file {path}, line {number}")
+                     for number, line in enumerate(read_lines(path, f"{name} scores"), 1)], dtype=float)
+
+
+def read_long_scores(path: str | Path, segments: int) -> tuple[dict[str, np.ndarray], str | None]:
+    """The long format: {system: one float per segment (NaN where not rated)} and the score column's name from the
+    header line (None without one). Errors name the file and the line."""
+    lines = read_lines(path, "scores")
+    first = lines[0].split() if lines else []
+    column = first[1] if len(first) == 3 and not first[2].isdigit() else None
+    table: dict[str, np.ndarray] = {}
+    seen: set[tuple[str, int]] = set()
+    for number, line in enumerate(lines[1:] if column else lines, 2 if column else 1):
+        if not line.strip():
+            continue
+        fields = line.split()
+        where = f"scores file {path}, line {number}"
+        if len(fields) != 3:
+            raise ValueError(f"{where}: expected system, score and segment id, got {line[:80]!r}")
+        system, score, seg = fields
+        if not seg.isdigit() or not 1 <= int(seg) <= segments:
+            raise ValueError(f"{where}: the segment id must be a line number from 1 to {segments}, got {seg[:20]!r}")
+        if (system, int(seg)) in seen:
+            raise ValueError(f"{where}: {system}'s segment {seg} is scored twice")
+        seen.add((system, int(seg)))
+        table.setdefault(system, np.full(segments, np.nan))[int(seg) - 1] = _number(score, where)
+    if not table:
+        raise ValueError(f"scores file {path} holds no scores")
+    return table, column
+
+
+def mean_interval(values: np.ndarray, n_samples: int, seed: int | None) -> tuple[float, float]:
+    """The 95% percentile interval of the mean of the rated ``values`` over ``n_samples`` bootstrap resamples
+    (``numpy.random.default_rng(seed)``)."""
+    rated = values[~np.isnan(values)]
+    if not len(rated):
+        return float("nan"), float("nan")
+    idxs = np.random.default_rng(seed).integers(len(rated), size=(n_samples, len(rated)))
+    return percentile_interval(rated[idxs].mean(1))
+
+
+@dataclass(frozen=True)
+class MeanScore:
+    """A metric's score of a set of segments: the mean of their scores (what ``PairedRows`` carries)."""
+
+    name: str
+    score: float
+    segments: int
+
+    @property
+    def signature(self) -> str:
+        return f"segments:{self.segments}|metric:{self.name}|mean of segment scores"
+
+
+def paired_mean_rows(metric: SegmentScores, baseline: str, system: str) -> PairedRows:
+    """Both systems' rows [score, 1] on the segments both have a score for, scored as sum(score) / sum(1): the
+    paired bootstrap and approximate randomization of ``significance`` then test the difference of the means.
+
+    Scores with at most ``MAX_DECIMALS`` decimals (MQM's tenths of a point) are kept as whole numbers of their last
+    decimal, so the tests sum them exactly (and take the tests' fast integer path); others are summed as floats."""
+    both = metric.rated(baseline) & metric.rated(system)
+    if not both.any():
+        raise ValueError(f"{metric.name}: no segment is rated for both {baseline!r} and {system!r}")
+    base, other = metric.scores[baseline][both], metric.scores[system][both]
+    unit = _decimal_unit(np.concatenate([base, other]))
+    if unit:
+        base, other = np.rint(base * unit).astype(np.int64), np.rint(other * unit).astype(np.int64)
+    ones = np.ones(len(base), dtype=base.dtype)
+    base_rows, sys_rows = np.column_stack([base, ones]), np.column_stack([other, ones])
+    scale = unit or 1
+
+    def scorer(summed: np.ndarray) -> np.ndarray:
+        summed = np.asarray(summed, dtype=float)
+        return summed[..., 0] / (summed[..., 1] * scale)
+
+    n = len(base)
+    return PairedRows(ScoreOptions(), base_rows, sys_rows, MeanScore(metric.name, float(base.sum() / scale / n), n),
+                      MeanScore(metric.name, float(other.sum() / scale / n), n), scorer)
+
+
+MAX_DECIMALS = 6
+
+
+def _decimal_unit(values: np.ndarray) -> int:
+    """10^k for the fewest decimals k <= ``MAX_DECIMALS`` that write every value exactly (to 1e-9 of the last decimal)
+    with sums well inside float64's integers; 0 when there is none."""
+    for k in range(MAX_DECIMALS + 1):
+        scaled = values * 10**k
+        whole = np.rint(scaled)
+        if np.all(np.abs(scaled - whole) <= 1e-9 * np.maximum(1.0, np.abs(scaled))) and \
+                len(values) * np.abs(whole).max(initial=0) < 2**52:
+            return 10**k
+    return 0
+
+
+def _is_long(path: str | Path) -> bool:
+    """A long-format file: its first line that is not empty has three fields (one-number files have one)."""
+    for line in read_lines(path, "scores"):
+        if line.strip():
+            return len(line.split()) == 3
+    return False
+
+
+def _number(value: object, where: str) -> float:
+    """A finite float, or NaN for 'not rated' (None, 'None', 'nan', 'NA', '')."""
+    if value is None or isinstance(value, str) and value.strip().lower() in UNRATED:
+        return float("nan")
+    if isinstance(value, float) and math.isnan(value):
+        return value
+    if isinstance(value, bool):
+        raise ValueError(f"{where}: expected a number (or None for not rated), got {value!r}")
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{where}: expected a number (or None for not rated), got {str(value)[:40]!r}") from None
+    if not math.isfinite(number):
+        raise ValueError(f"{where}: expected a finite number (or None for not rated), got {value!r}")
+    return number + 0.0  # -0.0 -> 0.0
+
+
+def _check_name(name: object) -> None:
+    if not isinstance(name, str) or not name.strip() or any(c in name for c in "=,\t\n"):
+        raise ValueError(f"a metric's name must be a non-empty word without '=', ',' or tabs, got {name!r}")
