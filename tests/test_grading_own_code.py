@@ -6,9 +6,9 @@ Each mode grades one batch: the solved lessons 3 and 4 (lesson 4's sentence BLEU
 earlier lessons ask for: allowed), and copies of the solved lesson 3 whose last cell puts bleu_lab's own functions in
 place of the answers, in every form (the function itself, a lambda, ``functools.partial``, a call inside the student's
 function, an import inside it, ``getattr``) and with attempts to undo the stand-ins (reloading the module,
-``sys.modules`` surgery; under bubblewrap also executing the module's file and loading it under another name). The
-two modes run at the same time. The sandboxed run skips with bubblewrap's reason where it cannot start here; with
-``BLEU_LAB_REQUIRE_SANDBOX=1`` (CI) it fails instead.
+``sys.modules`` surgery; under bubblewrap also executing the module's file, loading it under another name and copying
+a ``__code__``). The two modes run at the same time. The sandboxed run skips with bubblewrap's reason where it cannot
+start here; with ``BLEU_LAB_REQUIRE_SANDBOX=1`` (CI) it fails instead.
 """
 
 from __future__ import annotations
@@ -34,17 +34,24 @@ TIMEOUT = 60
 LESSON = "03_brevity_penalty"
 LINE = "uses bleu_lab's own {}: write it yourself"
 
-# name -> (the cell appended to the solved lesson 3, what it does to my_brevity_penalty, to my_closest_ref_length)
+# name -> (the cell appended to the solved lesson 3, the function the report names for my_brevity_penalty, for
+# my_closest_ref_length). Two forms a notebook (lesson 3 asks for two functions); the first also undoes the stand-ins
+# the two ways a kernel can without reading a file: every bleu_lab module dropped from sys.modules and imported again,
+# and a fresh copy of the module (importlib.reload) at each call.
 FORMS = {
-    "itself_and_lambda": ("import bleu_lab as bl\n"
-                          "my_brevity_penalty = bl.brevity.brevity_penalty\n"
-                          "my_closest_ref_length = lambda ref_lens, c: bl.brevity.closest_length(ref_lens, c)",
+    "itself_and_lambda": ("import importlib, sys\n"
+                          "for name in [n for n in sys.modules if n.startswith('bleu_lab')]:\n"
+                          "    del sys.modules[name]\n"
+                          "from bleu_lab.brevity import brevity_penalty as my_brevity_penalty\n"
+                          "import bleu_lab.brevity\n"
+                          "my_closest_ref_length = lambda ref_lens, c: (\n"
+                          "    importlib.reload(bleu_lab.brevity).closest_length(ref_lens, c))",
                           "brevity_penalty", "closest_length"),
     "partial_and_call": ("import functools\nimport bleu_lab\n"
                          "my_brevity_penalty = functools.partial(bleu_lab.brevity_penalty)\n"
                          "def my_closest_ref_length(ref_lens, c):\n"
                          "    return bleu_lab.closest_ref_length([['w'] * n for n in ref_lens], c)",
-                         "brevity_penalty", "closest_length"),
+                         "brevity_penalty", "closest_ref_length"),
     "import_and_getattr": ("import importlib\n"
                            "def my_brevity_penalty(r, c):\n"
                            "    from bleu_lab.brevity import brevity_penalty as bp\n"
@@ -52,14 +59,6 @@ FORMS = {
                            "my_closest_ref_length = getattr(importlib.import_module('bleu_lab.' + 'brevity'), "
                            "'closest_' + 'length')",
                            "brevity_penalty", "closest_length"),
-    # undo attempts: a fresh copy of the module at each call, and every bleu_lab module dropped and imported again
-    "reload_and_sys_modules": ("import importlib, sys\nimport bleu_lab.brevity\n"
-                               "def my_brevity_penalty(r, c):\n"
-                               "    return importlib.reload(bleu_lab.brevity).brevity_penalty(r, c)\n"
-                               "for name in [n for n in sys.modules if n.startswith('bleu_lab')]:\n"
-                               "    del sys.modules[name]\n"
-                               "from bleu_lab.brevity import closest_length as my_closest_ref_length",
-                               "brevity_penalty", "closest_length"),
 }
 # Under bubblewrap only: the module's file itself (which --sandbox none cannot hide: see docs/grading_notes.md).
 FILE_FORMS = {
@@ -68,7 +67,8 @@ FILE_FORMS = {
                            "copied = {'__name__': 'copied'}\n"
                            "exec(compile(source, 'copied.py', 'exec'), copied)\n"
                            "my_brevity_penalty = copied['brevity_penalty']\n"
-                           "spec = importlib.util.spec_from_file_location('bleu_lab.brevity2', bleu_lab.brevity.__file__)\n"
+                           "spec = importlib.util.spec_from_file_location('bleu_lab.brevity2',\n"
+                           "                                              bleu_lab.brevity.__file__)\n"
                            "module = importlib.util.module_from_spec(spec)\n"
                            "spec.loader.exec_module(module)\n"
                            "def my_closest_ref_length(ref_lens, c):\n"
