@@ -231,3 +231,24 @@ def test_each_lessons_stand_in_world_imports_and_hides_its_answers():
     done = subprocess.run([sys.executable, "-I", "-c", STAND_IN_WORLDS], input=json.dumps(worlds),
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]
+
+
+def test_no_worked_solution_calls_what_its_lesson_declares():
+    """The worked solutions earn full marks in the stand-in world: none names a function its lesson declares (the
+    real grader's run of the solved lessons 3 and 4 is above)."""
+    import ast
+
+    checked = 0
+    for name, grading_ in lesson_gradings().items():
+        declared = {qualified.rsplit(".", 1)[-1] for qualified in own_code.declared(grading_)}
+        answers = {answer for e in grading_.exercises if e.implemented_by for answer in e.answers}
+        for path in sorted((REPO / "notebooks" / "solutions").glob(f"{name[:2]}_*.py")):
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            if not any(isinstance(n, ast.FunctionDef) and n.name in answers for n in tree.body):
+                continue  # a value exercise's solution may use anything
+            checked += 1
+            used = {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
+            used |= {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+            used |= {a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) for a in n.names}
+            assert not used & declared, f"{path.name} calls {used & declared}, which {name} declares"
+    assert checked >= 17
