@@ -252,3 +252,28 @@ def test_no_worked_solution_calls_what_its_lesson_declares():
             used |= {a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) for a in n.names}
             assert not used & declared, f"{path.name} calls {used & declared}, which {name} declares"
     assert checked >= 17
+
+
+def test_the_verdict_keeps_only_what_the_stand_in_run_confirms():
+    """``judge``: an exercise keeps its points only if the stand-in run earns as many; otherwise 0 and the line,
+    naming the function the stand-in's error names, else the ones the exercise declares (a run that broke)."""
+    from types import SimpleNamespace
+
+    from bleu_lab.assignments.grade import ExerciseResult
+
+    exercises = {e.name: e for e in lesson_gradings()[LESSON].exercises if e.implemented_by}
+    first = SimpleNamespace(exercises=[ExerciseResult("my_brevity_penalty", 2, 2, hidden_points=1),
+                                       ExerciseResult("my_closest_ref_length", 2, 2, hidden_points=1),
+                                       ExerciseResult("a short hypothesis with p_1 = 1", 1, 1)])
+    called = "raised RuntimeError: bleu_lab's own closest_ref_length is not available to graded code: write it yourself"
+    again = SimpleNamespace(note="", exercises=[ExerciseResult("my_brevity_penalty", 2, 2),
+                                                ExerciseResult("my_closest_ref_length", 1, 2, messages=[called])])
+    own_code.judge(first, again, exercises)
+    assert [(r.points, r.hidden_points) for r in first.exercises] == [(2, 1), (0, 0), (1, 0)]
+    assert first.exercises[1].messages == [
+        "uses bleu_lab's own closest_ref_length: write it yourself (with it hidden, your answer earned 1 of 2 points)"]
+    broken = SimpleNamespace(note="the kernel failed (DeadKernelError)", exercises=[])
+    own_code.judge(first, broken, exercises)
+    assert first.exercises[0].points == 0 and first.exercises[0].messages == [
+        "uses bleu_lab's own brevity_penalty: write it yourself (with it hidden, the notebook was not marked: the "
+        "kernel failed (DeadKernelError))"]

@@ -169,6 +169,7 @@ def stand_in_source(source: str, names: Iterable[str], module: str = "the module
 
 
 def _definition(tree: ast.Module, name: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The module-level definition of ``name`` ("function" or "Class.method"; the last one if defined twice)."""
     body = tree.body
     *classes, function = name.split(".")
     for cls in classes:
