@@ -277,3 +277,20 @@ def test_the_verdict_keeps_only_what_the_stand_in_run_confirms():
     assert first.exercises[0].points == 0 and first.exercises[0].messages == [
         "uses bleu_lab's own brevity_penalty: write it yourself (with it hidden, the notebook was not marked: the "
         "kernel failed (DeadKernelError))"]
+
+
+def test_the_box_binds_each_stand_in_and_hides_the_compiled_copies(tmp_path):
+    """Under bubblewrap: the stand-in read-only over the module's file, an empty read-only folder over the
+    ``__pycache__`` beside it (a ``.pyc`` of the original could be loaded with ``marshal``)."""
+    package = tmp_path / "package"
+    (package / "__pycache__").mkdir(parents=True)
+    (package / "__pycache__" / "brevity.cpython-311.pyc").write_bytes(b"compiled original")
+    lesson = lesson_gradings()[LESSON]
+    world = own_code.Overlay(lesson, ("bleu_lab.brevity.brevity_penalty",),
+                             {"bleu_lab.brevity": (package / "brevity.py", "def brevity_penalty(): raise\n")})
+    args = world.bwrap_args(tmp_path / "own")
+    stand_in = args[args.index(str(package / "brevity.py")) - 1]
+    assert args[args.index(stand_in) - 1] == "--ro-bind"
+    assert Path(stand_in).read_text() == "def brevity_penalty(): raise\n"
+    cache = str(package / "__pycache__")
+    assert args[args.index(cache) - 1] == "--tmpfs" and args[args.index(cache) + 1:][:2] == ["--remount-ro", cache]

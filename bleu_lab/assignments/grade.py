@@ -20,8 +20,9 @@ nltk's BLEU, numpy, nbclient ...), snapshots the files it runs (``Snapshot``) an
 5. **Clean up.** Every process the submission started is ended (``processes``: the grader is their subreaper), the
    grader's files are checked again, and a submitted file that changed is restored and the submission named.
 
-Points: 1 for the visible check, 1 more for the hidden cases (function exercises), all or nothing each; a written
-answer is "manual": shown with its key points, not counted.
+Points: 1 for the visible check, 1 more for the hidden cases (function exercises), all or nothing each, and only for
+the student's own code (``own_code``: marked again with bleu_lab's implementation hidden); a written answer is
+"manual": shown with its key points, not counted.
 """
 
 from __future__ import annotations
