@@ -148,8 +148,8 @@ def _split(qualified: str, grading: LessonGrading) -> tuple[str, str]:
 
 
 def stand_in_source(source: str, names: Iterable[str], module: str = "the module") -> str:
-    """``source`` with the definition of each of ``names`` (a function, or ``Class.method``, with its decorators)
-    replaced by one of the same name that raises: no line of the original definition is left."""
+    """``source`` with the definition of each of ``names`` (a function, or ``Class.method``) replaced by one of the
+    same name that raises, under the same decorators: no line of the original body is left."""
     tree = ast.parse(source)
     lines = source.splitlines(keepends=True)
     spans = []
@@ -157,7 +157,7 @@ def stand_in_source(source: str, names: Iterable[str], module: str = "the module
         node = _definition(tree, name)
         if node is None:
             raise ValueError(f"{module}.{name} (declared in implemented_by) is not a function defined in {module}")
-        start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+        start = node.lineno  # its decorators stay (a property stays a property that raises)
         indent = " " * node.col_offset
         short = name.rsplit(".", 1)[-1]
         stub = (f"{indent}def {short}(*args, **kwargs):\n"
