@@ -20,8 +20,9 @@ nltk's BLEU, numpy, nbclient ...), snapshots the files it runs (``Snapshot``) an
 5. **Clean up.** Every process the submission started is ended (``processes``: the grader is their subreaper), the
    grader's files are checked again, and a submitted file that changed is restored and the submission named.
 
-Points: 1 for the visible check, 1 more for the hidden cases (function exercises), all or nothing each; a written
-answer is "manual": shown with its key points, not counted.
+Points: 1 for the visible check, 1 more for the hidden cases (function exercises), all or nothing each, and only for
+the student's own code (``own_code``: marked again with bleu_lab's implementation hidden); a written answer is
+"manual": shown with its key points, not counted.
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..exercises import MAX_ANSWER_CHARS, Feedback, GradedExercise, LessonGrading, reset_tries, shown
-from . import METADATA_KEY, lesson_gradings, wire
+from . import METADATA_KEY, lesson_gradings, own_code, wire
 from .limits import Exceeded, run_limited
 from .processes import descendants, end_leftovers, subreaper
 from .sandbox import Sandbox, kernel_prefix, probe
@@ -381,15 +382,17 @@ def _bounded_client_class():
     return BoundedClient
 
 
-def _kernel_spec_manager(prefix: list[str] | None = None):
+def _kernel_spec_manager(prefix: list[str] | None = None, first: str = ""):
     """A kernelspec of the grader's own (not one a submission could rewrite on disk): this Python, isolated, writing
     no bytecode (so that any change to a ``__pycache__`` is a submission's doing), after ``prefix`` (bubblewrap's
-    command line, whose kernel is interrupted by a message: a signal to bwrap would not reach it)."""
+    command line, whose kernel is interrupted by a message: a signal to bwrap would not reach it); ``first``: code the
+    kernel runs before anything else (``own_code``'s stand-ins)."""
     from jupyter_client.kernelspec import KernelSpec, KernelSpecManager
 
     root = str(Path(__file__).resolve().parent.parent.parent)
-    boot = (f"import sys; sys.path.append({root!r}); "  # after site-packages: bleu_lab for an uninstalled checkout
-            "from ipykernel.kernelapp import launch_new_instance; launch_new_instance()")
+    boot = (f"exec({first!r}, {{}}); " if first else "") + (
+        f"import sys; sys.path.append({root!r}); "  # after site-packages: bleu_lab for an uninstalled checkout
+        "from ipykernel.kernelapp import launch_new_instance; launch_new_instance()")
     argv = [sys.executable, "-I", "-B", "-c", boot, "-f", "{connection_file}"]
     if prefix:  # in its PID namespace the kernel's parent is PID 1: ipykernel would take it for a dead parent
         argv = [*prefix, *argv, "--IPKernelApp.parent_handle=0"]
@@ -502,12 +505,14 @@ def grade_notebook(path: Path, timeout: int = DEFAULT_TIMEOUT, seed: int = 0, *,
     return grade
 
 
-def _grade_one(path: Path, nb, lesson: str, timeout: float, seed: int, context: Context) -> NotebookGrade:
-    """Run one submission in its box, check the grader's files, then mark it in a child process under limits."""
+def _grade_one(path: Path, nb, lesson: str, timeout: float, seed: int, context: Context,
+               own: own_code.Overlay | None = None) -> NotebookGrade:
+    """Run one submission in its box, check the grader's files, then mark it in a child process under limits; then
+    (``own_code``) mark again, in ``own``'s world, the exercises whose points need the student's own code."""
     import nbformat
     from jupyter_client import AsyncKernelManager
 
-    grading = lesson_gradings()[lesson]
+    grading = lesson_gradings()[lesson] if own is None else own.grading
     grade = NotebookGrade(path, lesson, sandbox=context.sandbox.kind)
     if not grading.exercises:
         grade.note = f"lesson {lesson} declares no graded exercises (GRADING in its bleu_lab.exercises module)"
@@ -524,8 +529,11 @@ def _grade_one(path: Path, nb, lesson: str, timeout: float, seed: int, context: 
                 cell.outputs, cell.execution_count = [], None
         nbformat.write(copy, work / "submission.ipynb")
         prefix = kernel_prefix(context.sandbox, base, work)
+        first = ""
+        if own is not None:  # after kernel_prefix, which binds what the private folder holds now
+            prefix, first = own.kernel(prefix, base / "own")
         options = {} if os.name == "nt" else {"transport": "ipc", "ip": str(sockets / "k")}
-        km = AsyncKernelManager(kernel_spec_manager=_kernel_spec_manager(prefix), kernel_name="bleu-lab-grader",
+        km = AsyncKernelManager(kernel_spec_manager=_kernel_spec_manager(prefix, first), kernel_name="bleu-lab-grader",
                                 connection_file=str(sockets / "kernel.json"), **options)
         deadline = [time.monotonic() + timeout]  # counted again from when the kernel is up
         client = _bounded_client_class()(
@@ -562,7 +570,9 @@ def _grade_one(path: Path, nb, lesson: str, timeout: float, seed: int, context: 
     finally:
         _kill_group(pgid)
         shutil.rmtree(base, ignore_errors=True)
-    return grade
+    if own is not None:
+        return grade
+    return own_code.recheck(grade, grading, lambda world: _grade_one(path, nb, lesson, timeout, seed, context, world))
 
 
 def _mark(grading: LessonGrading, session: KernelSession, seed: int, seconds: float,
@@ -970,6 +980,7 @@ def _import_everything() -> None:
         for exercise in grading.exercises:
             if exercise.hidden is not None:
                 exercise.hidden(random.Random(0))
+        own_code.overlay(grading)  # the stand-ins, from bleu_lab's files as they are now
     _wire_classes()
 
 

@@ -330,12 +330,13 @@ def check_metric_choice(answer: object, *, reveal: bool = False) -> Feedback:
 
 GRADING = LessonGrading("10_bleu_in_context", (
     GradedExercise("my_pairwise_accuracy", check_pairwise_accuracy, ("my_pairwise_accuracy",),
-                   hidden=hidden_accuracy_cases),
-    GradedExercise("Online-W's BLEU rank per reference", check_reference_ranks, ("ranks",)),
-    GradedExercise("spot the problems in the results table", check_results_table, ("problems",)),
-    GradedExercise("segments needed to see a 1-BLEU gap", check_test_set_size, ("n_segments",)),
+                   hidden=hidden_accuracy_cases,
+                   implemented_by=("bleu_lab.agreement.pairwise_accuracy", "bleu_lab.agreement.pair_decisions")),
+    GradedExercise("Online-W's BLEU rank per reference", check_reference_ranks, ("ranks",), implemented_by=()),
+    GradedExercise("spot the problems in the results table", check_results_table, ("problems",), implemented_by=()),
+    GradedExercise("segments needed to see a 1-BLEU gap", check_test_set_size, ("n_segments",), implemented_by=()),
     GradedExercise("which evidence to trust before shipping", check_metric_choice, ("answer",),
                    manual="; ".join(point for point, _ in METRIC_CHOICE_KEY_POINTS) + " (a +0.8 BLEU gap can be "
                    "test-set luck, and BLEU gains that small often disagree with human judgements)",
-                   model_answer=MODEL_ANSWER_METRIC_CHOICE),
+                   model_answer=MODEL_ANSWER_METRIC_CHOICE, implemented_by=()),
 ))

@@ -213,12 +213,15 @@ def hidden_closest_cases(rng: random.Random) -> dict:
 
 GRADING = LessonGrading("03_brevity_penalty", (
     GradedExercise("my_brevity_penalty", check_brevity_penalty, ("my_brevity_penalty",),
-                   hidden=hidden_bp_cases),
+                   hidden=hidden_bp_cases, implemented_by=("bleu_lab.brevity.brevity_penalty",)),
     GradedExercise("my_closest_ref_length", check_closest_ref_length, ("my_closest_ref_length",),
-                   hidden=hidden_closest_cases),
-    GradedExercise("a short hypothesis with p_1 = 1", check_short_hypothesis, ("short_hypothesis",)),
+                   hidden=hidden_closest_cases,
+                   implemented_by=("bleu_lab.brevity.closest_length", "bleu_lab.brevity.closest_ref_length",
+                                   "bleu_lab.brevity.closest_lengths")),
+    GradedExercise("a short hypothesis with p_1 = 1", check_short_hypothesis, ("short_hypothesis",),
+                   implemented_by=()),
     GradedExercise("what BLEU would do without BP", check_without_bp, ("answer",),
                    manual="; ".join(point for point, _ in WITHOUT_BP_KEY_POINTS) + " (outputs of a few reference "
                    "words have perfect precision, so without BP leaving out most of the meaning would score high)",
-                   model_answer=MODEL_ANSWER_WITHOUT_BP),
+                   model_answer=MODEL_ANSWER_WITHOUT_BP, implemented_by=()),
 ))

@@ -289,7 +289,11 @@ def hidden_bonferroni_cases(rng: random.Random) -> dict:
 
 
 GRADING = LessonGrading("09_comparing_systems", (
-    GradedExercise("my_ar_p_value", check_ar_p_value, ("my_ar_p_value",), hidden=hidden_ar_cases),
-    GradedExercise("a paired bootstrap and its p-value", check_bootstrap_interpretation, ("result", "answer")),
-    GradedExercise("my_bonferroni", check_bonferroni, ("my_bonferroni",), hidden=hidden_bonferroni_cases),
+    GradedExercise("my_ar_p_value", check_ar_p_value, ("my_ar_p_value",), hidden=hidden_ar_cases,
+                   implemented_by=("bleu_lab.significance.randomization_p_value", "bleu_lab.significance.p_value",
+                                   "bleu_lab.significance.p_value_with_ties")),
+    GradedExercise("a paired bootstrap and its p-value", check_bootstrap_interpretation, ("result", "answer"),
+                   implemented_by=()),
+    GradedExercise("my_bonferroni", check_bonferroni, ("my_bonferroni",), hidden=hidden_bonferroni_cases,
+                   implemented_by=("bleu_lab.significance.bonferroni_alpha",)),
 ))

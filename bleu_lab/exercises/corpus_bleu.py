@@ -318,7 +318,9 @@ def hidden_corpus_cases(rng: random.Random) -> dict:
 
 
 GRADING = LessonGrading("08_corpus_bleu", (
-    GradedExercise("my_corpus_bleu", check_corpus_bleu, ("my_corpus_bleu",), hidden=hidden_corpus_cases),
-    GradedExercise("why corpus BLEU is not the mean", check_why_mean_differs, ("answer",)),
-    GradedExercise("references per segment", check_reference_lists, ("my_references",)),
+    GradedExercise("my_corpus_bleu", check_corpus_bleu, ("my_corpus_bleu",), hidden=hidden_corpus_cases,
+                   implemented_by=("bleu_lab.sacrebleu_style.score_from_stats", "bleu_lab.nltk_style.bleu_from_stats",
+                                   "bleu_lab.significance.scores_from_rows")),
+    GradedExercise("why corpus BLEU is not the mean", check_why_mean_differs, ("answer",), implemented_by=()),
+    GradedExercise("references per segment", check_reference_lists, ("my_references",), implemented_by=()),
 ))

@@ -24,6 +24,11 @@ class GradedExercise:
     more point, so that an answer hard-coded for the visible cases does not pass, and no hidden case ships.
     A ``manual`` exercise (a written answer) earns no automatic points: the report shows the student's text and these
     key points to the grader, and the solved copy shows ``model_answer``.
+    ``implemented_by`` names bleu_lab's own functions that do what the exercise asks for (``"bleu_lab.module.name"``
+    or ``"bleu_lab.module.Class.method"``): ``bleu-lab grade`` marks the exercise again with them taken out of the
+    student's kernel, and an answer that is, wraps or calls one of them gets no points (``assignments.own_code``).
+    ``()`` says that no bleu_lab function is the answer (a value, a text, or an exercise about using bleu_lab);
+    ``None`` is undeclared, which the tests refuse for every graded exercise.
     """
 
     name: str
@@ -32,6 +37,7 @@ class GradedExercise:
     hidden: Callable[[random.Random], Mapping[str, object]] | None = None
     manual: str = ""
     model_answer: str = ""
+    implemented_by: tuple[str, ...] | None = None
 
     @property
     def points(self) -> int:

@@ -281,10 +281,13 @@ def check_two_errors(answer: object, *, reveal: bool = False) -> Feedback:
 
 
 GRADING = LessonGrading("12_metrics_and_people", (
-    GradedExercise("my_kendall_tau", check_kendall_tau, ("my_kendall_tau",), hidden=hidden_tau_cases),
-    GradedExercise("my_surprises", check_surprises, ("my_surprises",), hidden=hidden_surprise_cases),
-    GradedExercise("is the +0.5 BLEU claim supported?", check_report_claim, ("true",)),
+    GradedExercise("my_kendall_tau", check_kendall_tau, ("my_kendall_tau",), hidden=hidden_tau_cases,
+                   implemented_by=("bleu_lab.agreement.kendall_tau", "bleu_lab.agreement.pair_counts",
+                                   "bleu_lab.agreement.PairCounts.tau_b")),
+    GradedExercise("my_surprises", check_surprises, ("my_surprises",), hidden=hidden_surprise_cases,
+                   implemented_by=()),  # bleu_lab has no function that picks the surprising segments
+    GradedExercise("is the +0.5 BLEU claim supported?", check_report_claim, ("true",), implemented_by=()),
     GradedExercise("two errors, two weights", check_two_errors, ("answer",),
                    manual="; ".join(point for point, _ in TWO_ERRORS_KEY_POINTS),
-                   model_answer=MODEL_ANSWER_TWO_ERRORS),
+                   model_answer=MODEL_ANSWER_TWO_ERRORS, implemented_by=()),
 ))

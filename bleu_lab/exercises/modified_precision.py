@@ -250,8 +250,8 @@ def hidden_precision_cases(rng: random.Random) -> dict:
 
 
 GRADING = LessonGrading("02_modified_precision", (
-    GradedExercise("p_2 by hand", check_p2_by_hand, ("p2",)),
+    GradedExercise("p_2 by hand", check_p2_by_hand, ("p2",), implemented_by=()),
     GradedExercise("my_modified_precision", check_modified_precision, ("my_modified_precision",),
-                   hidden=hidden_precision_cases),
-    GradedExercise("word salad", check_word_salad, ("salad",)),
+                   hidden=hidden_precision_cases, implemented_by=("bleu_lab.precision.modified_precision",)),
+    GradedExercise("word salad", check_word_salad, ("salad",), implemented_by=()),
 ))

@@ -259,7 +259,11 @@ def hidden_clip_cases(rng: random.Random) -> dict:
 
 
 GRADING = LessonGrading("01_ngrams_and_clipping", (
-    GradedExercise("my_count_ngrams", check_count_ngrams, ("my_count_ngrams",), hidden=hidden_count_cases),
-    GradedExercise("my_clip", check_clip, ("my_clip",), hidden=hidden_clip_cases),
-    GradedExercise("clip table by hand", check_clip_by_hand, ("my_clip_table",)),
+    GradedExercise("my_count_ngrams", check_count_ngrams, ("my_count_ngrams",), hidden=hidden_count_cases,
+                   implemented_by=("bleu_lab.ngrams.count_ngrams", "bleu_lab.ngrams.ngrams",
+                                   "bleu_lab.ngrams.ngram_list", "bleu_lab.ngrams.ngram_iter",
+                                   "bleu_lab.ngrams._ngram_iter")),
+    GradedExercise("my_clip", check_clip, ("my_clip",), hidden=hidden_clip_cases,
+                   implemented_by=("bleu_lab.clipping.clip_counts", "bleu_lab.clipping.max_reference_counts")),
+    GradedExercise("clip table by hand", check_clip_by_hand, ("my_clip_table",), implemented_by=()),
 ))

@@ -168,9 +168,18 @@ def hidden_sentence_cases(rng: random.Random) -> dict:
     return {"cases": cases}
 
 
+# bleu_lab's own answers (``GradedExercise.implemented_by``). A sentence BLEU may use the earlier lessons' p_n and BP
+# from bleu_lab, but not its geometric mean: that is this lesson's other exercise.
+GEOMETRIC_MEAN = ("bleu_lab.geometric_mean.geometric_mean", "bleu_lab.geometric_mean.weighted_log_sum",
+                  "bleu_lab.geometric_mean.bleu_from_precisions")
+SENTENCE_BLEU = ("bleu_lab.nltk_style.sentence_bleu", "bleu_lab.nltk_style.corpus_bleu", "bleu_lab.nltk_style._bleu",
+                 "bleu_lab.nltk_style._score", "bleu_lab.nltk_style.bleu_from_stats", "bleu_lab.explain.explain",
+                 "bleu_lab.sacrebleu_style.sentence_score", "bleu_lab.sacrebleu_style.corpus_score",
+                 "bleu_lab.sacrebleu_style.score_from_stats")
+
 GRADING = LessonGrading("04_putting_it_together", (
     GradedExercise("my_geometric_mean", check_geometric_mean, ("my_geometric_mean",),
-                   hidden=hidden_geometric_cases),
+                   hidden=hidden_geometric_cases, implemented_by=GEOMETRIC_MEAN),
     GradedExercise("my_sentence_bleu", check_sentence_bleu, ("my_sentence_bleu",),
-                   hidden=hidden_sentence_cases),
+                   hidden=hidden_sentence_cases, implemented_by=SENTENCE_BLEU + GEOMETRIC_MEAN),
 ))

@@ -201,9 +201,11 @@ def hidden_salient_cases(rng: random.Random) -> dict:
 
 
 GRADING = LessonGrading("11_read_your_outputs", (
-    GradedExercise("my_word_counts", check_word_counts, ("my_word_counts",), hidden=hidden_word_cases),
-    GradedExercise("my_fmeasure", check_fmeasure, ("my_fmeasure",), hidden=hidden_fmeasure_cases),
+    GradedExercise("my_word_counts", check_word_counts, ("my_word_counts",), hidden=hidden_word_cases,
+                   implemented_by=("bleu_lab.compare.scorers.word_counts",)),
+    GradedExercise("my_fmeasure", check_fmeasure, ("my_fmeasure",), hidden=hidden_fmeasure_cases,
+                   implemented_by=("bleu_lab.compare.scorers.WordCounts.fmeasure",)),
     GradedExercise("my_salient_score", check_salient_score, ("my_salient_score",),
-                   hidden=hidden_salient_cases),
-    GradedExercise("what compare-mt's p=0.0000 says", check_compare_mt_reading, ("answer",)),
+                   hidden=hidden_salient_cases, implemented_by=("bleu_lab.compare.scorers.salient_ngrams",)),
+    GradedExercise("what compare-mt's p=0.0000 says", check_compare_mt_reading, ("answer",), implemented_by=()),
 ))

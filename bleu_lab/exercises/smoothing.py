@@ -237,7 +237,9 @@ def hidden_method1_cases(rng: random.Random) -> dict:
 
 
 GRADING = LessonGrading("06_smoothing", (
-    GradedExercise("my_exp_smoothing", check_exp_smoothing, ("my_exp_smoothing",), hidden=hidden_exp_cases),
-    GradedExercise("my_method1", check_method1, ("my_method1",), hidden=hidden_method1_cases),
-    GradedExercise("sacrebleu_to_nltk", check_library_match, ("sacrebleu_to_nltk",)),
+    GradedExercise("my_exp_smoothing", check_exp_smoothing, ("my_exp_smoothing",), hidden=hidden_exp_cases,
+                   implemented_by=("bleu_lab.smoothing.sacrebleu_precisions", "bleu_lab.smoothing.method3")),
+    GradedExercise("my_method1", check_method1, ("my_method1",), hidden=hidden_method1_cases,
+                   implemented_by=("bleu_lab.smoothing.method1",)),
+    GradedExercise("sacrebleu_to_nltk", check_library_match, ("sacrebleu_to_nltk",), implemented_by=()),
 ))

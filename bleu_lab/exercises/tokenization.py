@@ -348,8 +348,12 @@ def _setting_options(fb: Feedback, got: object) -> dict | None:
 
 
 GRADING = LessonGrading("07_tokenization_and_reporting", (
-    GradedExercise("token_counts", check_token_counts, ("prediction",)),
-    GradedExercise("nltk_word_bleu", check_nltk_word_bleu, ("nltk_word_bleu",), hidden=hidden_nltk_cases),
-    GradedExercise("report_line", check_report_line, ("report",)),
-    GradedExercise("find_setting", check_find_setting, ("find_setting",), hidden=hidden_paper_cases),
+    GradedExercise("token_counts", check_token_counts, ("prediction",), implemented_by=()),
+    # The two function exercises ask for a library called right (words, not characters) and for a search over
+    # settings: using a BLEU function, bleu_lab's included, is the exercise, so no bleu_lab function is the answer.
+    GradedExercise("nltk_word_bleu", check_nltk_word_bleu, ("nltk_word_bleu",), hidden=hidden_nltk_cases,
+                   implemented_by=()),
+    GradedExercise("report_line", check_report_line, ("report",), implemented_by=()),
+    GradedExercise("find_setting", check_find_setting, ("find_setting",), hidden=hidden_paper_cases,
+                   implemented_by=()),
 ))

@@ -131,7 +131,7 @@ def hidden_old_nltk_cases(rng: random.Random) -> dict:
 
 
 GRADING = LessonGrading("05_when_bleu_fails", (
-    GradedExercise("p_1 = 1 but BLEU < 0.1", check_high_p1_low_bleu, ("word_salad",)),
+    GradedExercise("p_1 = 1 but BLEU < 0.1", check_high_p1_low_bleu, ("word_salad",), implemented_by=()),
     GradedExercise("old_nltk_bleu", check_old_nltk_bleu, ("old_nltk_bleu",),
-                   hidden=hidden_old_nltk_cases),
+                   hidden=hidden_old_nltk_cases, implemented_by=("bleu_lab.readings.formulas.nltk_before_3_4",)),
 ))
