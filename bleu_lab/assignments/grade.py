@@ -29,6 +29,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import hashlib
+import itertools
 import json
 import os
 import random
@@ -53,10 +54,12 @@ from .sandbox import Sandbox, bwrap_prefix, probe
 
 DEFAULT_TIMEOUT = 600  # seconds of wall clock to run one notebook (and as much again, at most, to mark it)
 CALL_TIMEOUT = 10  # seconds for one call of a student's function
-OUTPUT_LIMIT = 1_000_000  # characters of a notebook's own output kept (the rest is dropped unread)
+OUTPUT_LIMIT = 1_000_000  # characters a kernel may send for a notebook's own cells (beyond: dropped, cell stopped)
 MAX_NOTEBOOK_BYTES = 50_000_000
 MARK_MEMORY = 1024  # MB of address space marking one notebook may add (the checks and the decoded answers)
-REPLY_LIMIT = 8 * wire.MAX_CHARS  # characters the kernel may print in answer to one request of the grader
+REPLY_LIMIT = 8 * wire.MAX_CHARS  # characters the kernel may send in answer to one request of the grader
+MAX_MESSAGE_BYTES = 2 * REPLY_LIMIT + 1_000_000  # one message's bytes on the wire (a reply, JSON-escaped, fits)
+RECEIVE_QUEUE = 1  # messages of a kernel the grader's ZeroMQ sockets hold before reading them
 SANDBOX_MODES = ("auto", "bubblewrap", "none")
 PROTECTED_PACKAGES = ("bleu_lab", "data")  # beside the site-packages: this checkout's package and its data
 SKIPPED_IN_STDLIB = ("site-packages", "test", "idlelib", "tkinter", "turtledemo", "ensurepip")
@@ -350,32 +353,122 @@ def _wire_classes() -> dict[str, type]:
 # ------------------------------------------------------------------------------------------- one notebook
 
 
+def message_size(msg: Mapping) -> int:
+    """About the characters of a kernel message's content as JSON (every string, key and value: text, data,
+    metadata, transient, comm data ...) plus the bytes of its binary buffers: what the kernel made the grader receive.
+    Counted in place, depth first (no copy of a large message is made)."""
+    size, stack = 0, [iter((msg.get("content"),))]
+    while stack:
+        for item in stack[-1]:
+            if isinstance(item, str):
+                size += len(item) + 2
+            elif isinstance(item, dict):
+                size += 2 + 2 * len(item)
+                stack.append(itertools.chain.from_iterable(item.items()))
+                break
+            elif isinstance(item, (list, tuple)):
+                size += 2 + len(item)
+                stack.append(iter(item))
+                break
+            else:  # a number, true, false, null
+                size += 8
+        else:
+            stack.pop()
+    return size + sum(len(buffer) for buffer in msg.get("buffers") or ())
+
+
 def _bounded_client_class():
-    """nbclient's NotebookClient, keeping at most OUTPUT_LIMIT characters of a notebook's own output, error
-    messages shortened, and at most REPLY_LIMIT characters of what the kernel prints in reply to one request."""
+    """nbclient's NotebookClient under the output cap: every message the kernel sends for a cell (stream, display
+    data and its updates, metadata, errors, comm messages) counts toward OUTPUT_LIMIT characters for the notebook's own
+    cells and REPLY_LIMIT for each request of the grader; beyond the cap a message is dropped unread (only the
+    "idle" status that ends a cell still passes), and the notebook's cell is interrupted (``over_limit``). Error
+    messages are kept shortened. Its kernel client refuses (disconnects) any single message over MAX_MESSAGE_BYTES and
+    queues at most RECEIVE_QUEUE messages unread, so that what the grader holds of a kernel's output is bounded."""
+    import asyncio
+
+    import zmq
+    import zmq.asyncio
+    from jupyter_client.asynchronous import AsyncKernelClient
+    from jupyter_core.utils import ensure_async
     from nbclient import NotebookClient
+    from nbclient.util import run_sync
+    from traitlets import default
+
+    class BoundedKernelClient(AsyncKernelClient):
+        @default("context")
+        def _bounded_context(self):
+            self._created_context = True
+            context = zmq.asyncio.Context()
+            context.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE_BYTES)
+            context.setsockopt(zmq.RCVHWM, RECEIVE_QUEUE)  # the rest waits in the kernel (or is dropped there)
+            return context
 
     class BoundedClient(NotebookClient):
         kept = 0
         reply_kept = 0
         current_timeout = CALL_TIMEOUT
         grading = False  # True once the grader's own requests run
+        over_limit = False  # the notebook's own output went over OUTPUT_LIMIT
+        _interrupt = None
+
+        _monitor = None
+
+        async def async_start_new_kernel_client(self):
+            self.km.client_factory = BoundedKernelClient
+            kc = await super().async_start_new_kernel_client()
+            self._watch_iopub()
+            return kc
+
+        start_new_kernel_client = run_sync(async_start_new_kernel_client)
+
+        def _watch_iopub(self) -> None:
+            """Watch the output channel for a disconnection (what ZeroMQ does to a message over its size limit)."""
+            socket = self.kc.iopub_channel.socket
+            address = f"inproc://bleu-lab-iopub-{secrets.token_hex(8)}"
+            socket.monitor(address, zmq.EVENT_DISCONNECTED)
+            self._monitor = zmq.Context.shadow(socket.context.underlying).socket(zmq.PAIR)
+            self._monitor.connect(address)
+
+        def iopub_lost(self) -> bool:
+            """Whether the output channel was cut since it was last watched (a message over MAX_MESSAGE_BYTES)."""
+            return self._monitor is not None and bool(self._monitor.poll(0))
+
+        def reset_iopub(self) -> None:
+            """A new output channel, ready: whatever the kernel had queued on the old one is dropped unread."""
+            if self._monitor is not None:
+                self._monitor.close(linger=0)
+            self.kc.iopub_channel.stop()
+            self.kc._iopub_channel = None
+            self.kc.iopub_channel.start()
+            self._watch_iopub()
+            run_sync(self.kc.wait_for_ready)(timeout=30)
+
+        def process_message(self, msg, cell, cell_index):
+            full = self.reply_kept > REPLY_LIMIT if self.grading else self.kept > OUTPUT_LIMIT
+            size = 0 if full else message_size(msg)  # (beyond the cap nothing is kept: no need to measure)
+            if self.grading:  # a reply: the kernel prints it, so the kernel (the student) decides its size
+                self.reply_kept += size
+                over = self.reply_kept > REPLY_LIMIT
+            else:
+                self.kept += size
+                over = self.kept > OUTPUT_LIMIT
+                if over and not self.over_limit:
+                    self.over_limit = True
+                    self._interrupt = asyncio.ensure_future(ensure_async(self.km.interrupt_kernel()))
+            if over:
+                content = msg.get("content", {})
+                if msg.get("msg_type") == "status" and isinstance(content, dict):
+                    state = content.get("execution_state")  # the cell's end still passes, and nothing else
+                    msg = {**msg, "content": {"execution_state": state if isinstance(state, str) else ""}}
+                    return super().process_message(msg, cell, cell_index)
+                return None
+            return super().process_message(msg, cell, cell_index)
 
         def output(self, outs, msg, display_id, cell_index):
             content = msg.get("content", {})
             if msg.get("msg_type") == "error":
                 msg = {**msg, "content": {"ename": str(content.get("ename", ""))[:100],
                                           "evalue": str(content.get("evalue", ""))[:300], "traceback": []}}
-            else:
-                size = len(str(content.get("text", ""))) + sum(len(str(v)) for v in content.get("data", {}).values())
-                if self.grading:  # a reply: the kernel prints it, so the kernel (the student) decides its size
-                    if self.reply_kept + size > REPLY_LIMIT:
-                        return None
-                    self.reply_kept += size
-                elif self.kept + size > OUTPUT_LIMIT:
-                    return None
-                else:
-                    self.kept += size
             return super().output(outs, msg, display_id, cell_index)
 
     return BoundedClient
@@ -603,6 +696,14 @@ def _run_cells(client, nb, deadline: float, grade: NotebookGrade) -> None:
         except DeadKernelError:
             grade.note = "the kernel died while running the notebook"
             raise
+        if client.over_limit or client.iopub_lost():
+            what = (f"one message over {MAX_MESSAGE_BYTES // 1_000_000} MB" if client.iopub_lost() else
+                    f"{OUTPUT_LIMIT:,} characters in all")
+            grade.note = (f"its output went over the limit ({what}): cell {index + 1} was stopped there and the "
+                          "cells below were not run")
+            client.over_limit = True
+            client.reset_iopub()
+            break
         if error := _error(cell):
             grade.errors.append(f"cell {index + 1}: {error}")
             if "time limit" in error:
