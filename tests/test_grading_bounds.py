@@ -12,6 +12,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import nbformat
@@ -25,10 +26,11 @@ REQUIRE = os.environ.get("BLEU_LAB_REQUIRE_SANDBOX") == "1"
 SEED = 35
 TIMEOUT = 60  # seconds to run one notebook, and again to mark it
 PEAK_MB = 300  # the grader's own peak memory (issue 35's goal; about 150 MB for a plain lesson 0)
-# Runs `bleu-lab grade` in this process and prints the process's own peak memory (the kernels and marking's child
-# are other processes): what a flood of output costs the grader itself.
-MEASURED = ("import resource, sys\nfrom bleu_lab.cli import main\ncode = main(sys.argv[1:])\n"
-            "print('peak-kb', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\nsys.exit(code)")
+# Runs `bleu-lab grade` in this process and prints the process's own peak memory, VmHWM (the kernels and marking's
+# child are other processes; unlike ru_maxrss, VmHWM starts afresh at exec, without the test process's memory).
+MEASURED = ("import re, sys\nfrom bleu_lab.cli import main\ncode = main(sys.argv[1:])\n"
+            "status = open('/proc/self/status').read()\n"
+            "print('peak-kb', re.search(r'VmHWM:\\s*(\\d+)', status).group(1), file=sys.stderr)\nsys.exit(code)")
 
 
 @pytest.fixture(scope="module")
@@ -141,3 +143,60 @@ def test_message_size_counts_every_part_of_a_message():
     assert grading.message_size({"content": {"data": [[]] * 1000}}) >= 3000  # empty lists are not free
     assert grading.message_size({"content": {}, "buffers": [b"1" * 500]}) >= 500
 
+
+
+# ------------------------------------------------------------------------------------------------ bounded reading
+
+
+def _bombs(released: Path, folder: Path) -> dict[str, Path]:
+    """Issue 35's two (41 MB of 900,000 empty raw cells: 114 s to read; 36 MB with [[]] * 12,000,000 in the metadata:
+    54 s), and two under 5 MB: 100,000 cells, and 1,600,000 empty lists in the metadata."""
+    base = json.loads((released / "solved" / "00_start_here.ipynb").read_text(encoding="utf-8"))
+    raw_cell = {"cell_type": "raw", "metadata": {}, "source": ""}
+    bombs = {"cells": {**base, "cells": [raw_cell] * 900_000},
+             "metadata": {**base, "metadata": {**base["metadata"], "pad": [[]] * 12_000_000}},
+             "few-mb-cells": {**base, "cells": [raw_cell] * 100_000},
+             "few-mb-lists": {**base, "metadata": {**base["metadata"], "pad": [[]] * 1_600_000}}}
+    paths = {}
+    for name, nb in bombs.items():
+        paths[name] = folder / name / "00_start_here.ipynb"
+        paths[name].parent.mkdir(parents=True)
+        paths[name].write_text(json.dumps(nb, separators=(",", ":")), encoding="utf-8")
+    return paths
+
+
+def test_notebook_bombs_are_refused_unparsed_in_under_a_second(released, tmp_path):
+    bombs = _bombs(released, tmp_path)
+    assert bombs["cells"].stat().st_size > 40_000_000 and bombs["metadata"].stat().st_size > 35_000_000
+    assert max(bombs[n].stat().st_size for n in ("few-mb-cells", "few-mb-lists")) < grading.MAX_NOTEBOOK_MB * 1e6
+    for name, path in bombs.items():
+        start = time.monotonic()
+        with pytest.raises(ValueError) as refused:
+            grading.read_submission(path)
+        assert time.monotonic() - start < 1, name
+        assert str(refused.value).endswith("not read") and "\n" not in str(refused.value)
+    # With a higher size limit the cell count and the brackets still refuse them, still before nbformat reads them.
+    for name in ("cells", "metadata"):
+        start = time.monotonic()
+        with pytest.raises(ValueError, match="JSON lists and objects"):
+            grading.read_submission(bombs[name], max_mb=50)
+        assert time.monotonic() - start < 1, name
+    with pytest.raises(ValueError, match=r"more than 2,000 cells \(2,001\)"):
+        cells = {"cells": [{"cell_type": "raw", "metadata": {}, "source": ""}] * 2001, "metadata": {},
+                 "nbformat": 4, "nbformat_minor": 5}
+        grading.read_submission(tmp_path / "x.ipynb", "00_start_here", json.dumps(cells).encode())
+
+
+def test_the_batch_refuses_each_bomb_on_its_line_and_grades_the_rest(released, tmp_path):
+    bombs = _bombs(released, tmp_path)
+    after = _write(tmp_path / "after" / "00_start_here.ipynb", _nb(released, "solved", "00_start_here"))
+    done, peak = _grade([*bombs.values(), after], tmp_path, "--sandbox", "none")
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    reports = _by_name(done.stdout)
+    assert "note: not graded: larger than 5 MB (--max-notebook-mb): not read" in reports["cells"]
+    assert "note: not graded: larger than 5 MB (--max-notebook-mb): not read" in reports["metadata"]
+    assert "note: not graded: more than 2,000 cells (100,000): not read" in reports["few-mb-cells"]
+    assert "note: not graded: more than 500,000 JSON lists and objects" in reports["few-mb-lists"]
+    assert all(_score(reports[name]) == "score: not graded" for name in bombs)
+    assert _score(reports["after"]) == "score: 2 / 2"
+    assert 0 < peak <= PEAK_MB, f"the grader peaked at {peak} MB"

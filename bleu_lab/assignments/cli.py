@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from . import default_notebooks_dir, lesson_gradings
-from .grade import DEFAULT_TIMEOUT, MARK_MEMORY, SANDBOX_MODES, NotebookGrade, grade_batch
+from .grade import DEFAULT_TIMEOUT, MARK_MEMORY, MAX_CELLS, MAX_NOTEBOOK_MB, SANDBOX_MODES, NotebookGrade, grade_batch
 from .gradebook import gradescope_results, same_student_clashes, student_id, write_gradescope, write_marks_csv
 from .gradescope import DEFAULT_TIMEOUT as GRADESCOPE_TIMEOUT
 from .gradescope import build_autograder
@@ -68,6 +68,9 @@ def build_parser(prog: str = "bleu-lab") -> argparse.ArgumentParser:
     grd.add_argument("--memory", type=int, default=MARK_MEMORY, metavar="MB",
                      help=f"memory that marking one notebook may use, in MB (default {MARK_MEMORY}); beyond it, or "
                      "beyond --timeout, the notebook gets 0 with a note")
+    grd.add_argument("--max-notebook-mb", type=float, default=MAX_NOTEBOOK_MB, metavar="MB",
+                     help=f"a larger notebook file is refused unread, on its own line (default {MAX_NOTEBOOK_MB}); "
+                     f"so is one of more than {MAX_CELLS:,} cells")
     gs = commands.add_parser("gradescope", help="write a Gradescope autograder (zip) for LESSON ...",
                              description="Write a Gradescope autograder: setup.sh installs the bleu_lab wheel the zip "
                              "carries (and its dependencies, from PyPI, when Gradescope builds the image); "
@@ -119,7 +122,7 @@ def _grade(args: argparse.Namespace, prog: str) -> int:
     _exports_ok(args)
     grades: list[NotebookGrade] = []
     code = grade_batch(list(args.notebooks), timeout=args.timeout, seed=args.seed, lesson=args.lesson, grades=grades,
-                       sandbox=args.sandbox, memory=args.memory)
+                       sandbox=args.sandbox, memory=args.memory, max_notebook_mb=args.max_notebook_mb)
     if code != 0:
         if args.csv or args.gradescope:
             print(f"{prog}: no marks exported (grading stopped)", file=sys.stderr)

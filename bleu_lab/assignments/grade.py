@@ -55,7 +55,10 @@ from .sandbox import Sandbox, bwrap_prefix, probe
 DEFAULT_TIMEOUT = 600  # seconds of wall clock to run one notebook (and as much again, at most, to mark it)
 CALL_TIMEOUT = 10  # seconds for one call of a student's function
 OUTPUT_LIMIT = 1_000_000  # characters a kernel may send for a notebook's own cells (beyond: dropped, cell stopped)
-MAX_NOTEBOOK_BYTES = 50_000_000
+MAX_NOTEBOOK_MB = 5  # a larger notebook is refused unread (--max-notebook-mb)
+MAX_CELLS = 2000  # a notebook with more cells is refused before nbformat reads it (the lessons have at most 80)
+MAX_BRACKETS = 500_000  # "[" and "{" in a notebook's bytes: more JSON lists and objects are refused unparsed
+READ_SECONDS, READ_MEMORY = 20, 512  # the child process that parses one notebook: wall clock, MB of address space
 MARK_MEMORY = 1024  # MB of address space marking one notebook may add (the checks and the decoded answers)
 REPLY_LIMIT = 8 * wire.MAX_CHARS  # characters the kernel may send in answer to one request of the grader
 MAX_MESSAGE_BYTES = 2 * REPLY_LIMIT + 1_000_000  # one message's bytes on the wire (a reply, JSON-escaped, fits)
@@ -756,9 +759,16 @@ def lesson_of(metadata: Mapping[str, object], path: Path, lessons: Mapping[str, 
                      f"name contains none of {', '.join(sorted(lessons))}); pass --lesson")
 
 
-def read_regular(path: Path) -> bytes:
+def check_notebook_mb(megabytes: object) -> None:
+    if isinstance(megabytes, bool) or not isinstance(megabytes, (int, float)) or not 0 < megabytes <= 1000:
+        raise ValueError(f"--max-notebook-mb must be a number of megabytes above 0 and at most 1000, not {megabytes!r}")
+
+
+def read_regular(path: Path, max_mb: float = MAX_NOTEBOOK_MB) -> bytes:
     """The bytes of the regular file at ``path``, never following a link: ``FileNotFoundError`` if nothing is
-    there, ``ValueError`` ("a link", "not a regular file", too large) otherwise."""
+    there, ``ValueError`` ("a link", "not a regular file", larger than ``max_mb`` megabytes: never read) otherwise."""
+    limit = int(max_mb * 1_000_000)
+    too_large = f"larger than {max_mb:g} MB (--max-notebook-mb): not read"
     try:
         st = os.lstat(path)
     except FileNotFoundError:
@@ -767,6 +777,8 @@ def read_regular(path: Path) -> bytes:
         raise ValueError("a link (a submission must be the notebook itself; links are never followed)")
     if not stat.S_ISREG(st.st_mode):
         raise ValueError("not a regular file")
+    if st.st_size > limit:
+        raise ValueError(too_large)
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
     except OSError as exc:
@@ -775,24 +787,64 @@ def read_regular(path: Path) -> bytes:
         st = os.fstat(f.fileno())
         if not stat.S_ISREG(st.st_mode):  # replaced between the two looks
             raise ValueError("not a regular file")
-        if st.st_size > MAX_NOTEBOOK_BYTES:
-            raise ValueError(f"larger than {MAX_NOTEBOOK_BYTES // 1_000_000} MB")
-        return f.read(MAX_NOTEBOOK_BYTES + 1)
+        data = f.read(limit + 1)
+    if len(data) > limit:  # grew since
+        raise ValueError(too_large)
+    return data
 
 
-def read_submission(path: Path, lesson: str | None = None, data: bytes | None = None):
-    """The notebook at ``path`` (or in ``data``, its bytes already read) and its lesson (``lesson`` if given).
-    FileNotFoundError if there is no file; ValueError with a clear message if it is a link, a special file or no
-    notebook of a lesson."""
+def parse_notebook(data: bytes) -> dict:
+    """What grading needs of a notebook file's bytes, as plain JSON: ``{"cells": [[type, source], ...],
+    "lesson": the release's lesson name or None}``, or ``{"refused": why}``. More than ``MAX_CELLS`` cells are
+    refused before nbformat reads the notebook. Run it in a child under limits (``read_submission``)."""
     import nbformat
 
-    data = read_regular(path) if data is None else data
-    if len(data) > MAX_NOTEBOOK_BYTES:
-        raise ValueError(f"larger than {MAX_NOTEBOOK_BYTES // 1_000_000} MB")
     try:
-        nb = nbformat.reads(data.decode("utf-8"), as_version=4)
+        text = data.decode("utf-8")
+        raw = json.loads(text)
+    except (UnicodeDecodeError, ValueError) as exc:
+        return {"refused": f"not a readable notebook ({type(exc).__name__})"}
+    cells = raw.get("cells") if isinstance(raw, dict) else None
+    if isinstance(cells, list) and len(cells) > MAX_CELLS:
+        return {"refused": f"more than {MAX_CELLS:,} cells ({len(cells):,}): not read"}
+    try:
+        nb = nbformat.reads(text, as_version=4)
     except Exception as exc:  # noqa: BLE001 - nbformat raises several kinds for a file that is no notebook
-        raise ValueError(f"not a readable notebook ({type(exc).__name__})") from exc
+        return {"refused": f"not a readable notebook ({type(exc).__name__})"}
+    if len(nb.cells) > MAX_CELLS:  # an older format's worksheets, converted
+        return {"refused": f"more than {MAX_CELLS:,} cells ({len(nb.cells):,}): not read"}
+    info = nb.metadata.get(METADATA_KEY)
+    lesson = info.get("lesson") if isinstance(info, Mapping) else None
+    return {"cells": [[str(cell.get("cell_type")), str(cell.get("source", ""))] for cell in nb.cells],
+            "lesson": lesson if isinstance(lesson, str) else None}
+
+
+def read_submission(path: Path, lesson: str | None = None, data: bytes | None = None, *,
+                    max_mb: float = MAX_NOTEBOOK_MB):
+    """The notebook at ``path`` (or in ``data``, its bytes already read) and its lesson (``lesson`` if given). Parsed
+    in a child process (``READ_SECONDS``, ``READ_MEMORY``): only its cells' types and sources come back, in a fresh
+    notebook. FileNotFoundError if there is no file; ValueError with a clear message if it is a link, a special file,
+    too large, has too many cells or is no notebook of a lesson."""
+    import nbformat
+
+    data = read_regular(path, max_mb) if data is None else data
+    if len(data) > max_mb * 1_000_000:
+        raise ValueError(f"larger than {max_mb:g} MB (--max-notebook-mb): not read")
+    brackets = data.count(b"[") + data.count(b"{")  # at least as many as its JSON lists and objects
+    if brackets > MAX_BRACKETS:
+        raise ValueError(f"more than {MAX_BRACKETS:,} JSON lists and objects ({brackets:,} brackets): not read")
+    try:
+        parsed = run_limited(lambda ask: parse_notebook(data), lambda request: {"error": "no requests"},
+                             seconds=READ_SECONDS, megabytes=READ_MEMORY)
+    except Exceeded as exc:
+        raise ValueError("not read: " + str(exc).replace("marking", "parsing it", 1)) from None
+    if "refused" in parsed:
+        raise ValueError(str(parsed["refused"]))
+    new_cell = {"code": nbformat.v4.new_code_cell, "markdown": nbformat.v4.new_markdown_cell}
+    nb = nbformat.v4.new_notebook(cells=[new_cell.get(kind, nbformat.v4.new_raw_cell)(source)
+                                         for kind, source in parsed["cells"]])
+    if parsed["lesson"] is not None:
+        nb.metadata[METADATA_KEY] = {"lesson": parsed["lesson"]}
     gradings = lesson_gradings()
     if lesson is not None and lesson not in gradings:
         raise ValueError(f"there is no lesson {lesson!r}")
@@ -919,21 +971,32 @@ class BatchFiles:
     """Every submitted file of a batch, fingerprinted (type, SHA-256) and backed up in a private folder when first
     read; ``restore()`` after each submission puts back any that changed and names them."""
 
-    def __init__(self) -> None:
+    def __init__(self, max_mb: float = MAX_NOTEBOOK_MB) -> None:
         self.backup = Path(tempfile.mkdtemp(prefix="bleu-lab-batch-"))  # 0700
         self.files: dict[Path, tuple[str, int, Path]] = {}
+        self.max_mb = max_mb
 
-    def add(self, path: Path, data: bytes) -> None:
+    def add(self, path: Path) -> None:
+        """Read the file at ``path`` (``read_regular``: OSError or ValueError), back it up and fingerprint it."""
+        data = read_regular(path, self.max_mb)
         copy = self.backup / str(len(self.files))
         copy.write_bytes(data)
         self.files[path] = (hashlib.sha256(data).hexdigest(), stat.S_IMODE(os.lstat(path).st_mode), copy)
+
+    def read(self, path: Path) -> bytes:
+        """The bytes of ``path`` as they were when added (from the backup, checked against the fingerprint)."""
+        digest, _, copy = self.files[path]
+        data = copy.read_bytes()
+        if hashlib.sha256(data).hexdigest() != digest:
+            raise ValueError("its copy changed while the batch ran: not graded")
+        return data
 
     def restore(self) -> list[Path]:
         """The files that changed since they were read (each now restored), in batch order."""
         changed = []
         for path, (digest, mode, copy) in self.files.items():
             try:
-                now = hashlib.sha256(read_regular(path)).hexdigest()
+                now = hashlib.sha256(read_regular(path, self.max_mb)).hexdigest()
             except (OSError, ValueError):
                 now = None
             if now == digest:
@@ -955,15 +1018,18 @@ class BatchFiles:
 
 def grade_batch(paths: list[Path], *, timeout: int = DEFAULT_TIMEOUT, seed: int | None = None,
                 lesson: str | None = None, out=None, grades: list[NotebookGrade] | None = None,
-                sandbox: str = "auto", memory: int = MARK_MEMORY) -> int:
+                sandbox: str = "auto", memory: int = MARK_MEMORY, max_notebook_mb: float = MAX_NOTEBOOK_MB) -> int:
     """Grade each notebook of ``paths`` and print its report (one ``score:`` line each) to ``out``; return the exit
     code: 0, or 3 if the grader's files changed during a run (that notebook's marks and the rest are withheld).
     Each reported ``NotebookGrade`` is also appended to ``grades`` (for ``gradebook``'s exports). ``sandbox``:
-    "auto", "bubblewrap" (required) or "none" (``choose_sandbox``); ``memory``: megabytes for marking one notebook."""
+    "auto", "bubblewrap" (required) or "none" (``choose_sandbox``); ``memory``: megabytes for marking one notebook;
+    ``max_notebook_mb``: a larger file is refused unread. Every file is read and backed up before the first
+    submission runs; each is parsed only when its turn comes, and nothing of it is kept once its grade is out."""
     out = out or sys.stdout
     check_timeout(timeout)
     check_sandbox(sandbox)
     check_memory(memory)
+    check_notebook_mb(max_notebook_mb)
     sys.dont_write_bytecode = True
     for path in paths:  # an instructor's typo stops the batch before anything runs (a link or FIFO does not)
         if not os.path.lexists(path):
@@ -972,22 +1038,28 @@ def grade_batch(paths: list[Path], *, timeout: int = DEFAULT_TIMEOUT, seed: int 
         raise ValueError(f"--lesson {lesson}: there is no such lesson (one of {', '.join(sorted(lesson_gradings()))})")
     seed = secrets.randbelow(2 ** 32) if seed is None else seed
     context = Context.start(sandbox, memory)
-    batch = context.batch = BatchFiles()
+    batch = context.batch = BatchFiles(max_notebook_mb)
     try:
         print(f"seed: {seed}  (hidden cases; bleu-lab grade --seed {seed} draws the same ones)", file=out, flush=True)
         print(context.sandbox.header, file=out, flush=True)
-        submissions = []
-        for path in paths:  # each file is read once, before any submission runs
+        unread: dict[Path, str] = {}
+        for path in paths:  # each file is read once, before any submission runs (its bytes kept on disk only)
             try:
-                data = read_regular(path)
-                batch.add(path, data)
-                submissions.append((path, *read_submission(path, lesson, data)))
+                batch.add(path)
             except (OSError, ValueError) as err:
-                submissions.append((path, None, str(err)))
+                unread[path] = str(err)
         with subreaper():
             keep = descendants()
-            for path, nb, lesson_or_error in submissions:
+            for path in paths:
+                nb, lesson_or_error = None, unread.get(path, "")
+                if path not in unread:
+                    try:
+                        nb, lesson_or_error = read_submission(path, lesson, batch.read(path),
+                                                              max_mb=max_notebook_mb)
+                    except (OSError, ValueError) as err:
+                        nb, lesson_or_error = None, str(err)
                 grade = _grade_in_batch(path, nb, lesson_or_error, timeout, seed, context, keep)
+                del nb
                 if isinstance(grade, TamperingError):
                     _tampered(path, grade)
                     return 3
