@@ -12,6 +12,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -25,12 +26,31 @@ REPO = Path(__file__).resolve().parent.parent
 REQUIRE = os.environ.get("BLEU_LAB_REQUIRE_SANDBOX") == "1"
 SEED = 35
 TIMEOUT = 60  # seconds to run one notebook, and again to mark it
-PEAK_MB = 300  # the grader's own peak memory (issue 35's goal; about 150 MB for a plain lesson 0)
-# Runs `bleu-lab grade` in this process and prints the process's own peak memory, VmHWM (the kernels and marking's
-# child are other processes; unlike ru_maxrss, VmHWM starts afresh at exec, without the test process's memory).
-MEASURED = ("import re, sys\nfrom bleu_lab.cli import main\ncode = main(sys.argv[1:])\n"
-            "status = open('/proc/self/status').read()\n"
-            "print('peak-kb', re.search(r'VmHWM:\\s*(\\d+)', status).group(1), file=sys.stderr)\nsys.exit(code)")
+PEAK_MB = 300  # peak memory of the grader and of each worker (issue 35's goal; about 150 MB for lesson 0)
+# Runs `bleu-lab grade` in this process and prints its peak memory (VmHWM: unlike ru_maxrss it starts afresh at exec,
+# without the test process's memory); each worker (forked from it, one per notebook) appends its own to the file
+# $WORKER_PEAKS once its notebook is graded. The kernels and marking's child (under --memory) are other processes.
+MEASURED = """\
+import os, re, sys
+from bleu_lab.assignments import batch
+from bleu_lab.cli import main
+
+def peak_kb():
+    return int(re.search(r"VmHWM:\\s*(\\d+)", open("/proc/self/status").read()).group(1))
+
+graded_here = batch._grade_here
+
+def measured(*args, **kwargs):  # in each worker, after its notebook: the worker's own peak
+    grade = graded_here(*args, **kwargs)
+    with open(os.environ["WORKER_PEAKS"], "a") as f:
+        f.write(f"{peak_kb()}\\n")
+    return grade
+
+batch._grade_here = measured
+code = main(sys.argv[1:])
+print("peak-kb", peak_kb(), file=sys.stderr)
+sys.exit(code)
+"""
 
 
 @pytest.fixture(scope="module")
@@ -68,12 +88,16 @@ def _write(path: Path, nb: nbformat.NotebookNode) -> Path:
 
 
 def _grade(paths: list[Path], cwd: Path, *options: str) -> tuple[subprocess.CompletedProcess, int]:
-    """``bleu-lab grade`` in a fresh interpreter; the result and the grader's own peak memory in MB."""
+    """``bleu-lab grade`` in a fresh interpreter; the result and the peak memory in MB of the grader's processes (its
+    main process and the worker of each notebook)."""
+    peaks = cwd / "worker-peaks.txt"
     command = [sys.executable, "-I", "-c", MEASURED, "grade", *map(str, paths), "--seed", str(SEED),
                "--timeout", str(TIMEOUT), *options]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=1200, cwd=cwd)
-    peak = re.search(r"^peak-kb (\d+)$", done.stderr, re.MULTILINE)
-    return done, int(peak.group(1)) // 1024 if peak else -1
+    done = subprocess.run(command, capture_output=True, text=True, timeout=1200, cwd=cwd,
+                          env={**os.environ, "WORKER_PEAKS": str(peaks)})
+    own = re.search(r"^peak-kb (\d+)$", done.stderr, re.MULTILINE)
+    workers = [int(line) for line in peaks.read_text().split()] if peaks.exists() else []
+    return done, max([int(own.group(1)), *workers]) // 1024 if own else -1
 
 
 def _reports(stdout: str) -> list[str]:
@@ -111,7 +135,8 @@ display({"text/plain": "."}, raw=True, metadata={"pad": "A" * 100_000_000})
 
 @pytest.mark.parametrize("mode", ["none", "bubblewrap"])
 def test_output_floods_are_cut_and_the_grader_stays_small(mode, released, tmp_path):
-    """Without the sandbox all three floods; in it (the same client code) the metadata flood only, to save time."""
+    """Without the sandbox all three floods; in it (the same client code) the metadata flood only, to save time, two
+    notebooks at once (--jobs 2): the reports keep the batch's order."""
     _need(mode)
     solved = _nb(released, "solved", "00_start_here")
     paths = {"metadata": _write(tmp_path / "metadata" / "00_start_here.ipynb", _with_cell(solved, METADATA_FLOOD))}
@@ -119,9 +144,10 @@ def test_output_floods_are_cut_and_the_grader_stays_small(mode, released, tmp_pa
         paths["updates"] = _write(tmp_path / "updates" / "00_start_here.ipynb", _with_cell(solved, UPDATE_FLOOD, at=1))
         paths["huge"] = _write(tmp_path / "huge" / "00_start_here.ipynb", _with_cell(solved, ONE_HUGE_MESSAGE))
     paths["next"] = _write(tmp_path / "next" / "00_start_here.ipynb", solved)
-    done, peak = _grade(list(paths.values()), tmp_path, "--sandbox", mode)
+    done, peak = _grade(list(paths.values()), tmp_path, "--sandbox", mode, "--jobs", "1" if mode == "none" else "2")
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     reports = _by_name(done.stdout)
+    assert list(reports) == list(paths)  # in the batch's order, whichever finished first
     last = len(solved.cells) + 1
     # Stopped where the flood began, the cells before it marked as usual.
     assert (f"note: its output went over the limit ({grading.OUTPUT_LIMIT:,} characters in all): cell {last} was "
@@ -200,3 +226,60 @@ def test_the_batch_refuses_each_bomb_on_its_line_and_grades_the_rest(released, t
     assert all(_score(reports[name]) == "score: not graded" for name in bombs)
     assert _score(reports["after"]) == "score: 2 / 2"
     assert 0 < peak <= PEAK_MB, f"the grader peaked at {peak} MB"
+
+
+# ------------------------------------------------------------------------------------------------ resuming
+
+
+def _journal_lines(path: Path) -> int:
+    try:
+        return len(path.read_text(encoding="utf-8").splitlines())
+    except FileNotFoundError:
+        return 0
+
+
+def test_a_killed_grader_is_resumed_by_the_same_command(released, tmp_path):
+    """SIGKILL the grader while the second notebook runs: its worker and kernel die with it and its temporary folder
+    stays behind; the same command again keeps the first mark (and says so), grades the rest and removes the folder."""
+    solved = _nb(released, "solved", "00_start_here")
+    paths = [_write(tmp_path / "ann" / "00_start_here.ipynb", solved),
+             _write(tmp_path / "ben" / "00_start_here.ipynb", _with_cell(solved, "import time\ntime.sleep(3)", at=1)),
+             _write(tmp_path / "cat" / "00_start_here.ipynb", _nb(released, "student", "00_start_here"))]
+    marks = tmp_path / "marks.csv"
+    journal = tmp_path / "marks.csv.journal"
+    command = [str(Path(sys.executable).parent / "bleu-lab"), "grade", *map(str, paths), "--seed", str(SEED),
+               "--timeout", str(TIMEOUT), "--jobs", "1", "--csv", str(marks)]
+    grader = subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while _journal_lines(journal) < 2 and time.monotonic() < deadline and grader.poll() is None:
+            time.sleep(0.2)
+        assert _journal_lines(journal) == 2, "the first grade never reached the journal"
+        time.sleep(1)  # ben's kernel is running
+        folders = [f for f in Path(tempfile.gettempdir()).glob("bleu-lab-batch-*")
+                   if (f / "owner").is_file() and (f / "owner").read_text().split()[0] == str(grader.pid)]
+        grader.kill()
+    finally:
+        grader.communicate(timeout=60)
+    assert len(folders) == 1 and folders[0].is_dir() and not marks.exists()
+    done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert f"resumed: 1 of 3 notebooks marked by an earlier run of this command (journal {journal})" in done.stdout
+    reports = _by_name(done.stdout)
+    assert list(reports) == ["ann", "ben", "cat"]
+    assert "resumed: marked by an earlier run" in reports["ann"] and _score(reports["ann"]) == "score: 2 / 2"
+    assert "resumed" not in reports["ben"] and _score(reports["ben"]) == "score: 2 / 2", reports["ben"]
+    assert _score(reports["cat"]) == "score: 0 / 2"
+    assert re.search(r"removed \d+ temporary folders? of a grader that stopped", done.stderr)
+    assert not folders[0].exists() and not journal.exists()  # done: nothing left to resume
+    assert marks.read_text(encoding="utf-8").count("\n") == 4
+
+
+def test_several_at_once_needs_the_sandbox(tmp_path, capsys):
+    from bleu_lab.cli import main
+
+    path = _write(tmp_path / "00_start_here.ipynb", nbformat.v4.new_notebook())
+    assert main(["grade", str(path), "--sandbox", "none", "--jobs", "2"]) == 2
+    assert "--jobs 2: grading several notebooks at once needs the bubblewrap sandbox" in capsys.readouterr().err
+    assert main(["grade", str(path), "--jobs", "0"]) == 2
+    assert "--jobs must be a whole number from 1 to 64" in capsys.readouterr().err

@@ -4,7 +4,8 @@
     bleu-lab release course/                 course/student/ (no solutions), course/solved/ (with them) and
                                              course/nbgrader/ (an nbgrader course's source/ and its config)
     bleu-lab grade alice/03_brevity_penalty.ipynb bob/03_brevity_penalty.ipynb [--seed N] [--timeout S]
-                   [--csv marks.csv] [--gradescope results.json]     ...and the marks as CSV / Gradescope's JSON
+                   [--jobs N] [--csv marks.csv] [--gradescope results.json]   ...and the marks as CSV / Gradescope's
+                   JSON; several notebooks at once; a rerun after a crash resumes (journal)
     bleu-lab gradescope 03_brevity_penalty -o autograder.zip [--wheel W]   a Gradescope autograder (gradescope.py)
 
 ``grade`` prints the seed of the hidden cases, then one report per notebook ending in its one ``score:`` line (a
@@ -21,6 +22,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from . import default_notebooks_dir, lesson_gradings
+from .batch import MAX_JOBS
 from .grade import DEFAULT_TIMEOUT, MARK_MEMORY, MAX_CELLS, MAX_NOTEBOOK_MB, SANDBOX_MODES, NotebookGrade, grade_batch
 from .gradebook import gradescope_results, same_student_clashes, student_id, write_gradescope, write_marks_csv
 from .gradescope import DEFAULT_TIMEOUT as GRADESCOPE_TIMEOUT
@@ -68,6 +70,9 @@ def build_parser(prog: str = "bleu-lab") -> argparse.ArgumentParser:
     grd.add_argument("--memory", type=int, default=MARK_MEMORY, metavar="MB",
                      help=f"memory that marking one notebook may use, in MB (default {MARK_MEMORY}); beyond it, or "
                      "beyond --timeout, the notebook gets 0 with a note")
+    grd.add_argument("--jobs", type=int, default=None, metavar="N",
+                     help=f"notebooks graded at once, each in its own box (default: the CPUs, at most {MAX_JOBS}, "
+                     "under bubblewrap; 1 without it, where more is refused); the report keeps the notebooks' order")
     grd.add_argument("--max-notebook-mb", type=float, default=MAX_NOTEBOOK_MB, metavar="MB",
                      help=f"a larger notebook file is refused unread, on its own line (default {MAX_NOTEBOOK_MB}); "
                      f"so is one of more than {MAX_CELLS:,} cells")
@@ -122,7 +127,8 @@ def _grade(args: argparse.Namespace, prog: str) -> int:
     _exports_ok(args)
     grades: list[NotebookGrade] = []
     code = grade_batch(list(args.notebooks), timeout=args.timeout, seed=args.seed, lesson=args.lesson, grades=grades,
-                       sandbox=args.sandbox, memory=args.memory, max_notebook_mb=args.max_notebook_mb)
+                       sandbox=args.sandbox, memory=args.memory, max_notebook_mb=args.max_notebook_mb,
+                       jobs=args.jobs, journal_beside=args.csv or args.gradescope)
     if code != 0:
         if args.csv or args.gradescope:
             print(f"{prog}: no marks exported (grading stopped)", file=sys.stderr)

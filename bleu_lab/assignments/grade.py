@@ -32,7 +32,8 @@ The grader is split by role, each module importing only those above it:
 - ``session``: the kernel under the output cap (``BoundedClient``, ``KernelSession``, its spec and environment);
 - ``report``: ``format_grade``;
 - ``notebook``: one notebook start to end (``Context``, ``choose_sandbox``, ``grade_notebook``);
-- ``batch``: ``grade_batch``.
+- ``journal``: a batch's marks so far, so that a rerun after a crash resumes;
+- ``batch``: ``grade_batch``: the notebooks graded in worker processes, up to ``--jobs`` at once.
 
 This module re-exports their names (``from bleu_lab.assignments.grade import grade_batch`` keeps working, and so does
 the nbgrader test cells' ``assert_passes``).
@@ -41,7 +42,9 @@ the nbgrader test cells' ``assert_passes``).
 from __future__ import annotations
 
 from .batch import (  # noqa: F401 - re-exported
-    _grade_in_batch,
+    MAX_JOBS,
+    check_jobs,
+    default_jobs,
     grade_batch,
 )
 from .integrity import (  # noqa: F401 - re-exported
@@ -54,6 +57,7 @@ from .integrity import (  # noqa: F401 - re-exported
     _import_everything,
     _walk_protected,
     protected_roots,
+    remove_dead_batches,
 )
 from .marking import (  # noqa: F401 - re-exported
     WIRE_CLASSES,

@@ -151,14 +151,68 @@ def _walk_protected(roots: list[Path]):
         yield str(path), (st.st_size, st.st_ino, st.st_ctime_ns)
 
 
+BATCH_PREFIX = "bleu-lab-batch-"
+OWNER_FILE = "owner"  # in a batch's temporary folder: the grader's PID and start time
+
+
+def _owner(pid: int) -> str:
+    """``"PID START"``: a process, told apart from a later one with the same PID by its start time (Linux)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            stat_line = f.read().decode("ascii", "replace")
+        start = stat_line[stat_line.rfind(")") + 2:].split()[19]
+    except (OSError, IndexError):
+        start = "?"
+    return f"{pid} {start}"
+
+
+def _alive(owner: list[str]) -> bool:
+    """Whether the process an owner file names still runs (the same process, where its start time is known)."""
+    pid = int(owner[0])
+    if len(owner) > 1 and owner[1] != "?":
+        return _owner(pid).split() == owner
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
+
+
+def remove_dead_batches(folder: str | None = None) -> int:
+    """Remove the temporary folders (``bleu-lab-batch-*``, this user's) of batches whose grader is dead (killed, or
+    its machine restarted): their backups of submitted files and their notebooks' private folders. Only a folder whose
+    owner file names a dead grader goes (one without it may be a batch starting now). How many went."""
+    removed = 0
+    for entry in Path(folder or tempfile.gettempdir()).glob(BATCH_PREFIX + "*"):
+        try:
+            st = os.lstat(entry)
+            if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid():
+                continue
+            owner = (entry / OWNER_FILE).read_text(encoding="ascii").split()
+        except (OSError, ValueError):
+            continue
+        if not owner or not owner[0].isdigit() or _alive(owner):
+            continue
+        shutil.rmtree(entry, ignore_errors=True)
+        removed += 1
+    return removed
+
+
 class BatchFiles:
     """Every submitted file of a batch, fingerprinted (type, SHA-256) and backed up in a private folder when first
     read; ``restore()`` after each submission puts back any that changed and names them."""
 
     def __init__(self, max_mb: float = MAX_NOTEBOOK_MB) -> None:
-        self.backup = Path(tempfile.mkdtemp(prefix="bleu-lab-batch-"))  # 0700
+        self.backup = Path(tempfile.mkdtemp(prefix=BATCH_PREFIX))  # 0700; the notebooks' private folders go in it too
+        (self.backup / OWNER_FILE).write_text(_owner(os.getpid()), encoding="ascii")
         self.files: dict[Path, tuple[str, int, Path]] = {}
         self.max_mb = max_mb
+
+    def digest(self, path: Path) -> str | None:
+        """The SHA-256 of ``path`` as it was read (None if it could not be read)."""
+        return self.files[path][0] if path in self.files else None
 
     def add(self, path: Path) -> None:
         """Read the file at ``path`` (``read_regular``: OSError or ValueError), back it up and fingerprint it."""

@@ -138,7 +138,8 @@ def _grade_one(path: Path, nb, lesson: str, timeout: float, seed: int, context: 
     if not grading.exercises:
         grade.note = f"lesson {lesson} declares no graded exercises (GRADING in its bleu_lab.exercises module)"
         return grade
-    base = Path(tempfile.mkdtemp(prefix="bleu-lab-grade-"))  # private (0700), never beside the submissions
+    # private (0700), never beside the submissions; in a batch, inside its folder (removed with it after a crash)
+    base = Path(tempfile.mkdtemp(prefix="bleu-lab-grade-", dir=context.batch.backup if context.batch else None))
     pgid = None
     try:
         work, sockets = base / "work", base / "ipc"
