@@ -29,6 +29,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
 import nbformat
@@ -106,6 +107,7 @@ def run(paths: list[Path], sandbox: str, jobs: int, timeout: float, cwd: Path) -
     if done.returncode != 0 or len(scores) != len(paths):
         print(done.stdout[-2000:], done.stderr[-2000:], file=sys.stderr)
     return {"code": done.returncode, "seconds": seconds, "cpu": cpu, "scores": len(scores),
+            "marks": ", ".join(f"{count} x {score[7:]}" for score, count in Counter(scores).most_common()),
             "own_mb": int(own.group(1)) / 1024 if own else float("nan"), "worker_mb": max(workers) / 1024}
 
 
@@ -133,7 +135,7 @@ def main() -> int:
                 r = run(paths, sandbox, jobs, args.timeout, folder)
                 print(f"{sandbox:<11} {jobs:>4} {r['scores']:>6} {r['seconds']:>8.1f} {r['seconds'] / args.n:>6.2f} "
                       f"{r['cpu'] / args.n:>8.2f} {r['own_mb']:>9.0f} {r['worker_mb']:>9.0f}"
-                      + ("" if r["code"] == 0 else f"  (exit {r['code']})"), flush=True)
+                      + ("" if r["code"] == 0 else f"  (exit {r['code']})") + f"  [{r['marks']}]", flush=True)
     print(f"load average {os.getloadavg()[0]:.1f} at the end")
     return 0
 

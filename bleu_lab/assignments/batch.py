@@ -132,7 +132,7 @@ def grade_batch(paths: list[Path], *, timeout: int = DEFAULT_TIMEOUT, seed: int 
 
         with subreaper():
             keep = descendants()
-            if jobs == 1 and not hasattr(os, "fork"):
+            if not hasattr(os, "fork"):  # (Windows: one at a time, in this process)
                 for index in todo:
                     grade = grade_here(index)
                     end_leftovers(keep)
