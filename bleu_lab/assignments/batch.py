@@ -265,6 +265,7 @@ def _fork_worker(index: int, grade_here: Callable[[int], NotebookGrade | Tamperi
         if os.getppid() != parent:
             os._exit(1)
         signal.signal(signal.SIGINT, signal.SIG_DFL)
+        _fresh_event_loop()
         grade = grade_here(index)
         if isinstance(grade, TamperingError):
             item = {"tampered": {"when": grade.when, "changed": grade.changed}}
@@ -278,6 +279,17 @@ def _fork_worker(index: int, grade_here: Callable[[int], NotebookGrade | Tamperi
         code = 1
     finally:
         os._exit(code)
+
+
+def _fresh_event_loop() -> None:
+    """In a worker: close the event loop inherited from the grader (its selector and wake-up pipe are the grader's,
+    shared by the fork), so that nbclient and jupyter_client make a new one. Only an embedding (a test that graded
+    in-process before) has one: the command line's grader runs no loop before its workers."""
+    from jupyter_core.utils import ensure_event_loop
+
+    loop = ensure_event_loop()
+    if not loop.is_running():
+        loop.close()
 
 
 def _worker_result(result: Path, status: int, path: Path) -> NotebookGrade | TamperingError:
