@@ -142,10 +142,10 @@ def grade_batch(paths: list[Path], *, timeout: int = DEFAULT_TIMEOUT, seed: int 
                 _run_workers(todo, jobs, grade_here, done, paths, batch.backup, keep)
         tampered = printed.tampered or min(((i, g) for i, g in results.items() if isinstance(g, TamperingError)),
                                            default=None, key=lambda item: item[0])
+        book.finish()  # (stopped for tampering too: regrade after reinstalling, as the error says)
         if tampered is not None:
             _tampered(paths[tampered[0]], tampered[1])
             return 3
-        book.finish()
     finally:
         context.close()
         batch.close()
