@@ -23,7 +23,7 @@ import nbformat
 import pytest
 
 from bleu_lab.assignments import grade as grading
-from bleu_lab.assignments import lesson_gradings, wire
+from bleu_lab.assignments import integrity, lesson_gradings, wire
 from bleu_lab.assignments.cli import main as assignments_main
 from bleu_lab.assignments.grade import format_grade, grade_exercise, grade_namespace, grade_notebook
 from bleu_lab.assignments.release import LOAD_CELL, release
@@ -431,7 +431,7 @@ def test_grading_refuses_marks_when_its_own_files_change(released, tmp_path, mon
     protected = tmp_path / "site-packages"
     protected.mkdir()
     (protected / "bleu_lab_checks.py").write_text("# the installed checks\n", encoding="utf-8")
-    monkeypatch.setattr(grading, "protected_roots", lambda: [protected])
+    monkeypatch.setattr(integrity, "protected_roots", lambda: [protected])
     nb = nbformat.read(released / "student" / "00_start_here.ipynb", as_version=4)
     nb.cells.insert(1, nbformat.v4.new_code_cell(
         f"open({str(protected / 'bleu_lab_checks.py')!r}, 'a').write('# patched by a submission')"))

@@ -23,6 +23,7 @@ import nbformat
 import pytest
 
 from bleu_lab.assignments import grade as grading
+from bleu_lab.assignments import integrity
 from bleu_lab.assignments.release import release
 
 REPO = Path(__file__).resolve().parent.parent
@@ -393,7 +394,7 @@ def test_a_module_imported_during_a_batch_is_checked_first(tmp_path, monkeypatch
     for name in ("forged_pyc", "changed_source"):
         (tmp_path / f"{name}.py").write_text("VALUE = 'source'\n", encoding="utf-8")
     monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setattr(grading, "protected_roots", lambda: [tmp_path])
+    monkeypatch.setattr(integrity, "protected_roots", lambda: [tmp_path])
     guard = grading.ImportGuard(grading.Snapshot.take())
     monkeypatch.setattr(sys, "meta_path", [guard, *sys.meta_path])
     source, forged = tmp_path / "forged_pyc.py", tmp_path / "elsewhere" / "forged_pyc.py"

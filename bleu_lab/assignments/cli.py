@@ -4,7 +4,9 @@
     bleu-lab release course/                 course/student/ (no solutions), course/solved/ (with them) and
                                              course/nbgrader/ (an nbgrader course's source/ and its config)
     bleu-lab grade alice/03_brevity_penalty.ipynb bob/03_brevity_penalty.ipynb [--seed N] [--timeout S]
-                   [--csv marks.csv] [--gradescope results.json]     ...and the marks as CSV / Gradescope's JSON
+                   [--jobs N] [--csv marks.csv] [--gradescope results.json]
+                                             ...several at once, the marks as CSV / Gradescope's JSON (a rerun after a
+                                             crash resumes from its journal)
                    [--feedback DIR] [--canvas GRADEBOOK.csv -o IMPORT.csv] [--manual marks.csv]
                                              ...feedback pages (feedback.py), Canvas's import (canvas.py)
     bleu-lab collect 03_brevity_penalty --homes /home --to course/submitted [--deadline ISO]   from hub homes
@@ -25,10 +27,11 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from . import default_notebooks_dir, lesson_gradings
+from .batch import MAX_JOBS
 from .canvas import canvas_from_marks, choose_assignment, read_gradebook, write_canvas
 from .collect import add_collect_parser, run_collect
 from .feedback import HIDDEN_POLICIES, write_feedback
-from .grade import DEFAULT_TIMEOUT, MARK_MEMORY, SANDBOX_MODES, NotebookGrade, grade_batch
+from .grade import DEFAULT_TIMEOUT, MARK_MEMORY, MAX_CELLS, MAX_NOTEBOOK_MB, SANDBOX_MODES, NotebookGrade, grade_batch
 from .gradebook import (
     gradescope_results,
     read_by_hand,
@@ -101,6 +104,12 @@ def build_parser(prog: str = "bleu-lab") -> argparse.ArgumentParser:
     grd.add_argument("--memory", type=int, default=MARK_MEMORY, metavar="MB",
                      help=f"memory that marking one notebook may use, in MB (default {MARK_MEMORY}); beyond it, or "
                      "beyond --timeout, the notebook gets 0 with a note")
+    grd.add_argument("--jobs", type=int, default=None, metavar="N",
+                     help=f"notebooks graded at once, each in its own box (default: the CPUs, at most {MAX_JOBS}, "
+                     "under bubblewrap; 1 without it, where more is refused); the report keeps the notebooks' order")
+    grd.add_argument("--max-notebook-mb", type=float, default=MAX_NOTEBOOK_MB, metavar="MB",
+                     help=f"a larger notebook file is refused unread, on its own line (default {MAX_NOTEBOOK_MB}); "
+                     f"so is one of more than {MAX_CELLS:,} cells")
     add_collect_parser(commands)
     gs = commands.add_parser("gradescope", help="write a Gradescope autograder (zip) for LESSON ...",
                              description="Write a Gradescope autograder: setup.sh installs the bleu_lab wheel the zip "
@@ -168,7 +177,8 @@ def _grade(args: argparse.Namespace, prog: str) -> int:
     by_hand = read_by_hand(args.manual) if args.manual is not None else None
     grades: list[NotebookGrade] = []
     code = grade_batch(list(args.notebooks), timeout=args.timeout, seed=args.seed, lesson=args.lesson, grades=grades,
-                       sandbox=args.sandbox, memory=args.memory)
+                       sandbox=args.sandbox, memory=args.memory, max_notebook_mb=args.max_notebook_mb,
+                       jobs=args.jobs, journal_beside=args.csv or args.gradescope)
     if code != 0:
         if args.csv or args.gradescope or args.canvas or args.feedback:
             print(f"{prog}: no marks exported (grading stopped)", file=sys.stderr)

@@ -1,0 +1,144 @@
+"""Benchmark: `bleu-lab grade` on a class's worth of one lesson, with and without bubblewrap, one at a time and
+several at once.
+
+N submissions of one lesson (default 200 of 03_brevity_penalty) are made from a fresh release, in a mix like a real
+class: the solved copy, the untouched student copy and a broken one (a cell that raises before the answers) in turn,
+plus one that sleeps until its --timeout and one that floods its output (12 displays with 25 MB of metadata each).
+Each configuration grades the whole batch with the real command in a fresh interpreter and prints one row:
+
+  sandbox, --jobs, wall-clock seconds in all and per notebook, CPU seconds per notebook (the grader, its workers,
+  the kernels and marking, all together), the peak memory (VmHWM) of the grader's main process and the largest of
+  its workers' (one per notebook; the kernels and marking's child, under --memory, are not counted).
+
+Goals (issue 35): the grader's peak memory independent of the batch size and at most 300 MB; at most 3 CPU seconds
+per ordinary notebook; 200 notebooks of lesson 3 in at most 10 minutes on 2 cores.
+
+    .venv/bin/python benchmarks/bench_grade.py [--n 200] [--lesson 03_brevity_penalty] [--timeout 60]
+                                               [--sandbox none bubblewrap] [--jobs 1 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import re
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+import nbformat
+from _common import REPO
+
+# The grader in this process; its peak (VmHWM) on stderr, and each worker's in the file $WORKER_PEAKS (kB).
+MEASURED = """\
+import os, re, sys
+from bleu_lab.assignments import batch
+from bleu_lab.cli import main
+
+def peak_kb():
+    return int(re.search(r"VmHWM:\\s*(\\d+)", open("/proc/self/status").read()).group(1))
+
+graded_here = batch._grade_here
+
+def measured(*args, **kwargs):  # in each worker, after its notebook: the worker's own peak
+    grade = graded_here(*args, **kwargs)
+    with open(os.environ["WORKER_PEAKS"], "a") as f:
+        f.write(f"{peak_kb()}\\n")
+    return grade
+
+batch._grade_here = measured
+code = main(sys.argv[1:])
+print("peak-kb", peak_kb(), file=sys.stderr)
+sys.exit(code)
+"""
+FLOOD = ('from IPython.display import display\nfor _ in range(12):\n'
+         '    display({"text/plain": "."}, raw=True, metadata={"pad": "A" * 25_000_000})')
+
+
+def _copy(nb: nbformat.NotebookNode, cell: str | None = None, at: int = 1) -> nbformat.NotebookNode:
+    nb = nbformat.from_dict(json.loads(json.dumps(nb)))
+    if cell is not None:
+        nb.cells.insert(at, nbformat.v4.new_code_cell(cell))
+    return nb
+
+
+def make_class(folder: Path, lesson: str, n: int) -> list[Path]:
+    """``n`` submissions of ``lesson`` in ``folder/class/sNNN/``: solved, untouched, broken in turn; +sleeper, flood."""
+    from bleu_lab.assignments.release import release
+
+    release(folder / "course", REPO / "notebooks")
+    solved = nbformat.read(folder / "course" / "solved" / f"{lesson}.ipynb", as_version=4)
+    student = nbformat.read(folder / "course" / "student" / f"{lesson}.ipynb", as_version=4)
+    kinds = [_copy(solved), _copy(student), _copy(solved, "raise RuntimeError('a broken notebook')")]
+    paths = []
+    for i in range(n):
+        if i == 1:
+            nb = _copy(solved, "import time\ntime.sleep(10 ** 6)")
+        elif i == 2:
+            nb = _copy(solved, FLOOD)
+        else:
+            nb = kinds[i % len(kinds)]
+        path = folder / "class" / f"s{i:03d}" / f"{lesson}.ipynb"
+        path.parent.mkdir(parents=True)
+        nbformat.write(nb, path)
+        paths.append(path)
+    return paths
+
+
+def run(paths: list[Path], sandbox: str, jobs: int, timeout: float, cwd: Path) -> dict:
+    peaks = cwd / f"peaks-{sandbox}-{jobs}.txt"
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.monotonic()
+    done = subprocess.run([sys.executable, "-I", "-c", MEASURED, "grade", *map(str, paths), "--seed", "1",
+                           "--timeout", str(timeout), "--sandbox", sandbox, "--jobs", str(jobs)],
+                          capture_output=True, text=True, cwd=cwd, env={**os.environ, "WORKER_PEAKS": str(peaks)})
+    seconds = time.monotonic() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    own = re.search(r"^peak-kb (\d+)$", done.stderr, re.MULTILINE)
+    workers = [int(line) for line in peaks.read_text().split()] if peaks.exists() else [0]
+    scores = re.findall(r"^score: .*$", done.stdout, re.MULTILINE)
+    if done.returncode != 0 or len(scores) != len(paths):
+        print(done.stdout[-2000:], done.stderr[-2000:], file=sys.stderr)
+    return {"code": done.returncode, "seconds": seconds, "cpu": cpu, "scores": len(scores),
+            "marks": ", ".join(f"{count} x {score[7:]}" for score, count in Counter(scores).most_common()),
+            "own_mb": int(own.group(1)) / 1024 if own else float("nan"), "worker_mb": max(workers) / 1024}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=200)
+    parser.add_argument("--lesson", default="03_brevity_penalty")
+    parser.add_argument("--timeout", type=float, default=60)
+    parser.add_argument("--sandbox", nargs="+", default=["none", "bubblewrap"])
+    parser.add_argument("--jobs", nargs="+", type=int, default=sorted({1, os.cpu_count() or 1}))
+    args = parser.parse_args()
+    print(f"machine: {platform.machine()}, {os.cpu_count()} CPUs, {platform.system()} {platform.release()}, "
+          f"Python {platform.python_version()}; load average {os.getloadavg()[0]:.1f} at the start")
+    print(f"{args.n} submissions of {args.lesson} (solved, untouched, broken in turn; one sleeps to --timeout "
+          f"{args.timeout:g} s, one floods 300 MB of output)")
+    print(f"{'sandbox':<11} {'jobs':>4} {'graded':>6} {'wall s':>8} {'s/nb':>6} {'CPU s/nb':>8} {'grader MB':>9} "
+          f"{'worker MB':>9}")
+    with tempfile.TemporaryDirectory(prefix="bleu-lab-bench-grade-") as tmp:
+        folder = Path(tmp)
+        paths = make_class(folder, args.lesson, args.n)
+        for sandbox in args.sandbox:
+            for jobs in args.jobs:
+                if jobs > 1 and sandbox != "bubblewrap":
+                    continue  # refused: several at once needs the sandbox
+                r = run(paths, sandbox, jobs, args.timeout, folder)
+                print(f"{sandbox:<11} {jobs:>4} {r['scores']:>6} {r['seconds']:>8.1f} {r['seconds'] / args.n:>6.2f} "
+                      f"{r['cpu'] / args.n:>8.2f} {r['own_mb']:>9.0f} {r['worker_mb']:>9.0f}"
+                      + ("" if r["code"] == 0 else f"  (exit {r['code']})") + f"  [{r['marks']}]", flush=True)
+    print(f"load average {os.getloadavg()[0]:.1f} at the end")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

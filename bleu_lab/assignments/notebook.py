@@ -1,0 +1,221 @@
+"""One notebook, start to end: the batch's ``Context`` (snapshot, import guard, sandbox, limits), the notebook run
+in its box (``session``), the grader's files checked before any marking, then the marking in a child process under
+limits (``limits.run_limited``, ``marking``)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..exercises import LessonGrading
+from . import lesson_gradings, own_code
+from .integrity import BatchFiles, ImportGuard, Snapshot, TamperingError, _import_everything
+from .limits import Exceeded, run_limited
+from .marking import Marker, _wire_classes, grade_namespace
+from .processes import descendants, end_leftovers, subreaper
+from .results import ExerciseResult, NotebookGrade
+from .sandbox import Sandbox, kernel_prefix, probe
+from .session import (
+    KernelSession,
+    _bounded_client_class,
+    _cell_timeout,
+    _kernel_env,
+    _kernel_spec_manager,
+    _kill_group,
+    _process_group,
+    _run_cells,
+)
+from .submissions import lesson_of, read_submission
+
+DEFAULT_TIMEOUT = 600  # seconds of wall clock to run one notebook (and as much again, at most, to mark it)
+MARK_MEMORY = 1024  # MB of address space marking one notebook may add (the checks and the decoded answers)
+SANDBOX_MODES = ("auto", "bubblewrap", "none")
+
+
+@dataclass
+class Context:
+    """What one batch shares: the snapshot of the grader's files, the import guard, the sandbox and the limits."""
+
+    snapshot: Snapshot
+    sandbox: Sandbox
+    memory: int = MARK_MEMORY
+    guard: ImportGuard | None = None
+    batch: BatchFiles | None = None  # the submitted files, to restore after each submission
+
+    @classmethod
+    def start(cls, sandbox: str = "auto", memory: int = MARK_MEMORY) -> Context:
+        """Import everything marking needs, choose the sandbox, snapshot the grader's files and guard later imports
+        (``ValueError`` for an unknown mode, or "bubblewrap" where it cannot start)."""
+        check_sandbox(sandbox)
+        check_memory(memory)
+        _import_everything()
+        box = choose_sandbox(sandbox)
+        snapshot = Snapshot.take()
+        guard = ImportGuard(snapshot)
+        sys.meta_path.insert(0, guard)
+        return cls(snapshot, box, memory, guard)
+
+    def close(self) -> None:
+        if self.guard in sys.meta_path:
+            sys.meta_path.remove(self.guard)
+
+    def check(self, when: str) -> None:
+        """``TamperingError`` if a file the grader runs changed (``when``: "while X ran")."""
+        changed = self.snapshot.changes(Snapshot.take())
+        if changed:
+            raise TamperingError(when, changed)
+
+
+def check_sandbox(mode: object) -> None:
+    if mode not in SANDBOX_MODES:
+        raise ValueError(f"--sandbox must be one of {', '.join(SANDBOX_MODES)}, not {mode!r}")
+
+
+def check_memory(megabytes: object) -> None:
+    if isinstance(megabytes, bool) or not isinstance(megabytes, int) or not 64 <= megabytes <= 1_000_000:
+        raise ValueError(f"--memory must be a whole number of megabytes from 64 to 1000000, not {megabytes!r}")
+
+
+def choose_sandbox(mode: str) -> Sandbox:
+    """The sandbox of ``mode``: "auto" (bubblewrap where it starts, else none), "bubblewrap" (required: ValueError
+    saying why it cannot start), "none" (the grader's own isolation only)."""
+    if mode == "none":
+        return Sandbox("none", "--sandbox none")
+    base = Path(tempfile.mkdtemp(prefix="bleu-lab-probe-"))
+    try:
+        box = probe(base)
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+    if mode == "bubblewrap" and box.kind != "bubblewrap":
+        raise ValueError(f"--sandbox bubblewrap: {box.why}")
+    return box
+
+
+def grade_notebook(path: Path, timeout: int = DEFAULT_TIMEOUT, seed: int = 0, *, nb=None,
+                   lesson: str | None = None, sandbox: str = "auto", memory: int = MARK_MEMORY) -> NotebookGrade:
+    """Run a submission (``nb``, already read from ``path``, or read now) in an isolated kernel (``sandbox``: see
+    ``choose_sandbox``) and mark its lesson's exercises in a child process under limits. ``timeout`` (> 0) bounds the
+    run in wall-clock seconds, and the marking; ``memory`` the marking's megabytes. ``TamperingError`` if the
+    grader's files changed."""
+    check_timeout(timeout)
+    if nb is None:
+        try:
+            nb, lesson = read_submission(path, lesson)
+        except ValueError as err:
+            return NotebookGrade(path, "?", note=f"not graded: {err}", graded=False)
+    elif lesson is None:
+        lesson = lesson_of(nb.metadata, path, lesson_gradings())
+    context = Context.start(sandbox, memory)
+    try:
+        with subreaper():
+            keep = descendants()
+            try:
+                grade = _grade_one(path, nb, lesson, timeout, seed, context)
+            finally:
+                end_leftovers(keep)
+        context.check(f"while {path} ran")
+    finally:
+        context.close()
+    return grade
+
+
+def _grade_one(path: Path, nb, lesson: str, timeout: float, seed: int, context: Context,
+               own: own_code.Overlay | None = None) -> NotebookGrade:
+    """Run one submission in its box, check the grader's files, then mark it in a child process under limits; then
+    (``own_code``) mark again, in ``own``'s world, the exercises whose points need the student's own code."""
+    import nbformat
+    from jupyter_client import AsyncKernelManager
+
+    grading = lesson_gradings()[lesson] if own is None else own.grading
+    grade = NotebookGrade(path, lesson, sandbox=context.sandbox.kind)
+    if not grading.exercises:
+        grade.note = f"lesson {lesson} declares no graded exercises (GRADING in its bleu_lab.exercises module)"
+        return grade
+    # private (0700), never beside the submissions; in a batch, inside its folder (removed with it after a crash)
+    base = Path(tempfile.mkdtemp(prefix="bleu-lab-grade-", dir=context.batch.backup if context.batch else None))
+    pgid = None
+    try:
+        work, sockets = base / "work", base / "ipc"
+        work.mkdir()
+        sockets.mkdir()
+        copy = nbformat.from_dict(json.loads(json.dumps(nb)))
+        for cell in copy.cells:
+            if cell.cell_type == "code":
+                cell.outputs, cell.execution_count = [], None
+        nbformat.write(copy, work / "submission.ipynb")
+        prefix = kernel_prefix(context.sandbox, base, work)
+        first = ""
+        if own is not None:  # after kernel_prefix, which binds what the private folder holds now
+            prefix, first = own.kernel(prefix, base / "own")
+        options = {} if os.name == "nt" else {"transport": "ipc", "ip": str(sockets / "k")}
+        km = AsyncKernelManager(kernel_spec_manager=_kernel_spec_manager(prefix, first), kernel_name="bleu-lab-grader",
+                                connection_file=str(sockets / "kernel.json"), **options)
+        deadline = [time.monotonic() + timeout]  # counted again from when the kernel is up
+        client = _bounded_client_class()(
+            copy, km=km, timeout_func=lambda cell: _cell_timeout(client, deadline[0]), allow_errors=True,
+            interrupt_on_timeout=True, store_widget_state=False, iopub_timeout=4, startup_timeout=60,
+            error_on_timeout={"ename": "TimeoutError", "evalue": "time limit", "traceback": []},
+            resources={"metadata": {"path": str(work)}})
+        client.current_timeout = None
+        try:
+            with client.setup_kernel(env=_kernel_env(base / "home"), stdin=subprocess.DEVNULL,
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=str(work)):
+                pgid = _process_group(km)
+                deadline[0] = time.monotonic() + timeout
+                _run_cells(client, copy, deadline[0], grade)
+                context.check(f"while {path} ran")  # before any marking: nothing of a changed file is ever read
+                session = KernelSession(client, budget=timeout)
+                try:
+                    session.install()
+                except RuntimeError as exc:
+                    grade.note = (grade.note + "; " if grade.note else "") + f"could not read the answers: {exc}"
+                grade.exercises = _mark(grading, session, seed, timeout, context.memory)
+        except TamperingError:
+            raise
+        except Exceeded as exc:
+            grade.exercises = [ExerciseResult(e.name, possible=e.points, manual=bool(e.manual),
+                                              messages=[f"not graded: {exc}"]) for e in grading.exercises]
+            grade.note = (grade.note + "; " if grade.note else "") + f"not graded: {exc}"
+        except Exception as exc:  # noqa: BLE001 - a kernel that cannot start or dies: this notebook gets 0
+            if not grade.exercises:
+                grade.exercises = [ExerciseResult(e.name, possible=e.points, manual=bool(e.manual),
+                                                  messages=["could not be graded: the kernel failed"])
+                                   for e in grading.exercises]
+            grade.note = (grade.note + "; " if grade.note else "") + f"the kernel failed ({type(exc).__name__})"
+    finally:
+        _kill_group(pgid)
+        shutil.rmtree(base, ignore_errors=True)
+    if own is not None:
+        return grade
+    return own_code.recheck(grade, grading, lambda world: _grade_one(path, nb, lesson, timeout, seed, context, world))
+
+
+def _mark(grading: LessonGrading, session: KernelSession, seed: int, seconds: float,
+          megabytes: int) -> list[ExerciseResult]:
+    """The lesson's checks on the student's values, run in a child process (``limits.run_limited``): at most
+    ``seconds`` of wall clock and ``megabytes`` more memory; ``Exceeded`` otherwise."""
+    classes = _wire_classes()
+    names = list(dict.fromkeys(name for exercise in grading.exercises for name in exercise.answers))
+
+    def work(ask: Callable[[dict], dict]) -> list[dict]:
+        values = Marker(ask, classes).answers(names)
+        return [dataclasses.asdict(result) for result in grade_namespace(grading, values, seed)]
+
+    results = run_limited(work, session.serve, seconds=seconds, megabytes=megabytes)
+    known = {f.name for f in dataclasses.fields(ExerciseResult)}
+    return [ExerciseResult(**{k: v for k, v in item.items() if k in known}) for item in results]
+
+
+def check_timeout(timeout: object) -> None:
+    """``timeout`` must be a positive number of seconds (0 or less would mean no limit at all)."""
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout < 10 ** 7:
+        raise ValueError(f"--timeout must be a positive number of seconds, not {timeout!r}")

@@ -1,0 +1,42 @@
+"""What ``bleu-lab grade`` gives: the marks of one exercise (``ExerciseResult``) and of one notebook
+(``NotebookGrade``), plain dataclasses that the report, the journal and the exports read."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass
+class ExerciseResult:
+    """The marks of one exercise: points out of ``possible``, and the checks' messages when they did not pass."""
+
+    name: str
+    points: int = 0
+    possible: int = 0
+    manual: bool = False
+    messages: list[str] = field(default_factory=list)
+    answer: str = ""  # a written answer, for the person who grades it
+    key_points: str = ""
+    hidden_points: int = 0  # of ``points``, those the hidden cases earned (the rest: the visible check)
+
+
+@dataclass
+class NotebookGrade:
+    """The marks of one submitted notebook (``graded`` False: none, see ``note``)."""
+
+    path: Path
+    lesson: str
+    exercises: list[ExerciseResult] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)  # cells of the submission that raised
+    note: str = ""
+    graded: bool = True
+    sandbox: str = ""  # how its kernel was boxed: "bubblewrap" or "none"
+
+    @property
+    def score(self) -> int:
+        return sum(e.points for e in self.exercises)
+
+    @property
+    def possible(self) -> int:
+        return sum(e.possible for e in self.exercises)

@@ -1,0 +1,285 @@
+"""The bounds of issue 35 on ``bleu-lab grade``: real notebooks graded by the real command.
+
+- the output cap counts every byte a kernel sends (display metadata, display updates, one huge message): the grader's
+  own peak memory stays bounded, the flooding notebook is stopped with a note, and the next student keeps full marks;
+- a notebook over the size limit or with too many cells is refused before it is parsed, in well under a second.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from bleu_lab.assignments import grade as grading
+from bleu_lab.assignments.release import release
+
+REPO = Path(__file__).resolve().parent.parent
+REQUIRE = os.environ.get("BLEU_LAB_REQUIRE_SANDBOX") == "1"
+SEED = 35
+TIMEOUT = 60  # seconds to run one notebook, and again to mark it
+PEAK_MB = 300  # peak memory of the grader and of each worker (issue 35's goal; about 150 MB for lesson 0)
+# Runs `bleu-lab grade` in this process and prints its peak memory (VmHWM: unlike ru_maxrss it starts afresh at exec,
+# without the test process's memory); each worker (forked from it, one per notebook) appends its own to the file
+# $WORKER_PEAKS once its notebook is graded. The kernels and marking's child (under --memory) are other processes.
+MEASURED = """\
+import os, re, sys
+from bleu_lab.assignments import batch
+from bleu_lab.cli import main
+
+def peak_kb():
+    return int(re.search(r"VmHWM:\\s*(\\d+)", open("/proc/self/status").read()).group(1))
+
+graded_here = batch._grade_here
+
+def measured(*args, **kwargs):  # in each worker, after its notebook: the worker's own peak
+    grade = graded_here(*args, **kwargs)
+    with open(os.environ["WORKER_PEAKS"], "a") as f:
+        f.write(f"{peak_kb()}\\n")
+    return grade
+
+batch._grade_here = measured
+code = main(sys.argv[1:])
+print("peak-kb", peak_kb(), file=sys.stderr)
+sys.exit(code)
+"""
+
+
+@pytest.fixture(scope="module")
+def released(tmp_path_factory) -> Path:
+    outdir = tmp_path_factory.mktemp("course")
+    release(outdir, REPO / "notebooks")
+    return outdir
+
+
+def _need(mode: str) -> None:
+    """Skip (or, under BLEU_LAB_REQUIRE_SANDBOX=1, fail) a bubblewrap run where bubblewrap cannot start."""
+    if mode != "bubblewrap":
+        return
+    box = grading.choose_sandbox("auto")
+    if box.kind != "bubblewrap":
+        if REQUIRE:
+            pytest.fail(f"BLEU_LAB_REQUIRE_SANDBOX=1 but {box.why}")
+        pytest.skip(box.why)
+
+
+def _nb(released: Path, copy: str, lesson: str) -> nbformat.NotebookNode:
+    return nbformat.read(released / copy / f"{lesson}.ipynb", as_version=4)
+
+
+def _with_cell(nb: nbformat.NotebookNode, source: str, at: int | None = None) -> nbformat.NotebookNode:
+    nb = nbformat.from_dict(json.loads(json.dumps(nb)))
+    nb.cells.insert(len(nb.cells) if at is None else at, nbformat.v4.new_code_cell(source))
+    return nb
+
+
+def _write(path: Path, nb: nbformat.NotebookNode) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, path)
+    return path
+
+
+def _grade(paths: list[Path], cwd: Path, *options: str) -> tuple[subprocess.CompletedProcess, int]:
+    """``bleu-lab grade`` in a fresh interpreter; the result and the peak memory in MB of the grader's processes (its
+    main process and the worker of each notebook)."""
+    peaks = cwd / "worker-peaks.txt"
+    command = [sys.executable, "-I", "-c", MEASURED, "grade", *map(str, paths), "--seed", str(SEED),
+               "--timeout", str(TIMEOUT), *options]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=1200, cwd=cwd,
+                          env={**os.environ, "WORKER_PEAKS": str(peaks)})
+    own = re.search(r"^peak-kb (\d+)$", done.stderr, re.MULTILINE)
+    workers = [int(line) for line in peaks.read_text().split()] if peaks.exists() else []
+    return done, max([int(own.group(1)), *workers]) // 1024 if own else -1
+
+
+def _reports(stdout: str) -> list[str]:
+    return re.split(r"^(?===)", stdout, flags=re.MULTILINE)[1:]
+
+
+def _by_name(stdout: str) -> dict[str, str]:
+    return {Path(r.splitlines()[0].split(" (lesson")[0][3:]).parent.name: r for r in _reports(stdout)}
+
+
+def _score(report: str) -> str:
+    return re.findall(r"^score: .*$", report, re.MULTILINE)[0]
+
+
+# ------------------------------------------------------------------------------------------------ the output cap
+
+# Issue 35: 40 displays of one dot each carrying 25 MB of metadata made the grader peak at 1.2 GB, and the notebook
+# kept 2 / 2. Here 12 (300 MB in all), an update flood of one display, and one message of 100 MB.
+METADATA_FLOOD = """\
+from IPython.display import display
+for _ in range(12):
+    display({"text/plain": "."}, raw=True, metadata={"pad": "A" * 25_000_000})
+"""
+UPDATE_FLOOD = """\
+from IPython.display import display
+handle = display({"text/plain": "."}, raw=True, display_id=True)
+for _ in range(12):
+    handle.update({"text/plain": "B" * 20_000_000}, raw=True)
+"""
+ONE_HUGE_MESSAGE = """\
+from IPython.display import display
+display({"text/plain": "."}, raw=True, metadata={"pad": "A" * 100_000_000})
+"""
+
+
+@pytest.mark.parametrize("mode", ["none", "bubblewrap"])
+def test_output_floods_are_cut_and_the_grader_stays_small(mode, released, tmp_path):
+    """Without the sandbox all three floods; in it (the same client code) the metadata flood only, to save time, two
+    notebooks at once (--jobs 2): the reports keep the batch's order."""
+    _need(mode)
+    solved = _nb(released, "solved", "00_start_here")
+    paths = {"metadata": _write(tmp_path / "metadata" / "00_start_here.ipynb", _with_cell(solved, METADATA_FLOOD))}
+    if mode == "none":
+        paths["updates"] = _write(tmp_path / "updates" / "00_start_here.ipynb", _with_cell(solved, UPDATE_FLOOD, at=1))
+        paths["huge"] = _write(tmp_path / "huge" / "00_start_here.ipynb", _with_cell(solved, ONE_HUGE_MESSAGE))
+    paths["next"] = _write(tmp_path / "next" / "00_start_here.ipynb", solved)
+    done, peak = _grade(list(paths.values()), tmp_path, "--sandbox", mode, "--jobs", "1" if mode == "none" else "2")
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    reports = _by_name(done.stdout)
+    assert list(reports) == list(paths)  # in the batch's order, whichever finished first
+    last = len(solved.cells) + 1
+    # Stopped where the flood began, the cells before it marked as usual.
+    assert (f"note: its output went over the limit ({grading.OUTPUT_LIMIT:,} characters in all): cell {last} was "
+            "stopped there and the cells below were not run") in reports["metadata"]
+    assert _score(reports["metadata"]) == "score: 2 / 2"
+    if mode == "none":
+        assert "went over the limit (1,000,000 characters in all): cell 2 was stopped" in reports["updates"]
+        assert _score(reports["updates"]) == "score: 0 / 2"  # its answers were in the cells below
+        assert (f"went over the limit (one message over {grading.MAX_MESSAGE_BYTES // 1_000_000} MB)"
+                in reports["huge"])
+        assert _score(reports["huge"]) == "score: 2 / 2"
+    assert _score(reports["next"]) == "score: 2 / 2" and "note:" not in reports["next"]
+    assert 0 < peak <= PEAK_MB, f"the grader peaked at {peak} MB"
+
+
+def test_message_size_counts_every_part_of_a_message():
+    content = {"data": {"text/plain": "abc"}, "metadata": {"pad": "x" * 1000}, "transient": {"display_id": "d"}}
+    assert grading.message_size({"content": content}) >= len(json.dumps(content)) - 10
+    assert grading.message_size({"content": {"data": [[]] * 1000}}) >= 3000  # empty lists are not free
+    assert grading.message_size({"content": {}, "buffers": [b"1" * 500]}) >= 500
+
+
+
+# ------------------------------------------------------------------------------------------------ bounded reading
+
+
+def _bombs(released: Path, folder: Path) -> dict[str, Path]:
+    """Issue 35's two (41 MB of 900,000 empty raw cells: 114 s to read; 36 MB with [[]] * 12,000,000 in the metadata:
+    54 s), and two under 5 MB: 100,000 cells, and 1,600,000 empty lists in the metadata."""
+    base = json.loads((released / "solved" / "00_start_here.ipynb").read_text(encoding="utf-8"))
+    raw_cell = {"cell_type": "raw", "metadata": {}, "source": ""}
+    bombs = {"cells": {**base, "cells": [raw_cell] * 900_000},
+             "metadata": {**base, "metadata": {**base["metadata"], "pad": [[]] * 12_000_000}},
+             "few-mb-cells": {**base, "cells": [raw_cell] * 100_000},
+             "few-mb-lists": {**base, "metadata": {**base["metadata"], "pad": [[]] * 1_600_000}}}
+    paths = {}
+    for name, nb in bombs.items():
+        paths[name] = folder / name / "00_start_here.ipynb"
+        paths[name].parent.mkdir(parents=True)
+        paths[name].write_text(json.dumps(nb, separators=(",", ":")), encoding="utf-8")
+    return paths
+
+
+def test_notebook_bombs_are_refused_unparsed_in_under_a_second(released, tmp_path):
+    bombs = _bombs(released, tmp_path)
+    assert bombs["cells"].stat().st_size > 40_000_000 and bombs["metadata"].stat().st_size > 35_000_000
+    assert max(bombs[n].stat().st_size for n in ("few-mb-cells", "few-mb-lists")) < grading.MAX_NOTEBOOK_MB * 1e6
+    for name, path in bombs.items():
+        start = time.monotonic()
+        with pytest.raises(ValueError) as refused:
+            grading.read_submission(path)
+        assert time.monotonic() - start < 1, name
+        assert str(refused.value).endswith("not read") and "\n" not in str(refused.value)
+    # With a higher size limit the cell count and the brackets still refuse them, still before nbformat reads them.
+    for name in ("cells", "metadata"):
+        start = time.monotonic()
+        with pytest.raises(ValueError, match="JSON lists and objects"):
+            grading.read_submission(bombs[name], max_mb=50)
+        assert time.monotonic() - start < 1, name
+    with pytest.raises(ValueError, match=r"more than 2,000 cells \(2,001\)"):
+        cells = {"cells": [{"cell_type": "raw", "metadata": {}, "source": ""}] * 2001, "metadata": {},
+                 "nbformat": 4, "nbformat_minor": 5}
+        grading.read_submission(tmp_path / "x.ipynb", "00_start_here", json.dumps(cells).encode())
+
+
+def test_the_batch_refuses_each_bomb_on_its_line_and_grades_the_rest(released, tmp_path):
+    bombs = _bombs(released, tmp_path)
+    after = _write(tmp_path / "after" / "00_start_here.ipynb", _nb(released, "solved", "00_start_here"))
+    done, peak = _grade([*bombs.values(), after], tmp_path, "--sandbox", "none")
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    reports = _by_name(done.stdout)
+    assert "note: not graded: larger than 5 MB (--max-notebook-mb): not read" in reports["cells"]
+    assert "note: not graded: larger than 5 MB (--max-notebook-mb): not read" in reports["metadata"]
+    assert "note: not graded: more than 2,000 cells (100,000): not read" in reports["few-mb-cells"]
+    assert "note: not graded: more than 500,000 JSON lists and objects" in reports["few-mb-lists"]
+    assert all(_score(reports[name]) == "score: not graded" for name in bombs)
+    assert _score(reports["after"]) == "score: 2 / 2"
+    assert 0 < peak <= PEAK_MB, f"the grader peaked at {peak} MB"
+
+
+# ------------------------------------------------------------------------------------------------ resuming
+
+
+def _journal_lines(path: Path) -> int:
+    try:
+        return len(path.read_text(encoding="utf-8").splitlines())
+    except FileNotFoundError:
+        return 0
+
+
+def test_a_killed_grader_is_resumed_by_the_same_command(released, tmp_path):
+    """SIGKILL the grader while the second notebook runs: its worker and kernel die with it and its temporary folder
+    stays behind; the same command again keeps the first mark (and says so), grades the rest and removes the folder."""
+    solved = _nb(released, "solved", "00_start_here")
+    paths = [_write(tmp_path / "ann" / "00_start_here.ipynb", solved),
+             _write(tmp_path / "ben" / "00_start_here.ipynb", _with_cell(solved, "import time\ntime.sleep(3)", at=1)),
+             _write(tmp_path / "cat" / "00_start_here.ipynb", _nb(released, "student", "00_start_here"))]
+    marks = tmp_path / "marks.csv"
+    journal = tmp_path / "marks.csv.journal"
+    command = [str(Path(sys.executable).parent / "bleu-lab"), "grade", *map(str, paths), "--seed", str(SEED),
+               "--timeout", str(TIMEOUT), "--jobs", "1", "--csv", str(marks)]
+    grader = subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while _journal_lines(journal) < 2 and time.monotonic() < deadline and grader.poll() is None:
+            time.sleep(0.2)
+        assert _journal_lines(journal) == 2, "the first grade never reached the journal"
+        time.sleep(1)  # ben's kernel is running
+        folders = [f for f in Path(tempfile.gettempdir()).glob("bleu-lab-batch-*")
+                   if (f / "owner").is_file() and (f / "owner").read_text().split()[0] == str(grader.pid)]
+        grader.kill()
+    finally:
+        grader.communicate(timeout=60)
+    assert len(folders) == 1 and folders[0].is_dir() and not marks.exists()
+    done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert f"resumed: 1 of 3 notebooks marked by an earlier run of this command (journal {journal})" in done.stdout
+    reports = _by_name(done.stdout)
+    assert list(reports) == ["ann", "ben", "cat"]
+    assert "resumed: marked by an earlier run" in reports["ann"] and _score(reports["ann"]) == "score: 2 / 2"
+    assert "resumed" not in reports["ben"] and _score(reports["ben"]) == "score: 2 / 2", reports["ben"]
+    assert _score(reports["cat"]) == "score: 0 / 2"
+    assert re.search(r"removed \d+ temporary folders? of a grader that stopped", done.stderr)
+    assert not folders[0].exists() and not journal.exists()  # done: nothing left to resume
+    assert marks.read_text(encoding="utf-8").count("\n") == 4
+
+
+def test_several_at_once_needs_the_sandbox(tmp_path, capsys):
+    from bleu_lab.cli import main
+
+    path = _write(tmp_path / "00_start_here.ipynb", nbformat.v4.new_notebook())
+    assert main(["grade", str(path), "--sandbox", "none", "--jobs", "2"]) == 2
+    assert "--jobs 2: grading several notebooks at once needs the bubblewrap sandbox" in capsys.readouterr().err
+    assert main(["grade", str(path), "--jobs", "0"]) == 2
+    assert "--jobs must be a whole number from 1 to 64" in capsys.readouterr().err
