@@ -288,7 +288,6 @@ def check_collect_grade_and_return(base: Path, homes: Path, ada: str, ben: str) 
     ada_lesson.unlink()
     ada_lesson.symlink_to("/etc/shadow")
     os.lchown(ada_lesson, pwd.getpwnam(ada).pw_uid, pwd.getpwnam(ada).pw_gid)
-    shadow = Path("/etc/shadow").stat()
     submitted, feedback = base / "course" / "submitted", base / "feedback"
     collected = subprocess.run([bleu_lab, "collect", lesson, "--homes", str(homes), "--to", str(submitted)],
                                capture_output=True, text=True, timeout=120)
@@ -306,9 +305,8 @@ def check_collect_grade_and_return(base: Path, homes: Path, ada: str, ben: str) 
     page = homes / ben / "bleu-lab-course" / "feedback" / f"{lesson}.html"
     assert page.stat().st_uid == pwd.getpwnam(ben).pw_uid and "Score: 0 / 2" in page.read_text(encoding="utf-8")
     assert not (homes / ada / "bleu-lab-course" / "feedback").exists()
-    assert ada_lesson.is_symlink()
-    assert (Path("/etc/shadow").stat().st_mtime_ns, Path("/etc/shadow").stat().st_size) == (
-        shadow.st_mtime_ns, shadow.st_size)
+    assert ada_lesson.is_symlink() and os.readlink(ada_lesson) == "/etc/shadow"
+    assert "<html" not in Path("/etc/shadow").read_text(encoding="utf-8", errors="replace")  # nothing written through
 
 
 def _exists(name: str) -> bool:
