@@ -220,9 +220,8 @@ def _pids_of(uid: int) -> set[int]:
             status = Path(entry.path, "status").read_text()
         except OSError:  # gone meanwhile
             continue
-        line = next((x for x in status.splitlines() if x.startswith("Uid:")), "")
-        state = next((x for x in status.splitlines() if x.startswith("State:")), "")
-        if str(uid) in line.split()[1:3] and " Z " not in state + " ":  # real or effective; zombies are dead
+        fields = {line.split(":", 1)[0]: line.split()[1:] for line in status.splitlines() if ":" in line}
+        if str(uid) in fields.get("Uid", [])[:2] and fields.get("State", ["Z"])[0] != "Z":  # real or effective uid
             found.add(int(entry.name))
     return found
 
