@@ -19,9 +19,10 @@ root, the hub's usual user with local accounts):
   ``MemoryMax=``); ``cpu.max`` (v2) or ``cpu.cfs_quota_us`` (v1) = ``cpu_limit`` cores per 100 ms period
   (systemd's ``CPUQuota=``). The server's process joins them between fork and exec, as root, before it becomes the
   student, so every process it starts is born inside (a process cannot leave a cgroup without root);
-- after the server stops (the culler's or the hub's stop, or the server's own exit), every process left in the
-  cgroup is killed (``cgroup.kill`` on v2, SIGKILL to each pid in ``cgroup.procs`` on v1 until none is left), and
-  the cgroup is removed;
+- after the server stops (the culler's, an admin's or the hub's stop, or its own exit, which the hub's poll finds),
+  every process left in the cgroup is killed (``cgroup.kill`` on v2, SIGKILL to each pid in ``cgroup.procs`` on v1
+  until none is left), and the cgroup is removed; a server that exited while the hub was down leaves its processes
+  until the student's next server starts, which first empties the cgroup;
 - where no cgroup can be made (not root, or ``/sys/fs/cgroup`` read-only, as in an unprivileged container), no limit
   is enforced, and after the server stops every remaining process of the student's own uid is killed (each student
   is a local account: with LocalProcessSpawner nothing else of the hub's runs as them; a student's own ssh session
@@ -263,12 +264,16 @@ def describe(found: Probe, mem_limit: object, cpu_limit: object) -> str:
             f"hub's cgroup): {', '.join(x for x in (said, unsaid) if x)}; {stop}")
 
 
+_UNKNOWN = object()  # a server started before the hub restarted: its cgroup is found again by the student's name
+
+
 class FallbackSpawner(LocalProcessSpawner):
     """LocalProcessSpawner with a cgroup per student: ``mem_limit`` and ``cpu_limit`` enforced where the machine's
-    cgroups allow, and every process of a server ended when it stops (module docstring)."""
+    cgroups allow, and every process of a server ended when it stops or exits (module docstring)."""
 
     cgroup_parent = Unicode(CGROUP_PARENT, help="The folder, under the hub's own cgroup, that holds one cgroup "
                             "per student.").tag(config=True)
+    _cgroup = _UNKNOWN  # the running server's StudentCgroup; None once its processes were ended
 
     def student_cgroup(self) -> StudentCgroup:
         return StudentCgroup.make(self.user.name, self.mem_limit, self.cpu_limit, self.cgroup_parent)
@@ -289,15 +294,23 @@ class FallbackSpawner(LocalProcessSpawner):
 
         return preexec
 
+    async def poll(self):
+        """As LocalProcessSpawner's; and once the server's process is gone (stopped, or exited by itself: the hub
+        then never calls ``stop``), what it left is ended."""
+        status = await super().poll()
+        if status is not None and isinstance(self._cgroup, StudentCgroup):
+            await asyncio.to_thread(self.end_processes)
+        return status
+
     async def stop(self, now=False):
         await super().stop(now=now)
-        await asyncio.to_thread(self.end_processes)
+        if self._cgroup is not None:  # not yet ended by poll (or started before the hub restarted)
+            await asyncio.to_thread(self.end_processes)
 
     def end_processes(self) -> None:
         """After the server stopped: kill what is left of it (its cgroup's processes, else its uid's)."""
-        group = getattr(self, "_cgroup", None)
-        if group is None:  # the hub restarted since the server started: the folders are found again by name
-            group = self.student_cgroup()
+        group = self._cgroup if isinstance(self._cgroup, StudentCgroup) else self.student_cgroup()
+        self._cgroup = None
         if group.folders:
             left = group.end()
             group.remove()
