@@ -14,6 +14,7 @@ import json
 import os
 import pwd
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -223,4 +224,26 @@ def check_stop_and_limits(hub, name: str, found: hub_fallback.Probe, folders: li
     assert not alive(daemon)
     assert hub_fallback._pids_of(uid) == set()  # nothing of the student's is left
     assert not [folder for folder in folders if folder.exists()]
+
+    # A server that dies by itself (killed, as the OOM killer would; the hub never calls stop): what it left ends
+    # when the hub polls it, here at the student's next start (POST polls first).
+    student.start()
+    student.wait_ready()
+    server = next(p.pid for p in hub.record_processes()
+                  if p.uids().real == uid and "jupyterhub-singleuser" in " ".join(p.cmdline()))
+    kernel = student.server_api("POST", "api/kernels", data=json.dumps({"name": "python3"}))
+    url = hub.url.replace("http", "ws", 1) + f"/user/{name}/api/kernels/{kernel.json()['id']}/channels"
+    status, printed = hub_harness.run_async(hub_harness.execute(url, student.token, KERNEL_DAEMON.split("\nhog")[0]
+                                                                + "\nprint(daemon)"))
+    assert status == "ok", printed
+    orphan = int(printed)
+    os.kill(server, signal.SIGKILL)
+    deadline = time.monotonic() + 10
+    while alive(server) and time.monotonic() < deadline:  # dead (a zombie until the hub's poll reaps it)
+        time.sleep(0.1)
+    assert alive(orphan)
+    student.start()
+    assert not alive(orphan)
+    student.wait_ready()
+    student.stop_server()
     return daemon, hog
