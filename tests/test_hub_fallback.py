@@ -80,6 +80,31 @@ def test_end_uid_refuses_roots_and_the_hubs_own_uid():
             hub_fallback.end_uid(uid)
 
 
+def test_end_uid_ends_every_process_of_the_account_and_nothing_else():
+    """Where no cgroup can be made: every process of the student's account, whatever session it is in."""
+    from test_hub_private import local_accounts
+
+    if os.geteuid() != 0 or shutil.which("useradd") is None:
+        pytest.skip("creates a local account (useradd) and runs a process as it: needs root (CI runs it as root)")
+    suffix = uuid.uuid4().hex[:6]
+    homes = Path(tempfile.mkdtemp(prefix="bleu-lab-end-uid-"))
+    try:
+        with local_accounts(f"blu{suffix}", (f"blu{suffix}a",), homes):
+            uid = pwd.getpwnam(f"blu{suffix}a").pw_uid
+            theirs = subprocess.Popen(["sh", "-c", "nohup setsid sleep 600 </dev/null >/dev/null 2>&1 & echo $!"],
+                                      user=uid, stdout=subprocess.PIPE, text=True)
+            daemon = int(theirs.stdout.readline())
+            theirs.wait(10)
+            ours = subprocess.Popen(["sleep", "600"])
+            try:
+                assert alive(daemon) and hub_fallback.end_uid(uid) == set() and not alive(daemon)
+                assert ours.poll() is None  # the hub's own (root's) process is untouched
+            finally:
+                ours.kill(), ours.wait(10)
+    finally:
+        shutil.rmtree(homes, ignore_errors=True)
+
+
 # --- a student's cgroup on this machine's cgroups ------------------------------------------------------------------
 
 
