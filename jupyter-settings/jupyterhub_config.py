@@ -49,7 +49,7 @@ import sys
 from pathlib import Path
 
 import bleu_lab
-from bleu_lab import hub_checks
+from bleu_lab import hub_checks, hub_fallback
 from bleu_lab.course import (
     DEFAULT_DIR,
     FIRST_LESSON,
@@ -102,8 +102,6 @@ if os.path.isdir("/run/systemd/system"):  # systemd is this machine's init (sd_b
     c.SystemdSpawner.isolate_devices = True
     c.SystemdSpawner.disable_user_sudo = True
 else:  # a cgroup per student, by hand (bleu_lab/hub_fallback.py); the log line says what this machine enforces
-    from bleu_lab import hub_fallback
-
     c.JupyterHub.spawner_class = hub_fallback.FallbackSpawner
     print("bleu_lab jupyterhub_config: " + hub_fallback.describe(hub_fallback.probe(), c.Spawner.mem_limit,
                                                                  c.Spawner.cpu_limit), file=sys.stderr)
