@@ -87,8 +87,8 @@ def hierarchies(mountinfo: str, proc_cgroup: str) -> list[Hierarchy]:
             version = 1
         else:
             continue
-        relative = os.path.relpath(path, root) if path.startswith(root) else "."
-        found.append(Hierarchy(version, controllers, (mount / relative).resolve() if relative != "." else mount))
+        inside = path == root or path.startswith(root.rstrip("/") + "/")
+        found.append(Hierarchy(version, controllers, mount / os.path.relpath(path, root) if inside else mount))
     return found
 
 
@@ -135,6 +135,9 @@ class StudentCgroup:
                     group.cpu = _limit(folder, "cpu.max", f"{quota} {PERIOD_US}", group.problems)
                 elif _limit(folder, "cpu.cfs_period_us", str(PERIOD_US), group.problems):
                     group.cpu = _limit(folder, "cpu.cfs_quota_us", quota, group.problems)
+        for controller, wanted, got in (("memory", mem_limit, group.memory), ("cpu", cpu_limit, group.cpu)):
+            if wanted and got is None and group.folders and not any(controller in p for p in group.problems):
+                group.problems.append(f"no cgroup hierarchy here gives the hub the {controller} controller")
         group.end()  # a server never starts beside what a previous one left
         return group
 

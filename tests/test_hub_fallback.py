@@ -60,6 +60,22 @@ def test_hierarchies_of_pure_v2_and_of_a_containers_view():
     assert hub_fallback.hierarchies("", "0::/\n") == []  # nothing mounted: nothing to make
 
 
+def test_a_missing_controller_or_an_unwritable_hierarchy_is_named(tmp_path):
+    """Folders standing in for hierarchies: a v1 cpu one only (no memory controller), one where nothing can be
+    made (as a read-only /sys/fs/cgroup)."""
+    cpu_only = [hub_fallback.Hierarchy(1, frozenset({"cpu"}), tmp_path)]
+    found = hub_fallback.probe("p", cpu_only)
+    assert (found.tracked, found.memory, found.cpu) == (True, False, True)
+    assert found.problems == ("no cgroup hierarchy here gives the hub the memory controller",)
+    assert "mem_limit (1G) NOT enforced (no cgroup hierarchy here gives the hub the memory controller)" in (
+        hub_fallback.describe(found, "1G", 1.0))
+    group = hub_fallback.StudentCgroup.make("alice", None, 0.5, "p", cpu_only)
+    assert (tmp_path / "p/alice/cpu.cfs_quota_us").read_text() == "50000" and group.problems == []
+    unwritable = [hub_fallback.Hierarchy(2, frozenset(), Path("/proc/no-cgroup-here"))]
+    found = hub_fallback.probe("p", unwritable)
+    assert not found.tracked and found.problems[0].startswith("cannot create /proc/no-cgroup-here/p/probe-")
+
+
 def test_the_start_line_says_what_is_enforced_and_what_is_not():
     everything = hub_fallback.describe(hub_fallback.Probe(True, True, True, ()), "1G", 1.0)
     assert "mem_limit 1G and cpu_limit 1.0 enforced on all of a student's processes together" in everything
