@@ -155,6 +155,15 @@ def alive(pid: int) -> bool:
     return state != "Z"
 
 
+def exited(pid: int) -> bool:
+    """Whether a process has exited so that its parent's waitpid sees it: gone, or a zombie with no thread left
+    (a thread group's leader shows Z while its other threads still exit, and waitpid waits for them)."""
+    try:
+        return os.listdir(f"/proc/{pid}/task") == [str(pid)] and not alive(pid)
+    except FileNotFoundError:
+        return True
+
+
 def test_ending_a_cgroup_ends_what_left_the_session_and_the_limits_hold():
     found = writable_cgroups()
     parent = f"bleu-lab-test-{uuid.uuid4().hex[:8]}"
@@ -282,7 +291,7 @@ def check_stop_and_limits(hub, name: str, found: hub_fallback.Probe, folders: li
     orphan = int(printed)
     os.kill(server, signal.SIGKILL)
     deadline = time.monotonic() + 10
-    while alive(server) and time.monotonic() < deadline:  # dead (a zombie until the hub's poll reaps it)
+    while not exited(server) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert alive(orphan)
     student.start()
