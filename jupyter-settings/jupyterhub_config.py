@@ -31,10 +31,16 @@ as handed out, without worked solutions (``bleu-lab lessons --no-solutions``: so
 and the student never changed are deleted), and the hub refuses to start until the installed solutions are closed
 to students: ``chmod -R go-rwx .../bleu_lab/course_files/notebooks/solutions`` (``bleu-lab guide`` prints where).
 
-Limits: ``mem_limit`` and ``cpu_limit`` are enforced by SystemdSpawner (jupyterhub-systemdspawner, in the ``hub``
-extra; a systemd unit per student with MemoryMax= and CPUQuota=), used when this machine runs systemd. JupyterHub's
-default LocalProcessSpawner does NOT enforce them (its own documentation of ``Spawner.mem_limit``): without systemd,
-this config falls back to it and logs that the limits are not enforced.
+Limits and stopping: with systemd (this machine's init), SystemdSpawner (jupyterhub-systemdspawner, in the ``hub``
+extra) runs each student's server in a systemd unit: ``mem_limit`` and ``cpu_limit`` are its MemoryMax= and
+CPUQuota=, for all of the student's processes together, and stopping the server (the idle culler, an admin, the hub's
+shutdown) stops the unit, which ends every process in it. Without systemd (a container), JupyterHub's own
+LocalProcessSpawner would enforce neither limit and, on stop, signal only the server's process, leaving kernels'
+children and whatever a student started with setsid or nohup running; this config uses bleu_lab.hub_fallback's
+FallbackSpawner instead: LocalProcessSpawner with a cgroup per student made by hand (the same limits, as
+memory.max/cpu.max or their cgroup v1 files, and every process left in the cgroup killed after the server stops).
+Where root cannot make cgroups (a read-only /sys/fs/cgroup), no limit is enforced and every process of the
+student's uid is killed after the server stops. The hub's log says, at start, which of these holds here.
 """
 
 import os
@@ -43,7 +49,7 @@ import sys
 from pathlib import Path
 
 import bleu_lab
-from bleu_lab import hub_checks
+from bleu_lab import hub_checks, hub_fallback
 from bleu_lab.course import (
     DEFAULT_DIR,
     FIRST_LESSON,
@@ -95,10 +101,10 @@ if os.path.isdir("/run/systemd/system"):  # systemd is this machine's init (sd_b
     c.SystemdSpawner.isolate_tmp = True  # a private /tmp per student
     c.SystemdSpawner.isolate_devices = True
     c.SystemdSpawner.disable_user_sudo = True
-else:
-    c.JupyterHub.spawner_class = "localprocess"
-    print("bleu_lab jupyterhub_config: no systemd on this machine, so LocalProcessSpawner starts the students' "
-          "servers and does NOT enforce mem_limit or cpu_limit", file=sys.stderr)
+else:  # a cgroup per student, by hand (bleu_lab/hub_fallback.py); the log line says what this machine enforces
+    c.JupyterHub.spawner_class = hub_fallback.FallbackSpawner
+    print("bleu_lab jupyterhub_config: " + hub_fallback.describe(hub_fallback.probe(), c.Spawner.mem_limit,
+                                                                 c.Spawner.cpu_limit), file=sys.stderr)
 
 # --- graded work: no worked solutions (BLEU_LAB_GRADED=1 in the hub's environment) --------------------------------
 try:

@@ -9,8 +9,9 @@ single-user settings, the server root, the default URL, the idle culler service 
   own user with HOME = <tmp>/home/NAME, in place of LocalProcessSpawner/SystemdSpawner (which need a system
   account per student and, for systemd, a booted systemd). The servers are still separate processes with separate
   homes and tokens: what keeps students apart here is the hub's authorization, which is what the test checks.
-  With ``local_users=True`` (tests/test_hub_private.py, as root, with accounts it created) the spawner is the
-  shipped one's fallback, LocalProcessSpawner: each server runs as its student, in the student's real home;
+  With ``local_users=True`` (tests/test_hub_private.py and tests/test_hub_fallback.py, as root, with accounts they
+  created) the spawner is the shipped config's one without systemd, bleu_lab.hub_fallback.FallbackSpawner
+  (LocalProcessSpawner with a cgroup per student): each server runs as its student, in the student's real home;
 - the addresses: the proxy, the hub and the servers on 127.0.0.1 at free ports; as root, `--allow-root` for the
   single-user server (which otherwise refuses to run as root);
 - the culler's timings, on request (``idle_timeout``), and the hub's activity interval, so a test can wait for it;
@@ -88,7 +89,7 @@ if not {local_users!r}:
     c.JupyterHub.spawner_class = "simple"
     c.SimpleLocalProcessSpawner.home_dir_template = {homes!r} + "/{{username}}"
 else:
-    c.JupyterHub.spawner_class = "localprocess"
+    c.JupyterHub.spawner_class = "bleu_lab.hub_fallback.FallbackSpawner"
 c.JupyterHub.bind_url = "http://127.0.0.1:{port}"
 c.JupyterHub.hub_bind_url = "http://127.0.0.1:{hub_port}"
 c.ConfigurableHTTPProxy.api_url = "http://127.0.0.1:{proxy_api_port}"

@@ -1,0 +1,334 @@
+"""The students' servers where the hub's machine has no systemd: a cgroup per student, as SystemdSpawner's unit is.
+
+SystemdSpawner (jupyterhub-systemdspawner) runs each student's server in a systemd unit: ``MemoryMax=`` and
+``CPUQuota=`` limit everything the student runs, together, and ``systemctl stop`` ends every process in the unit's
+cgroup (systemd's default ``KillMode=control-group``), whatever left the server's process group or session.
+JupyterHub's LocalProcessSpawner, the fallback without systemd, does neither: it ignores ``mem_limit`` and
+``cpu_limit`` and, on stop, signals only the server's own process (SIGINT, SIGTERM, SIGKILL to its pid), so a
+kernel's children and whatever a student started with ``setsid`` or ``nohup`` keep running after the culler stopped
+the server.
+
+``FallbackSpawner`` is LocalProcessSpawner with what the unit gave, done by hand in the kernel's cgroup files (as
+root, the hub's usual user with local accounts):
+
+- before the server starts, a cgroup for the student under the hub's own cgroup (so a limit set on the hub, a
+  container's or a slice's, still covers its students), in each hierarchy the machine lets root write: cgroup v2
+  (``/sys/fs/cgroup``, or ``/sys/fs/cgroup/unified`` beside v1) and, where memory or cpu are v1 controllers, their
+  v1 hierarchies. Limits where a controller allows: ``memory.max`` (v2) or ``memory.limit_in_bytes`` (v1) = the
+  spawner's ``mem_limit``, for all the student's processes together (RAM; swap is not limited, as with
+  ``MemoryMax=``); ``cpu.max`` (v2) or ``cpu.cfs_quota_us`` (v1) = ``cpu_limit`` cores per 100 ms period
+  (systemd's ``CPUQuota=``). The server's process joins them between fork and exec, as root, before it becomes the
+  student, so every process it starts is born inside (a process cannot leave a cgroup without root);
+- after the server stops (the culler's, an admin's or the hub's stop, or its own exit, which the hub's poll finds),
+  every process left in the cgroup is killed (``cgroup.kill`` on v2, SIGKILL to each pid in ``cgroup.procs`` on v1
+  until none is left), and the cgroup is removed; a server that exited while the hub was down leaves its processes
+  until the student's next server starts, which first empties the cgroup;
+- where no cgroup can be made (not root, or ``/sys/fs/cgroup`` read-only, as in an unprivileged container), no limit
+  is enforced, and after the server stops every remaining process of the student's own uid is killed (each student
+  is a local account: with LocalProcessSpawner nothing else of the hub's runs as them; a student's own ssh session
+  on the same machine would end too).
+
+What the machine allows is probed once, at the hub's start (``probe``), and said in one line (``describe``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import pwd
+import signal
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from jupyterhub.spawner import LocalProcessSpawner
+from traitlets import Unicode
+
+PERIOD_US = 100_000  # the CPU quota's period: 100 ms, as systemd's CPUQuota= uses
+CGROUP_PARENT = "bleu-lab-hub"  # the folder, under the hub's own cgroup, that holds one cgroup per student
+
+
+@dataclass(frozen=True)
+class Hierarchy:
+    """A mounted cgroup hierarchy: its version, the v1 controllers it carries, and the hub's own cgroup folder."""
+
+    version: int  # 1 or 2
+    controllers: frozenset[str]  # v1: the controllers mounted there (v2: read from cgroup.controllers instead)
+    own: Path  # the hub's cgroup in it, as a folder under its mount point
+
+
+def hierarchies(mountinfo: str, proc_cgroup: str) -> list[Hierarchy]:
+    """The cgroup hierarchies of ``/proc/self/mountinfo``, each with the folder of the process's own cgroup in it
+    (from ``/proc/self/cgroup``: ``ID:CONTROLLERS:PATH``, ``0::PATH`` for v2). A mount whose root is a sub-cgroup
+    (a container's view) is placed by the path relative to that root."""
+    own_v1: dict[frozenset[str], str] = {}
+    own_v2 = None
+    for line in proc_cgroup.splitlines():
+        number, controllers, path = line.split(":", 2)
+        if number == "0" and not controllers:
+            own_v2 = path
+        else:
+            own_v1[frozenset(controllers.split(","))] = path
+    found = []
+    for line in mountinfo.splitlines():
+        fields = line.split()
+        if "-" not in fields:
+            continue
+        dash = fields.index("-")
+        root, mount, fstype, super_options = fields[3], Path(fields[4]), fields[dash + 1], fields[dash + 3]
+        if fstype == "cgroup2" and own_v2 is not None:
+            version, controllers, path = 2, frozenset(), own_v2
+        elif fstype == "cgroup":
+            controllers = frozenset(super_options.split(",")) & {"memory", "cpu"}
+            path = next((p for names, p in own_v1.items() if controllers and controllers <= names), None)
+            if path is None:
+                continue
+            version = 1
+        else:
+            continue
+        inside = path == root or path.startswith(root.rstrip("/") + "/")
+        found.append(Hierarchy(version, controllers, mount / os.path.relpath(path, root) if inside else mount))
+    return found
+
+
+def _write(path: Path, value: str) -> None:
+    with open(path, "w") as f:  # one write(2), as the cgroup files want
+        f.write(value)
+
+
+@dataclass
+class StudentCgroup:
+    """One student's cgroup folders, one per usable hierarchy, and the limits each one enforces."""
+
+    folders: list[tuple[Path, int]] = field(default_factory=list)  # (folder, cgroup version)
+    memory: Path | None = None  # the folder whose memory limit is set
+    cpu: Path | None = None  # the folder whose CPU quota is set
+    problems: list[str] = field(default_factory=list)  # what could not be made, and why
+
+    @classmethod
+    def make(cls, name: str, mem_limit: int | None, cpu_limit: float | None, parent: str = CGROUP_PARENT,
+             found: list[Hierarchy] | None = None) -> StudentCgroup:
+        """Create ``PARENT/NAME`` under the hub's own cgroup in each writable hierarchy (emptied of any process a
+        crashed hub left there), with the memory limit (bytes) and CPU quota (cores) where a controller allows."""
+        if found is None:
+            found = hierarchies(Path("/proc/self/mountinfo").read_text(), Path("/proc/self/cgroup").read_text())
+        group = cls()
+        for hierarchy in sorted(found, key=lambda h: -h.version):  # v2 first: it tracks, and kills in one write
+            folder = hierarchy.own / parent / name
+            try:
+                folder.mkdir(parents=True, exist_ok=True)
+            except OSError as err:
+                group.problems.append(f"cannot create {folder}: {err.strerror}")
+                continue
+            group.folders.append((folder, hierarchy.version))
+            if hierarchy.version == 2:
+                available = _enable_v2(hierarchy.own, folder, group.problems)
+            else:
+                available = hierarchy.controllers
+            if mem_limit and group.memory is None and "memory" in available:
+                limit = "memory.max" if hierarchy.version == 2 else "memory.limit_in_bytes"
+                group.memory = _limit(folder, limit, str(int(mem_limit)), group.problems)
+            if cpu_limit and group.cpu is None and "cpu" in available:
+                quota = str(max(1000, round(cpu_limit * PERIOD_US)))
+                if hierarchy.version == 2:
+                    group.cpu = _limit(folder, "cpu.max", f"{quota} {PERIOD_US}", group.problems)
+                elif _limit(folder, "cpu.cfs_period_us", str(PERIOD_US), group.problems):
+                    group.cpu = _limit(folder, "cpu.cfs_quota_us", quota, group.problems)
+        for controller, wanted, got in (("memory", mem_limit, group.memory), ("cpu", cpu_limit, group.cpu)):
+            if wanted and got is None and group.folders and not any(controller in p for p in group.problems):
+                group.problems.append(f"no cgroup hierarchy here gives the hub the {controller} controller")
+        group.end()  # a server never starts beside what a previous one left
+        return group
+
+    def join(self, pid: int) -> None:
+        """Move process ``pid`` into every folder (as root; the server's process, between fork and exec)."""
+        for folder, _ in self.folders:
+            _write(folder / "cgroup.procs", str(pid))
+
+    def pids(self) -> set[int]:
+        found = set()
+        for folder, _ in self.folders:
+            with contextlib.suppress(FileNotFoundError):
+                found |= {int(p) for p in (folder / "cgroup.procs").read_text().split()}
+        return found
+
+    def end(self, timeout: float = 10) -> set[int]:
+        """Kill every process in the cgroup (``cgroup.kill`` where v2 has it, else SIGKILL each pid until none is
+        left, as a fork between reading and killing adds one); return the pids that outlived ``timeout``."""
+        v2 = next((folder for folder, version in self.folders if version == 2), None)
+        deadline = time.monotonic() + timeout
+        while (left := self.pids()) and time.monotonic() < deadline:
+            if v2 is not None and (v2 / "cgroup.kill").exists():
+                _write(v2 / "cgroup.kill", "1")
+            else:
+                for pid in left:
+                    with contextlib.suppress(ProcessLookupError):
+                        os.kill(pid, signal.SIGKILL)
+            time.sleep(0.05)
+        return self.pids()
+
+    def remove(self) -> None:
+        """Remove the (empty) folders, and the parent where no other student's is left."""
+        for folder, _ in self.folders:
+            for path in (folder, folder.parent):
+                with contextlib.suppress(FileNotFoundError, OSError):
+                    path.rmdir()
+
+
+def _enable_v2(own: Path, folder: Path, problems: list[str]) -> frozenset[str]:
+    """Make cgroup v2's memory and cpu controllers available in ``folder`` (``own/PARENT/NAME``): enabled in the
+    subtree_control of ``own`` and of the parent. Writing ``own``'s fails (EBUSY) where the hub's own cgroup holds
+    processes and is not the root (v2 lets no cgroup have both processes and controlled children)."""
+    wanted = {"memory", "cpu"} & set((own / "cgroup.controllers").read_text().split())
+    for level in (own, folder.parent):
+        for controller in sorted(wanted):
+            if controller in (level / "cgroup.subtree_control").read_text().split():
+                continue
+            try:
+                _write(level / "cgroup.subtree_control", f"+{controller}")
+            except OSError as err:
+                problems.append(f"cannot enable the {controller} controller in {level}: {err.strerror}")
+    return frozenset((folder / "cgroup.controllers").read_text().split())
+
+
+def _limit(folder: Path, name: str, value: str, problems: list[str]) -> Path | None:
+    try:
+        _write(folder / name, value)
+    except OSError as err:
+        problems.append(f"cannot write {value} to {folder / name}: {err.strerror}")
+        return None
+    return folder
+
+
+def end_uid(uid: int, timeout: float = 10) -> set[int]:
+    """SIGKILL every process whose real or effective uid is ``uid`` (never root's or the hub's own), until none is
+    left or ``timeout``; return the pids still there."""
+    if uid in (0, os.getuid()):
+        raise ValueError(f"uid: refusing to kill every process of uid {uid} (root's or the hub's own)")
+    deadline = time.monotonic() + timeout
+    while (left := _pids_of(uid)) and time.monotonic() < deadline:
+        for pid in left:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            except PermissionError:  # the hub is not root: nothing of the student's can be ended
+                return _pids_of(uid)
+        time.sleep(0.05)
+    return _pids_of(uid)
+
+
+def _pids_of(uid: int) -> set[int]:
+    found = set()
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            status = Path(entry.path, "status").read_text()
+        except OSError:  # gone meanwhile
+            continue
+        fields = {line.split(":", 1)[0]: line.split()[1:] for line in status.splitlines() if ":" in line}
+        if str(uid) in fields.get("Uid", [])[:2] and fields.get("State", ["Z"])[0] != "Z":  # real or effective uid
+            found.add(int(entry.name))
+    return found
+
+
+@dataclass(frozen=True)
+class Probe:
+    """What a student's cgroup gets on this machine (from making and removing one, at the hub's start)."""
+
+    tracked: bool  # every process of a server is in a cgroup the hub ends
+    memory: bool
+    cpu: bool
+    problems: tuple[str, ...]
+
+
+def probe(parent: str = CGROUP_PARENT, found: list[Hierarchy] | None = None) -> Probe:
+    """Make a student's cgroup with a 1 GB limit and a 1-core quota, see what took, remove it."""
+    try:
+        group = StudentCgroup.make(f"probe-{os.getpid()}", 2**30, 1.0, parent, found)
+    except OSError as err:  # no /proc/self/mountinfo: not Linux
+        return Probe(False, False, False, (f"no cgroups: {err}",))
+    group.remove()
+    return Probe(bool(group.folders), group.memory is not None, group.cpu is not None, tuple(group.problems))
+
+
+def describe(found: Probe, mem_limit: object, cpu_limit: object) -> str:
+    """One line for the hub's log: what is enforced in the fallback, and what is not."""
+    stop = ("when the hub stops a server (the idle culler, an admin, the hub's shutdown) every process of it ends, "
+            "including those that left its session (setsid, nohup)")
+    if not found.tracked:
+        return (f"no systemd and no writable cgroup here ({'; '.join(found.problems) or 'not Linux'}), so "
+                f"mem_limit ({mem_limit}) and cpu_limit ({cpu_limit}) are NOT enforced; {stop}: every process of the "
+                "student's uid is killed after the server stops")
+    limits = {"mem_limit": (mem_limit, found.memory), "cpu_limit": (cpu_limit, found.cpu)}
+    enforced = [f"{name} {value}" for name, (value, took) in limits.items() if took]
+    missing = [f"{name} ({value})" for name, (value, took) in limits.items() if not took]
+    said = f"{' and '.join(enforced)} enforced on all of a student's processes together" if enforced else ""
+    unsaid = f"{' and '.join(missing)} NOT enforced ({'; '.join(found.problems)})" if missing else ""
+    return (f"no systemd, so each student's server runs in a cgroup of its own ({CGROUP_PARENT}/NAME under the "
+            f"hub's cgroup): {', '.join(x for x in (said, unsaid) if x)}; {stop}")
+
+
+_UNKNOWN = object()  # a server started before the hub restarted: its cgroup is found again by the student's name
+
+
+class FallbackSpawner(LocalProcessSpawner):
+    """LocalProcessSpawner with a cgroup per student: ``mem_limit`` and ``cpu_limit`` enforced where the machine's
+    cgroups allow, and every process of a server ended when it stops or exits (module docstring)."""
+
+    cgroup_parent = Unicode(CGROUP_PARENT, help="The folder, under the hub's own cgroup, that holds one cgroup "
+                            "per student.").tag(config=True)
+    _cgroup = _UNKNOWN  # the running server's StudentCgroup; None once its processes were ended
+
+    def student_cgroup(self) -> StudentCgroup:
+        return StudentCgroup.make(self.user.name, self.mem_limit, self.cpu_limit, self.cgroup_parent)
+
+    async def start(self):
+        self._cgroup = await asyncio.to_thread(self.student_cgroup)
+        for problem in self._cgroup.problems:
+            self.log.warning("%s's cgroup: %s", self.user.name, problem)
+        return await super().start()
+
+    def make_preexec_fn(self, name):
+        become_student = super().make_preexec_fn(name)
+        group = self._cgroup
+
+        def preexec():
+            group.join(os.getpid())  # still root: into the cgroup before becoming the student
+            become_student()
+
+        return preexec
+
+    async def poll(self):
+        """As LocalProcessSpawner's; and once the server's process is gone (stopped, or exited by itself: the hub
+        then never calls ``stop``), what it left is ended."""
+        status = await super().poll()
+        if status is not None and isinstance(self._cgroup, StudentCgroup):
+            await asyncio.to_thread(self.end_processes)
+        return status
+
+    async def stop(self, now=False):
+        await super().stop(now=now)
+        if self._cgroup is not None:  # not yet ended by poll (or started before the hub restarted)
+            await asyncio.to_thread(self.end_processes)
+
+    def end_processes(self) -> None:
+        """After the server stopped: kill what is left of it (its cgroup's processes, else its uid's)."""
+        group = self._cgroup if isinstance(self._cgroup, StudentCgroup) else self.student_cgroup()
+        self._cgroup = None
+        if group.folders:
+            left = group.end()
+            group.remove()
+        else:
+            try:
+                left = end_uid(pwd.getpwnam(self.user.name).pw_uid)
+            except (KeyError, ValueError) as err:
+                self.log.warning("%s: processes not ended after the server stopped: %s", self.user.name, err)
+                return
+        if left:
+            self.log.warning("%s: processes %s outlived SIGKILL", self.user.name, sorted(left))
+
+
+__all__ = ["FallbackSpawner", "Hierarchy", "Probe", "StudentCgroup", "describe", "end_uid", "hierarchies", "probe"]
