@@ -26,7 +26,11 @@ REPO = Path(__file__).resolve().parent.parent
 REQUIRE = os.environ.get("BLEU_LAB_REQUIRE_SANDBOX") == "1"
 SEED = 35
 TIMEOUT = 60  # seconds to run one notebook, and again to mark it
-PEAK_MB = 300  # peak memory of the grader and of each worker (issue 35's goal; about 150 MB for lesson 0)
+# Peak memory of the grader and of each worker. Issue 35's goal is 300 MB (benchmarks/bench_grade.py measures it:
+# 133 MB for the grader, 241 MB for the largest worker); the floods below once peaked at 317 MB on a 2-core machine
+# at load 8, where ZeroMQ's I/O thread reads a few 25 MB messages ahead of a starved grader. The bound here catches
+# the unbounded behaviour (1.2 GB before the cap) without failing on a busy CI machine.
+PEAK_MB = 400
 # Runs `bleu-lab grade` in this process and prints its peak memory (VmHWM: unlike ru_maxrss it starts afresh at exec,
 # without the test process's memory); each worker (forked from it, one per notebook) appends its own to the file
 # $WORKER_PEAKS once its notebook is graded. The kernels and marking's child (under --memory) are other processes.

@@ -32,6 +32,7 @@ PR_SET_CHILD_SUBREAPER = 36
 PR_GET_CHILD_SUBREAPER = 37
 PR_SET_DUMPABLE, PR_GET_DUMPABLE = 4, 3
 UNSHARE = "unshare"
+EXIT_GRACE = 0.5  # seconds a process whose leader has ended gets to finish exiting before it counts as left behind
 KILL_ROUNDS = 50  # a process that forks while being killed: its children are killed in the next round
 
 
@@ -172,8 +173,21 @@ def _reap(pids: set[int]) -> None:
             os.waitpid(pid, os.WNOHANG)
 
 
-def end_leftovers(keep: set[int]) -> int:
-    """Kill every descendant of this process not in ``keep``, until none is left; how many were killed."""
+def _exiting(pid: int) -> bool:
+    """Whether ``pid``'s leader thread has ended (state "Z") while some thread is still winding down."""
+    found = _stat(f"/proc/{pid}/stat")
+    return found is not None and found[0] in "ZXx"
+
+
+def end_leftovers(keep: set[int], grace: float = EXIT_GRACE) -> int:
+    """Kill every descendant of this process not in ``keep``, until none is left; how many were killed. A process
+    whose leader has ended is given ``grace`` seconds to finish exiting first (a kernel's launcher, just killed, is
+    not a leftover); one that is still running after that (a leader ended by the raw ``exit`` system call while a
+    thread works on) is killed and counted like any other."""
+    deadline = time.monotonic() + grace
+    while (left := descendants() - keep) and all(_exiting(pid) for pid in left) and time.monotonic() < deadline:
+        _reap(left)
+        time.sleep(0.02)
     killed: set[int] = set()
     for _ in range(KILL_ROUNDS):
         left = descendants() - keep
