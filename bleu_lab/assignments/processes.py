@@ -32,7 +32,8 @@ PR_SET_CHILD_SUBREAPER = 36
 PR_GET_CHILD_SUBREAPER = 37
 PR_SET_DUMPABLE, PR_GET_DUMPABLE = 4, 3
 UNSHARE = "unshare"
-EXIT_GRACE = 0.5  # seconds a process whose leader has ended gets to finish exiting before it counts as left behind
+EXIT_GRACE = 2.0  # seconds a process on its way out gets to finish exiting before it counts as left behind
+SIGKILL_BIT = 1 << (signal.SIGKILL - 1)  # in /proc/PID/status's pending-signal masks
 KILL_ROUNDS = 50  # a process that forks while being killed: its children are killed in the next round
 
 
@@ -174,9 +175,21 @@ def _reap(pids: set[int]) -> None:
 
 
 def _exiting(pid: int) -> bool:
-    """Whether ``pid``'s leader thread has ended (state "Z") while some thread is still winding down."""
+    """Whether ``pid`` is on its way out: its leader thread has ended (state "Z") while some thread still winds down,
+    or a SIGKILL is pending for it (sent, not yet acted on: a kernel's launcher killed a moment ago)."""
     found = _stat(f"/proc/{pid}/stat")
-    return found is not None and found[0] in "ZXx"
+    if found is not None and found[0] in "ZXx":
+        return True
+    try:
+        with open(f"/proc/{pid}/status", "rb") as f:
+            status = f.read().decode("ascii", "replace")
+    except OSError:
+        return True  # gone already
+    for line in status.splitlines():
+        name, _, mask = line.partition(":")
+        if name in ("SigPnd", "ShdPnd") and int(mask.strip() or "0", 16) & SIGKILL_BIT:
+            return True
+    return False
 
 
 def end_leftovers(keep: set[int], grace: float = EXIT_GRACE) -> int:
