@@ -18,12 +18,12 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from test_grading_attacks import _nb, _need, _write
 
 from bleu_lab.assignments import grade as grading
 from bleu_lab.assignments.release import release
 
 REPO = Path(__file__).resolve().parent.parent
-REQUIRE = os.environ.get("BLEU_LAB_REQUIRE_SANDBOX") == "1"
 SEED = 35
 TIMEOUT = 60  # seconds to run one notebook, and again to mark it
 # Peak memory of the grader and of each worker. Issue 35's goal is 300 MB (benchmarks/bench_grade.py measures it:
@@ -64,19 +64,6 @@ def released(tmp_path_factory) -> Path:
     return outdir
 
 
-def _need(mode: str) -> None:
-    """Skip (or, under BLEU_LAB_REQUIRE_SANDBOX=1, fail) a bubblewrap run where bubblewrap cannot start."""
-    if mode != "bubblewrap":
-        return
-    box = grading.choose_sandbox("auto")
-    if box.kind != "bubblewrap":
-        if REQUIRE:
-            pytest.fail(f"BLEU_LAB_REQUIRE_SANDBOX=1 but {box.why}")
-        pytest.skip(box.why)
-
-
-def _nb(released: Path, copy: str, lesson: str) -> nbformat.NotebookNode:
-    return nbformat.read(released / copy / f"{lesson}.ipynb", as_version=4)
 
 
 def _with_cell(nb: nbformat.NotebookNode, source: str, at: int | None = None) -> nbformat.NotebookNode:
@@ -84,11 +71,6 @@ def _with_cell(nb: nbformat.NotebookNode, source: str, at: int | None = None) ->
     nb.cells.insert(len(nb.cells) if at is None else at, nbformat.v4.new_code_cell(source))
     return nb
 
-
-def _write(path: Path, nb: nbformat.NotebookNode) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    nbformat.write(nb, path)
-    return path
 
 
 def _grade(paths: list[Path], cwd: Path, *options: str) -> tuple[subprocess.CompletedProcess, int]:
@@ -195,22 +177,25 @@ def _bombs(released: Path, folder: Path) -> dict[str, Path]:
     return paths
 
 
-def test_notebook_bombs_are_refused_unparsed_in_under_a_second(released, tmp_path):
+def test_notebook_bombs_are_refused_before_nbformat_reads_them(released, tmp_path):
+    """Each bomb is refused on one line by the cheapest check that catches it: its size (before reading it), its
+    brackets (before parsing), or its cell count (parsed in a child under READ_SECONDS and READ_MEMORY, which would
+    say "exceeded" had it taken longer: the issue's 114 s and 54 s are gone). How fast, on a busy machine or an idle
+    one, is not asserted here: a time limit in a test fails on a loaded CI machine."""
     bombs = _bombs(released, tmp_path)
     assert bombs["cells"].stat().st_size > 40_000_000 and bombs["metadata"].stat().st_size > 35_000_000
     assert max(bombs[n].stat().st_size for n in ("few-mb-cells", "few-mb-lists")) < grading.MAX_NOTEBOOK_MB * 1e6
+    expected = {"cells": "larger than 5 MB", "metadata": "larger than 5 MB",
+                "few-mb-cells": "more than 2,000 cells (100,000)", "few-mb-lists": "JSON lists and objects"}
     for name, path in bombs.items():
-        start = time.monotonic()
         with pytest.raises(ValueError) as refused:
             grading.read_submission(path)
-        assert time.monotonic() - start < 1, name
-        assert str(refused.value).endswith("not read") and "\n" not in str(refused.value)
-    # With a higher size limit the cell count and the brackets still refuse them, still before nbformat reads them.
+        message = str(refused.value)
+        assert expected[name] in message and message.endswith("not read") and "\n" not in message, (name, message)
+    # With a higher size limit the brackets still refuse them, before any parsing.
     for name in ("cells", "metadata"):
-        start = time.monotonic()
         with pytest.raises(ValueError, match="JSON lists and objects"):
             grading.read_submission(bombs[name], max_mb=50)
-        assert time.monotonic() - start < 1, name
     with pytest.raises(ValueError, match=r"more than 2,000 cells \(2,001\)"):
         cells = {"cells": [{"cell_type": "raw", "metadata": {}, "source": ""}] * 2001, "metadata": {},
                  "nbformat": 4, "nbformat_minor": 5}

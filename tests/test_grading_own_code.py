@@ -14,7 +14,6 @@ start here; with ``BLEU_LAB_REQUIRE_SANDBOX=1`` (CI) it fails instead.
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
@@ -22,13 +21,13 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from test_grading_attacks import _need
 
 from bleu_lab.assignments import grade as grading
 from bleu_lab.assignments import lesson_gradings, own_code
 from bleu_lab.assignments.release import release
 
 REPO = Path(__file__).resolve().parent.parent
-REQUIRE = os.environ.get("BLEU_LAB_REQUIRE_SANDBOX") == "1"
 SEED = 35
 TIMEOUT = 60
 LESSON = "03_brevity_penalty"
@@ -77,15 +76,6 @@ FILE_FORMS = {
                            "brevity_penalty", "closest_length"),
 }
 
-
-def _sandbox_or_skip(mode: str) -> None:
-    if mode != "bubblewrap":
-        return
-    box = grading.choose_sandbox("auto")
-    if box.kind != "bubblewrap":
-        if REQUIRE:
-            pytest.fail(f"BLEU_LAB_REQUIRE_SANDBOX=1 but {box.why}")
-        pytest.skip(box.why)
 
 
 def _reports(stdout: str) -> dict[str, str]:
@@ -141,7 +131,7 @@ def graded(tmp_path_factory) -> dict[str, dict[str, str] | str]:
 
 
 def _mode(graded, mode: str) -> dict[str, str]:
-    _sandbox_or_skip(mode)
+    _need(mode)
     return graded[mode]
 
 
