@@ -240,20 +240,25 @@ def test_a_killed_grader_is_resumed_by_the_same_command(released, tmp_path):
     journal = tmp_path / "marks.csv.journal"
     command = [str(Path(sys.executable).parent / "bleu-lab"), "grade", *map(str, paths), "--seed", str(SEED),
                "--timeout", str(TIMEOUT), "--jobs", "1", "--csv", str(marks)]
-    grader = subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # a temporary folder of its own (short: the kernels' sockets go below it): a grader in another test (another
+    # worker) would otherwise remove the dead one first
+    own_tmp = Path(tempfile.mkdtemp(prefix="bl-", dir="/tmp"))
+    env = {**os.environ, "TMPDIR": str(own_tmp)}
+    grader = subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              env=env)
     try:
         deadline = time.monotonic() + 120
         while _journal_lines(journal) < 2 and time.monotonic() < deadline and grader.poll() is None:
             time.sleep(0.2)
         assert _journal_lines(journal) == 2, "the first grade never reached the journal"
         time.sleep(1)  # ben's kernel is running
-        folders = [f for f in Path(tempfile.gettempdir()).glob("bleu-lab-batch-*")
+        folders = [f for f in own_tmp.glob("bleu-lab-batch-*")
                    if (f / "owner").is_file() and (f / "owner").read_text().split()[0] == str(grader.pid)]
         grader.kill()
     finally:
         grader.communicate(timeout=60)
     assert len(folders) == 1 and folders[0].is_dir() and not marks.exists()
-    done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=600, env=env)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     assert f"resumed: 1 of 3 notebooks marked by an earlier run of this command (journal {journal})" in done.stdout
     reports = _by_name(done.stdout)
@@ -264,6 +269,21 @@ def test_a_killed_grader_is_resumed_by_the_same_command(released, tmp_path):
     assert re.search(r"removed \d+ temporary folders? of a grader that stopped", done.stderr)
     assert not folders[0].exists() and not journal.exists()  # done: nothing left to resume
     assert marks.read_text(encoding="utf-8").count("\n") == 4
+    own_tmp.rmdir()  # nothing else was left in it
+
+
+def test_a_long_temporary_folder_still_grades(released, tmp_path):
+    """A kernel's sockets are files below the grader's temporary folder, and a Unix socket's path has at most 107
+    bytes (103 on macOS, whose TMPDIR alone is about 50): under a long TMPDIR the grader puts its folders in /tmp."""
+    long_tmp = tmp_path / ("t" * 60)
+    long_tmp.mkdir()
+    solved = _write(tmp_path / "ann" / "00_start_here.ipynb", _nb(released, "solved", "00_start_here"))
+    done = subprocess.run([str(Path(sys.executable).parent / "bleu-lab"), "grade", str(solved), "--seed", str(SEED),
+                           "--timeout", str(TIMEOUT)], cwd=tmp_path, capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "TMPDIR": str(long_tmp)})
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert _score(done.stdout) == "score: 2 / 2", done.stdout
+    assert not any(long_tmp.iterdir())
 
 
 def test_several_at_once_needs_the_sandbox(tmp_path, capsys):

@@ -180,12 +180,29 @@ def _alive(owner: list[str]) -> bool:
     return True
 
 
+SOCKET_PATH_MAX = 100  # bytes in a Unix socket's path: 107 on Linux, 103 on macOS
+BELOW_ROOT = len("/bleu-lab-batch-12345678/bleu-lab-grade-12345678/ipc/k-99")  # a kernel's socket, from the root
+
+
+def private_root() -> str:
+    """Where the grader's private temporary folders go: the system's (``tempfile.gettempdir()``, i.e. ``TMPDIR``), or
+    ``/tmp`` where that is too long for the kernels' sockets below it (``SOCKET_PATH_MAX``; macOS's ``TMPDIR`` is).
+    ValueError if neither will do."""
+    system = tempfile.gettempdir()
+    for root in (system, "/tmp"):
+        if len(os.fsencode(root)) + BELOW_ROOT <= SOCKET_PATH_MAX and os.path.isdir(root) and os.access(root, os.W_OK):
+            return root
+    raise ValueError(f"the temporary folder {system!r} is too long for the kernels' sockets below it (a socket's "
+                     f"path has at most {SOCKET_PATH_MAX} bytes) and /tmp cannot be written: set TMPDIR to a folder "
+                     f"of at most {SOCKET_PATH_MAX - BELOW_ROOT} characters")
+
+
 def remove_dead_batches(folder: str | None = None) -> int:
     """Remove the temporary folders (``bleu-lab-batch-*``, this user's) of batches whose grader is dead (killed, or
     its machine restarted): their backups of submitted files and their notebooks' private folders. Only a folder whose
     owner file names a dead grader goes (one without it may be a batch starting now). How many went."""
     removed = 0
-    for entry in Path(folder or tempfile.gettempdir()).glob(BATCH_PREFIX + "*"):
+    for entry in Path(folder or private_root()).glob(BATCH_PREFIX + "*"):
         try:
             st = os.lstat(entry)
             if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid():
@@ -205,7 +222,8 @@ class BatchFiles:
     read; ``restore()`` after each submission puts back any that changed and names them."""
 
     def __init__(self, max_mb: float = MAX_NOTEBOOK_MB) -> None:
-        self.backup = Path(tempfile.mkdtemp(prefix=BATCH_PREFIX))  # 0700; the notebooks' private folders go in it too
+        # 0700; the notebooks' private folders go in it too
+        self.backup = Path(tempfile.mkdtemp(prefix=BATCH_PREFIX, dir=private_root()))
         (self.backup / OWNER_FILE).write_text(_owner(os.getpid()), encoding="ascii")
         self.files: dict[Path, tuple[str, int, Path]] = {}
         self.max_mb = max_mb

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from ..exercises import LessonGrading
 from . import lesson_gradings, own_code
-from .integrity import BatchFiles, ImportGuard, Snapshot, TamperingError, _import_everything
+from .integrity import BatchFiles, ImportGuard, Snapshot, TamperingError, _import_everything, private_root
 from .limits import Exceeded, run_limited
 from .marking import Marker, _wire_classes, grade_namespace
 from .processes import descendants, end_leftovers, subreaper
@@ -90,7 +90,7 @@ def choose_sandbox(mode: str) -> Sandbox:
     saying why it cannot start), "none" (the grader's own isolation only)."""
     if mode == "none":
         return Sandbox("none", "--sandbox none")
-    base = Path(tempfile.mkdtemp(prefix="bleu-lab-probe-"))
+    base = Path(tempfile.mkdtemp(prefix="bleu-lab-probe-", dir=private_root()))
     try:
         box = probe(base)
     finally:
@@ -141,7 +141,8 @@ def _grade_one(path: Path, nb, lesson: str, timeout: float, seed: int, context: 
         grade.note = f"lesson {lesson} declares no graded exercises (GRADING in its bleu_lab.exercises module)"
         return grade
     # private (0700), never beside the submissions; in a batch, inside its folder (removed with it after a crash)
-    base = Path(tempfile.mkdtemp(prefix="bleu-lab-grade-", dir=context.batch.backup if context.batch else None))
+    parent = context.batch.backup if context.batch else private_root()
+    base = Path(tempfile.mkdtemp(prefix="bleu-lab-grade-", dir=parent))
     pgid = None
     try:
         work, sockets = base / "work", base / "ipc"
