@@ -17,6 +17,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -235,6 +236,76 @@ def test_results_json_keeps_the_graders_score(zombie_exit, course, tmp_path):
     assert state == "Z" and not processes.alive(leader)
     assert not Path(str(evidence) + ".results").exists()
     assert not list((root / "results").glob(".results-*"))  # no temporary file left beside it
+
+
+# Run as root without a namespace (Gradescope's container), a kernel becomes the unprivileged user "nobody": it tries
+# to signal every process above it and to write results.json where Gradescope reads it, and writes down how it went.
+AS_NOBODY = """\
+import json, os, resource
+lines = [f"uid {{os.getuid()}}", f"nproc {{resource.getrlimit(resource.RLIMIT_NPROC)[0]}}"]
+pid = os.getppid()
+while pid > 1:
+    try:
+        os.kill(pid, 0)
+        lines.append(f"signal {{pid}}: sent")
+    except PermissionError:
+        lines.append(f"signal {{pid}}: refused")
+    pid = int(open(f"/proc/{{pid}}/stat").read().rsplit(")", 1)[1].split()[1])
+try:
+    with open({results!r}, "w") as f:
+        json.dump({{"score": 5, "output": "all tests passed"}}, f)
+    lines.append("results: written")
+except PermissionError:
+    lines.append("results: refused")
+with open({evidence!r}, "w") as f:
+    f.write("\\n".join(lines))
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="only root runs a kernel as another user")
+def test_as_root_without_namespaces_the_kernel_runs_as_nobody(course, tmp_path):
+    """run_autograder as root where bubblewrap and unshare fail (Gradescope's Docker), with a Python every user can
+    run (the guide's /opt or /usr/local; here a copy where this one lies under /root): the kernel runs as nobody, so
+    it can signal no process above it (the grader included) and cannot write results.json, which keeps the grader's
+    score; RLIMIT_NPROC binds it."""
+    import pwd
+
+    from hub_harness import reachable_environment
+
+    try:
+        pwd.getpwnam(sandbox.KERNEL_USER)
+    except KeyError:
+        pytest.skip(f"this system has no user {sandbox.KERNEL_USER!r}")
+    shared = Path(tempfile.mkdtemp(prefix="bl-nobody-", dir="/tmp"))  # reachable by every user, as /autograder is
+    try:
+        shared.chmod(0o755)
+        bin_dir, extra = reachable_environment(shared)
+        evidence_dir = shared / "evidence"
+        evidence_dir.mkdir()
+        evidence_dir.chmod(0o1777)
+        root = shared / "autograder"
+        results = root / "results" / "results.json"
+        evidence = evidence_dir / "nobody"
+        solved = _with_cell(_nb(course, "solved", L0), AS_NOBODY.format(results=str(results), evidence=str(evidence)))
+        _gradescope_root(root, L0, solved)
+        (root / "results").mkdir()
+        python = root / gradescope.VENV / "bin" / "python"
+        library = "".join(f"{k}={v} " for k, v in extra.items())
+        python.write_text(f'#!/bin/sh\nexec env {library}"{bin_dir / "python"}" "$@"\n', encoding="utf-8")
+        env = {**_fake_container(tmp_path), "AUTOGRADER_ROOT": str(root)}
+        done = subprocess.run(["bash", str(root / "run_autograder")], capture_output=True, text=True, timeout=600,
+                              env=env, cwd=root)
+        assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+        assert f"each kernel runs as the unprivileged user {sandbox.KERNEL_USER}" in done.stdout, done.stdout[:2000]
+        lines = evidence.read_text(encoding="utf-8").splitlines()
+        assert lines[0] == f"uid {pwd.getpwnam(sandbox.KERNEL_USER).pw_uid}", lines
+        assert lines[1] == "nproc 1024", lines
+        signals = [line for line in lines if line.startswith("signal ")]
+        assert signals and all(line.endswith(": refused") for line in signals), lines
+        assert lines[-1] == "results: refused", lines
+        assert json.loads(results.read_text(encoding="utf-8"))["score"] == 2
+    finally:
+        shutil.rmtree(shared, ignore_errors=True)
 
 
 # Files in the box's tmpfs count toward no process's memory: unbounded, 1.2 GB of them made the OOM killer end the

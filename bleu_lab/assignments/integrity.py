@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import lesson_gradings, own_code
+from .limits import private_root
 from .marking import _wire_classes
 from .submissions import MAX_NOTEBOOK_MB, read_regular
 
@@ -180,23 +181,6 @@ def _alive(owner: list[str]) -> bool:
     return True
 
 
-SOCKET_PATH_MAX = 100  # bytes in a Unix socket's path: 107 on Linux, 103 on macOS
-BELOW_ROOT = len("/bleu-lab-batch-12345678/bleu-lab-grade-12345678/ipc/k-99")  # a kernel's socket, from the root
-
-
-def private_root() -> str:
-    """Where the grader's private temporary folders go: the system's (``tempfile.gettempdir()``, i.e. ``TMPDIR``), or
-    ``/tmp`` where that is too long for the kernels' sockets below it (``SOCKET_PATH_MAX``; macOS's ``TMPDIR`` is).
-    ValueError if neither will do."""
-    system = tempfile.gettempdir()
-    for root in (system, "/tmp"):
-        if len(os.fsencode(root)) + BELOW_ROOT <= SOCKET_PATH_MAX and os.path.isdir(root) and os.access(root, os.W_OK):
-            return root
-    raise ValueError(f"the temporary folder {system!r} is too long for the kernels' sockets below it (a socket's "
-                     f"path has at most {SOCKET_PATH_MAX} bytes) and /tmp cannot be written: set TMPDIR to a folder "
-                     f"of at most {SOCKET_PATH_MAX - BELOW_ROOT} characters")
-
-
 def remove_dead_batches(folder: str | None = None) -> int:
     """Remove the temporary folders (``bleu-lab-batch-*``, this user's) of batches whose grader is dead (killed, or
     its machine restarted): their backups of submitted files and their notebooks' private folders. Only a folder whose
@@ -222,8 +206,10 @@ class BatchFiles:
     read; ``restore()`` after each submission puts back any that changed and names them."""
 
     def __init__(self, max_mb: float = MAX_NOTEBOOK_MB) -> None:
-        # 0700; the notebooks' private folders go in it too
+        # the notebooks' private folders go in it too: 0711, so that a kernel run as another user (sandbox.kernel_user)
+        # reaches its own folder, whose random name it is given; nothing in it can be listed, the backups are 0600
         self.backup = Path(tempfile.mkdtemp(prefix=BATCH_PREFIX, dir=private_root()))
+        self.backup.chmod(0o711)
         (self.backup / OWNER_FILE).write_text(_owner(os.getpid()), encoding="ascii")
         self.files: dict[Path, tuple[str, int, Path]] = {}
         self.max_mb = max_mb
@@ -236,7 +222,8 @@ class BatchFiles:
         """Read the file at ``path`` (``read_regular``: OSError or ValueError), back it up and fingerprint it."""
         data = read_regular(path, self.max_mb)
         copy = self.backup / str(len(self.files))
-        copy.write_bytes(data)
+        with open(os.open(copy, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "wb") as f:
+            f.write(data)
         self.files[path] = (hashlib.sha256(data).hexdigest(), stat.S_IMODE(os.lstat(path).st_mode), copy)
 
     def read(self, path: Path) -> bytes:

@@ -17,20 +17,21 @@ import os
 import select
 import signal
 import struct
+import tempfile
 import time
 import warnings
 from collections.abc import Callable
+from pathlib import Path
 
 HEADER = struct.Struct("!Q")
 KERNEL_OOM_SCORE = 1000  # oom_score_adj of a kernel and its processes: the first the OOM killer ends
 GRADER_OOM_SCORE = -500  # oom_score_adj of the grader, where it may set it (CAP_SYS_RESOURCE: root)
 BOX_PROCESSES = 1024  # RLIMIT_NPROC in a kernel's user namespace (threads count: ~20 for a kernel, plus BLAS threads)
-# Run by the interpreter before the kernel: set the given oom_score_adj and RLIMIT_NPROC (if not "-"), then exec.
+# Run by the interpreter before the kernel: set the given oom_score_adj and RLIMIT_NPROC (if not "-"), make the
+# folders, become the given user (after handing it the private folder), then exec.
 CONFINE = """\
 import ctypes, os, resource, signal, sys
-score, nproc, orphan, folders = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
-if orphan == "kill":  # PR_SET_PDEATHSIG: killed when the grader ends (it survives exec)
-    ctypes.CDLL(None).prctl(1, signal.SIGKILL, 0, 0, 0)
+score, nproc, orphan, folders, user = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5]
 if score != "-":
     try:
         with open("/proc/self/oom_score_adj", "w") as f:
@@ -44,9 +45,37 @@ if folders == "make":  # the kernel's home, IPython and Jupyter folders, in a pr
                  "MPLCONFIGDIR", "TMPDIR"):
         if os.path.isabs(os.environ.get(name, "")):
             os.makedirs(os.environ[name], exist_ok=True)
-os.execv(sys.argv[5], sys.argv[5:])
+if user != "-":  # root hands the private folder to an unprivileged user and becomes it, for good
+    uid, gid, private = user.split(":", 2)
+    uid, gid = int(uid), int(gid)
+    for top, subfolders, files in os.walk(private):
+        for path in (top, *(os.path.join(top, name) for name in subfolders + files)):
+            os.chown(path, uid, gid, follow_symlinks=False)
+    os.setgroups([])
+    os.setgid(gid)
+    os.setuid(uid)
+if orphan == "kill":  # PR_SET_PDEATHSIG: killed when the grader ends (kept across exec; a change of user clears it)
+    ctypes.CDLL(None).prctl(1, signal.SIGKILL, 0, 0, 0)
+os.execv(sys.argv[6], sys.argv[6:])
 """
 MAX_MESSAGE = 64_000_000  # bytes of one message either way (the kernel's replies are bounded far below)
+
+
+SOCKET_PATH_MAX = 100  # bytes in a Unix socket's path: 107 on Linux, 103 on macOS
+BELOW_ROOT = len("/bleu-lab-batch-12345678/bleu-lab-grade-12345678/ipc/k-99")  # a kernel's socket, from the root
+
+
+def private_root() -> str:
+    """Where the grader's private temporary folders go: the system's (``tempfile.gettempdir()``, i.e. ``TMPDIR``), or
+    ``/tmp`` where that is too long for the kernels' sockets below it (``SOCKET_PATH_MAX``; macOS's ``TMPDIR`` is).
+    ValueError if neither will do."""
+    system = tempfile.gettempdir()
+    for root in (system, "/tmp"):
+        if len(os.fsencode(root)) + BELOW_ROOT <= SOCKET_PATH_MAX and os.path.isdir(root) and os.access(root, os.W_OK):
+            return root
+    raise ValueError(f"the temporary folder {system!r} is too long for the kernels' sockets below it (a socket's "
+                     f"path has at most {SOCKET_PATH_MAX} bytes) and /tmp cannot be written: set TMPDIR to a folder "
+                     f"of at most {SOCKET_PATH_MAX - BELOW_ROOT} characters")
 
 
 class Exceeded(Exception):
@@ -54,13 +83,15 @@ class Exceeded(Exception):
 
 
 def confine(executable: str, *, oom_score: int | None = None, processes: int | None = None,
-            die_with_parent: bool = False, make_folders: bool = False) -> list[str]:
+            die_with_parent: bool = False, make_folders: bool = False,
+            user: tuple[int, int, Path] | None = None) -> list[str]:
     """The command prefix that sets the next command's ``oom_score_adj`` and process limit (``None``: unchanged),
-    both inherited by every process it starts, has it killed when its parent ends (``die_with_parent``) and makes
-    the folders its environment names (``make_folders``: HOME, IPYTHONDIR, ...); ``executable`` runs it."""
+    both inherited by every process it starts, has it killed when its parent ends (``die_with_parent``), makes
+    the folders its environment names (``make_folders``: HOME, IPYTHONDIR, ...) and, run as root, runs it as
+    ``user`` (uid, gid, and the private folder that is handed to it); ``executable`` runs it."""
     return [executable, "-I", "-S", "-B", "-c", CONFINE, "-" if oom_score is None else str(oom_score),
             "-" if processes is None else str(processes), "kill" if die_with_parent else "-",
-            "make" if make_folders else "-"]
+            "make" if make_folders else "-", "-" if user is None else f"{user[0]}:{user[1]}:{user[2]}"]
 
 
 @contextlib.contextmanager

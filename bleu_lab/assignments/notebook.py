@@ -18,8 +18,8 @@ from pathlib import Path
 
 from ..exercises import LessonGrading
 from . import lesson_gradings, own_code
-from .integrity import BatchFiles, ImportGuard, Snapshot, TamperingError, _import_everything, private_root
-from .limits import Exceeded, run_limited
+from .integrity import BatchFiles, ImportGuard, Snapshot, TamperingError, _import_everything
+from .limits import Exceeded, private_root, run_limited
 from .marking import Marker, _wire_classes, grade_namespace
 from .processes import descendants, end_leftovers, subreaper
 from .results import ExerciseResult, NotebookGrade

@@ -26,13 +26,16 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from .limits import BOX_PROCESSES, KERNEL_OOM_SCORE, confine
+from .limits import BOX_PROCESSES, KERNEL_OOM_SCORE, confine, private_root
 from .processes import pid_namespace
+from .session import base_env
 
 BWRAP = "bwrap"
+KERNEL_USER = "nobody"  # who runs a kernel when the grader is root and has no bubblewrap
 SYSTEM_FOLDERS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
 PROBE_TIMEOUT = 30  # seconds for bubblewrap to start a Python that does nothing
 TMPFS_BYTES = 64 * 1024 * 1024  # /tmp and /dev/shm in the box (a tmpfs's files count toward no process's memory)
@@ -55,7 +58,8 @@ class Sandbox:
             return ("sandbox: bubblewrap (each kernel: read-only files, no network, its own processes, only its "
                     f"private copy writable, {sized})")
         _, namespace = pid_namespace()
-        return (f"sandbox: none ({self.why}): each kernel runs as this user in a private folder, {namespace}; every "
+        _, user = kernel_user()
+        return (f"sandbox: none ({self.why}): each kernel runs {user} in a private folder, {namespace}; every "
                 "process it starts is ended and every submitted file checked after it (see the instructor guide)")
 
 
@@ -181,6 +185,37 @@ def bwrap_prefix(private: Path, cwd: Path | None = None) -> list[str]:
     return [*argv, "--"]
 
 
+@functools.cache
+def kernel_user() -> tuple[tuple[int, int] | None, str]:
+    """Without bubblewrap, a grader running as root (Gradescope's container) runs each kernel as the unprivileged
+    ``KERNEL_USER``, which can neither signal nor ptrace the grader, nor write its files or ``results.json``, and
+    which ``RLIMIT_NPROC`` binds (root is exempt from it): that user's (uid, gid) where it can run this Python and
+    import what a kernel needs, else None; and the report's words for it."""
+    if not sys.platform.startswith("linux") or os.geteuid() != 0:
+        return None, "as this user"
+    import pwd  # Unix only
+
+    try:
+        entry = pwd.getpwnam(KERNEL_USER)
+    except KeyError:
+        return None, f"as root (there is no user {KERNEL_USER!r} to run it as)"
+    user = (entry.pw_uid, entry.pw_gid)
+    folder = Path(tempfile.mkdtemp(prefix="bleu-lab-user-", dir=private_root()))
+    try:
+        done = subprocess.run([*confine(sys.executable, user=(*user, folder)), sys.executable, "-I", "-B", "-c",
+                               "import ipykernel, bleu_lab"], capture_output=True, text=True, cwd=folder,
+                              timeout=PROBE_TIMEOUT, stdin=subprocess.DEVNULL, env=base_env())
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return None, f"as root ({KERNEL_USER} could not start this Python: {type(exc).__name__})"
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or [f"exit code {done.returncode}"])[-1][:200]
+        return None, (f"as root: {KERNEL_USER} cannot run this Python ({last}); install the grader where every user "
+                      "can read it, e.g. under /opt or /usr/local")
+    return user, f"as the unprivileged user {KERNEL_USER}"
+
+
 def kernel_prefix(box: Sandbox, private: Path, cwd: Path) -> list[str]:
     """The command in front of a kernel's: bubblewrap's box (``bwrap_prefix``) or, without it, a PID namespace of
     its own where the system allows (``processes.pid_namespace``); either way started by ``limits.confine``: the
@@ -193,6 +228,9 @@ def kernel_prefix(box: Sandbox, private: Path, cwd: Path) -> list[str]:
         return [*outer, *bwrap_prefix(private, cwd),
                 *confine(sys.executable, processes=BOX_PROCESSES, make_folders=sized_tmpfs())]
     namespace, _ = pid_namespace()
+    user, _ = kernel_user()
+    if user is not None:  # as root: inside the namespace (unshare needs root), the kernel becomes the user
+        return [*outer, *namespace, *confine(sys.executable, processes=BOX_PROCESSES, user=(*user, private))]
     inner = confine(sys.executable, processes=BOX_PROCESSES) if "--user" in namespace else []
     return [*outer, *namespace, *inner]
 

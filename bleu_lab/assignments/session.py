@@ -234,12 +234,21 @@ def _kernel_spec_manager(prefix: list[str] | None = None, first: str = ""):
     return GraderSpecs()
 
 
+def base_env() -> dict[str, str]:
+    """What a kernel keeps of the grader's environment: ``PATH``, ``LANG`` and, where set, ``LD_LIBRARY_PATH`` (an
+    interpreter may need it to find its libpython)."""
+    library = os.environ.get("LD_LIBRARY_PATH")
+    return {"PATH": os.environ.get("PATH", os.defpath), "LANG": os.environ.get("LANG", "C.UTF-8"),
+            **({"LD_LIBRARY_PATH": library} if library else {})}
+
+
 def _kernel_env(home: Path) -> dict[str, str]:
-    """A minimal environment: fresh home, IPython, Jupyter and matplotlib folders inside the private temp folder."""
+    """A minimal environment (``base_env``): fresh home, IPython, Jupyter and matplotlib folders inside the private
+    temp folder."""
     for sub in ("ipython", "jupyter-config", "jupyter-data", "runtime", "mpl", "tmp"):
         (home / sub).mkdir(parents=True, exist_ok=True)
-    return {"PATH": os.environ.get("PATH", os.defpath), "LANG": os.environ.get("LANG", "C.UTF-8"),
-            "HOME": str(home), "IPYTHONDIR": str(home / "ipython"), "JUPYTER_CONFIG_DIR": str(home / "jupyter-config"),
+    return {**base_env(), "HOME": str(home), "IPYTHONDIR": str(home / "ipython"),
+            "JUPYTER_CONFIG_DIR": str(home / "jupyter-config"),
             "JUPYTER_DATA_DIR": str(home / "jupyter-data"), "JUPYTER_RUNTIME_DIR": str(home / "runtime"),
             "MPLCONFIGDIR": str(home / "mpl"), "MPLBACKEND": "agg", "TMPDIR": str(home / "tmp"),
             "JUPYTER_PLATFORM_DIRS": "1"}
