@@ -98,7 +98,29 @@ def _score(batch: dict, name: str) -> str:
 LEFTOVER = """\
 import os, sys, time
 EVIDENCE = {evidence!r}
-GRADER = os.getppid()  # only kernels of this grader are attacked (never another process on the machine)
+
+def parent(pid):
+    stat = open(f"/proc/{{pid}}/stat", "rb").read()
+    return int(stat[stat.rfind(b")") + 2:].split()[1])
+
+def ancestors(pid):
+    while pid > 1:
+        try:
+            pid = parent(pid)
+        except (OSError, ValueError):
+            return
+        yield pid
+
+def is_grader(pid):
+    try:
+        argv = open(f"/proc/{{pid}}/cmdline", "rb").read().split(b"\\0")
+    except OSError:
+        return False
+    return b"grade" in argv and any(b"bleu-lab" in a or b"bleu_lab" in a for a in argv)
+
+# only kernels of this grader are attacked (never another process on the machine), whichever worker started them:
+# the grader is the topmost ancestor whose command is bleu-lab's grade (its workers have the same command)
+GRADER = ([pid for pid in ancestors(os.getpid()) if is_grader(pid)] or [os.getppid()])[-1]
 if os.fork() == 0:
     os.setsid()
     if os.fork() == 0:
@@ -119,7 +141,7 @@ if os.fork() == 0:
                     argv = open(f"/proc/{{pid}}/cmdline", "rb").read().split(b"\\0")
                 except OSError:
                     continue
-                if int(stat[stat.rfind(b")") + 2:].split()[1]) != GRADER:
+                if GRADER not in ancestors(int(pid)):
                     continue
                 if b"-f" in argv and b"launch_new_instance" in b" ".join(argv):
                     connection = argv[argv.index(b"-f") + 1].decode()
@@ -225,9 +247,9 @@ def test_the_batch_is_graded_and_says_how_it_was_boxed(attacked):
 
 def test_a_process_left_behind_is_ended_before_the_next_kernel_starts(attacked):
     """The forked, setsid'd process never reaches the next kernel; the solved lesson 3 after it keeps 5 / 5."""
-    assert _score(attacked, "victim") == "score: 5 / 5  (+ 1 to grade by hand)"
     evidence = attacked["evidence"]
     assert not evidence.exists(), evidence.read_text()
+    assert _score(attacked, "victim") == "score: 5 / 5  (+ 1 to grade by hand)", _report(attacked, "victim")
     pid_file = Path(str(evidence) + ".pid")
     # It ran (as this user) and was killed; under bubblewrap it wrote nowhere we see; in a PID namespace, its own PID
     if attacked["mode"] == "none" and "its own PID namespace" not in attacked["done"].stdout.splitlines()[1]:
