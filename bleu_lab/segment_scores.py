@@ -108,41 +108,61 @@ def read_segment_scores(name: str, paths: str | Path | Sequence[str | Path], sys
     ignored), or one file per system in the order of ``systems``, one number per line."""
     _check_name(name)
     files = [paths] if isinstance(paths, (str, Path)) else list(paths)
-    if len(files) == 1 and _is_long(files[0]):
-        table, column = read_long_scores(files[0], segments)
+    return scores_from_lines(name, [(str(path), read_lines(path, f"{name} scores")) for path in files], systems,
+                             segments, higher_is_better=higher_is_better)
+
+
+def scores_from_lines(name: str, files: Sequence[tuple[str, Sequence[str]]], systems: Sequence[str], segments: int,
+                      *, higher_is_better: bool) -> SegmentScores:
+    """``read_segment_scores`` on files already read: (file name, its lines) each (an upload, say)."""
+    _check_name(name)
+    if not files:
+        raise ValueError(f"{name}: no scores file given")
+    if len(files) == 1 and _is_long(files[0][1]):
+        where, lines = files[0]
+        table, column = parse_long_scores(lines, segments, where)
         missing = [s for s in systems if s not in table]
         if missing:
-            raise ValueError(f"{name} file {files[0]} has no scores for system {missing[0]!r}; its systems are "
+            raise ValueError(f"{name} file {where} has no scores for system {missing[0]!r}; its systems are "
                              f"{', '.join(table)} (name the systems as the file does, e.g. with --names)")
         scores = {s: table[s] for s in systems}
         note = NEGATED_COLUMNS.get(column or "", "") if not higher_is_better else ""
         if note:
             scores = {s: -values + 0.0 for s, values in scores.items()}
-        return SegmentScores(name, higher_is_better, scores, f"file {files[0]}", note)
+        return SegmentScores(name, higher_is_better, scores, f"file {where}", note)
     if len(files) != len(systems):
         raise ValueError(f"{name} has {len(files)} one-number-per-line files for {len(systems)} systems: give one "
                          "file per system, in the order of the systems (or one file in the long format: system, "
                          "score, segment id)")
     scores = {}
-    for system, path in zip(systems, files):
-        values = read_line_scores(path, name)
+    for system, (where, lines) in zip(systems, files):
+        values = parse_line_scores(lines, where, name)
         if len(values) != segments:
-            raise ValueError(f"{name} file {path} has {len(values)} lines but the test set has {segments} segments: "
+            raise ValueError(f"{name} file {where} has {len(values)} lines but the test set has {segments} segments: "
                              "one score per segment, line i for segment i")
         scores[system] = values
-    return SegmentScores(name, higher_is_better, scores, "files " + ", ".join(map(str, files)))
+    return SegmentScores(name, higher_is_better, scores, "files " + ", ".join(where for where, _ in files))
 
 
 def read_line_scores(path: str | Path, name: str = "scores") -> np.ndarray:
     """One number per line (None, nan, NA or an empty line: not rated), as a float array with NaN for unrated."""
-    return np.array([_number(line.strip(), f"{name} file {path}, line {number}")
-                     for number, line in enumerate(read_lines(path, f"{name} scores"), 1)], dtype=float)
+    return parse_line_scores(read_lines(path, f"{name} scores"), str(path), name)
+
+
+def parse_line_scores(lines: Sequence[str], where: str, name: str = "scores") -> np.ndarray:
+    """``read_line_scores`` on the lines of file ``where``."""
+    return np.array([_number(line.strip(), f"{name} file {where}, line {number}")
+                     for number, line in enumerate(lines, 1)], dtype=float)
 
 
 def read_long_scores(path: str | Path, segments: int) -> tuple[dict[str, np.ndarray], str | None]:
     """The long format: {system: one float per segment (NaN where not rated)} and the score column's name from the
     header line (None without one). Errors name the file and the line."""
-    lines = read_lines(path, "scores")
+    return parse_long_scores(read_lines(path, "scores"), segments, str(path))
+
+
+def parse_long_scores(lines: Sequence[str], segments: int, where: str) -> tuple[dict[str, np.ndarray], str | None]:
+    """``read_long_scores`` on the lines of file ``where``."""
     first = lines[0].split() if lines else []
     column = first[1] if len(first) == 3 and not first[2].isdigit() else None
     table: dict[str, np.ndarray] = {}
@@ -151,18 +171,18 @@ def read_long_scores(path: str | Path, segments: int) -> tuple[dict[str, np.ndar
         if not line.strip():
             continue
         fields = line.split()
-        where = f"scores file {path}, line {number}"
+        at = f"scores file {where}, line {number}"
         if len(fields) != 3:
-            raise ValueError(f"{where}: expected system, score and segment id, got {line[:80]!r}")
+            raise ValueError(f"{at}: expected system, score and segment id, got {line[:80]!r}")
         system, score, seg = fields
         if not seg.isdigit() or not 1 <= int(seg) <= segments:
-            raise ValueError(f"{where}: the segment id must be a line number from 1 to {segments}, got {seg[:20]!r}")
+            raise ValueError(f"{at}: the segment id must be a line number from 1 to {segments}, got {seg[:20]!r}")
         if (system, int(seg)) in seen:
-            raise ValueError(f"{where}: {system}'s segment {seg} is scored twice")
+            raise ValueError(f"{at}: {system}'s segment {seg} is scored twice")
         seen.add((system, int(seg)))
-        table.setdefault(system, np.full(segments, np.nan))[int(seg) - 1] = _number(score, where)
+        table.setdefault(system, np.full(segments, np.nan))[int(seg) - 1] = _number(score, at)
     if not table:
-        raise ValueError(f"scores file {path} holds no scores")
+        raise ValueError(f"scores file {where} holds no scores")
     return table, column
 
 
@@ -230,9 +250,9 @@ def _decimal_unit(values: np.ndarray) -> int:
     return 0
 
 
-def _is_long(path: str | Path) -> bool:
+def _is_long(lines: Sequence[str]) -> bool:
     """A long-format file: its first line that is not empty has three fields (one-number files have one)."""
-    for line in read_lines(path, "scores"):
+    for line in lines:
         if line.strip():
             return len(line.split()) == 3
     return False

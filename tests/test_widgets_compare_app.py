@@ -3,6 +3,7 @@ upload, every analysis after one, the names box, and a friendly message (never a
 
 from __future__ import annotations
 
+import html
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -104,3 +105,66 @@ def test_too_many_segments_for_the_paired_tests_is_a_message_a_student_can_act_o
     assert f"Compare at most {most:,} lines at a time" in message
     assert f"bleu-lab compare on your own computer with --trials {MAX_DRAWS // (most + 1)} or fewer" in message
     assert "n_trials" not in message and "Traceback" not in message
+
+
+def _two_systems(app: CompareApp) -> int:
+    """data/news's strong and literal systems against reference A uploaded into ``app``; its number of segments."""
+    app.systems.value = (upload("a.de", (NEWS / "sys.strong.de").read_bytes()),
+                         upload("b.de", (NEWS / "sys.literal.de").read_bytes()))
+    app.references.value = (upload("ref.de", (NEWS / "ref.A.de").read_bytes()),)
+    app.names.value = "base, new"
+    return len((NEWS / "ref.A.de").read_text(encoding="utf-8").splitlines())
+
+
+def test_segment_scores_in_the_long_format_are_compared_like_bleu():
+    """One uploaded file in the MQM release's layout (system, score, segment id; a header; None = not rated): the
+    metric's means are the hand-computed means of the rated segments, the unrated ones are counted, and the page's
+    analyses carry it."""
+    app = CompareApp(example=False, **FAST)
+    n = _two_systems(app)
+    lines = ["system\tmqm\tseg_id"]
+    for i in range(1, n + 1):
+        lines.append(f"base\t{i % 5}\t{i}")
+        lines.append(f"new\t{'None' if i % 10 == 0 else i % 3}\t{i}")
+    app.scores.value = (upload("mqm.tsv", ("\n".join(lines) + "\n").encode()),)
+    app.metric.value = "MQM"
+    app.direction.value = "lower is better"
+    widget = app.compare()
+    assert widget is not None, app.message.value
+    (metric,) = widget.comparison.metrics
+    assert metric.name == "MQM" and not metric.higher_is_better
+    systems = {s.name: s for s in metric.systems}
+    new_rated = [i % 3 for i in range(1, n + 1) if i % 10 != 0]
+    assert systems["base"].mean == pytest.approx(sum(i % 5 for i in range(1, n + 1)) / n)
+    assert systems["new"].mean == pytest.approx(sum(new_rated) / len(new_rated))
+    assert (systems["new"].rated, systems["new"].unrated) == (len(new_rated), n // 10)
+    assert "MQM" in shown(app)[1]
+
+
+def test_segment_scores_one_number_per_line_go_with_the_systems_in_order():
+    app = CompareApp(example=False, **FAST)
+    n = _two_systems(app)
+    app.scores.value = (upload("base.comet", "".join(f"0.{i % 7}\n" for i in range(n)).encode()),
+                        upload("new.comet", "".join("0.5\n" for _ in range(n)).encode()))
+    app.metric.value = "COMET"
+    app.direction.value = "higher is better"
+    widget = app.compare()
+    assert widget is not None, app.message.value
+    systems = {s.name: s.mean for s in widget.comparison.metrics[0].systems}
+    assert systems == pytest.approx({"base": sum(i % 7 for i in range(n)) / n / 10, "new": 0.5})
+
+
+@pytest.mark.parametrize(("metric", "direction", "content", "expected"), [
+    ("", "higher is better", b"0.5\n", "need the metric's name"),
+    ("COMET", None, b"0.5\n", "say whether COMET is better when higher"),
+    ("COMET", "higher is better", b"0.5\n", "1 one-number-per-line files for 2 systems"),
+    ("MQM", "lower is better", b"base 1 1\nnew x 1\n", "scores file s.tsv, line 2: expected a number"),
+])
+def test_segment_scores_that_cannot_be_used_are_explained(metric, direction, content, expected):
+    app = CompareApp(example=False, **FAST)
+    _two_systems(app)
+    app.scores.value = (upload("s.tsv", content),)
+    app.metric.value, app.direction.value = metric, direction
+    assert app.compare() is None and app.result.children == ()
+    message = html.unescape(app.message.value)
+    assert expected in message and "Traceback" not in message, message

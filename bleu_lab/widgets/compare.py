@@ -240,12 +240,16 @@ class CompareUpload(w.VBox):
         references = [decode_text_file(f["name"], bytes(f["content"]), "reference") for f in self.references.value]
         return comparison_inputs(default_names([f["name"] for f in self.systems.value]), systems, references)
 
+    def extra(self, inputs: ComparisonInputs) -> dict[str, object]:
+        """More arguments of ``compare_systems`` for these inputs (none here; the app adds segment scores)."""
+        return {}
+
     def compare(self) -> CompareWidget | None:
         """Compare the uploaded files; show the widget, or a friendly message saying what is wrong."""
         try:
             inputs = self.inputs()
             widget = CompareWidget(compare_systems(inputs.systems, inputs.references, tokenize=self.tokenize.value,
-                                                   **self.options))
+                                                   **{**self.options, **self.extra(inputs)}))
         except TooManyDraws as err:
             self.message.value = message_html(too_many_segments_message(err))
             self.result.children = ()

@@ -1,6 +1,8 @@
 """The comparison app (notebooks/compare_app.ipynb, for Voilà or JupyterLab): upload your systems, read the analyses.
 
-``compare_upload``'s file inputs with optional system names, then the whole comparison: the legend, the scores table
+``compare_upload``'s file inputs with optional system names and, optionally, segment scores from elsewhere (a metric
+run on a GPU, people's MQM: ``segment_scores``'s two formats, with the metric's name and direction, as
+``bleu-lab compare --scores``), then the whole comparison: the legend, the scores table
 with the paired tests and the segments side by side (``CompareWidget``), and below it the report's own HTML: every
 pair's tests, the figures (inline SVG), the word accuracy, the three bucket tables (each bucket row opens its
 segments) and the salient n-grams. Before anything is uploaded it shows data/news's strong and
@@ -21,10 +23,12 @@ from ..compare.files import (
 )
 from ..compare.reporters import analyses_html
 from ..data import load_corpus
+from ..segment_scores import scores_from_lines
 from .compare import CompareUpload, CompareWidget
 from .model import message_html
 from .views import LABEL_STYLE, _wide
 
+DIRECTIONS = ("higher is better", "lower is better")  # of an uploaded metric; no default: the student says which
 EXAMPLE_SYSTEMS = ("strong", "fluent")  # data/news's systems shown before an upload
 EXAMPLE_MESSAGE = ("Showing the data/news example (systems strong and fluent, reference A). Upload two or more "
                    "system outputs and one or more references, then press Compare.")
@@ -47,9 +51,17 @@ class CompareApp(CompareUpload):
         self.names = w.Text(description="names", placeholder="optional: one per system file, e.g. base, new",
                             style=LABEL_STYLE, layout=w.Layout(width="30em"))
         self.names.add_class("bleu-upload-names")
+        self.scores = w.FileUpload(accept=".tsv,.txt,.scores,text/plain", multiple=True, description="segment scores")
+        self.scores.add_class("bleu-upload-scores")
+        self.metric = w.Text(description="metric", placeholder="its name, e.g. MQM or COMET", style=LABEL_STYLE,
+                             layout=w.Layout(width="20em"))
+        self.metric.add_class("bleu-upload-metric")
+        self.direction = w.ToggleButtons(options=DIRECTIONS, value=None, style={"button_width": "9em"})
+        self.direction.add_class("bleu-upload-direction")
+        scores_row = w.HBox([self.scores, self.metric, self.direction], layout=w.Layout(flex_flow="row wrap"))
         self.message.add_class("bleu-upload-message")
         form, *rest = self.children
-        self.children = (form, self.names, *rest)
+        self.children = (form, self.names, scores_row, *rest)
         if example:
             self.show_example()
 
@@ -71,6 +83,24 @@ class CompareApp(CompareUpload):
         if len(set(names)) != len(names):
             raise ValueError(f"the names {', '.join(names)} repeat one: give each system a name of its own")
         return comparison_inputs(names, systems, references)
+
+    def extra(self, inputs: ComparisonInputs) -> dict[str, object]:
+        """The uploaded segment scores, if any, as ``compare_systems``'s ``scores`` (a ``ValueError`` says what is
+        missing: the metric's name, its direction, or what is wrong in a file)."""
+        files = list(self.scores.value)
+        if not files:
+            return {}
+        name = self.metric.value.strip()
+        if not name:
+            raise ValueError("the segment scores need the metric's name (the box 'metric', e.g. MQM or COMET)")
+        if self.direction.value is None:
+            raise ValueError(f"say whether {name} is better when higher (COMET) or lower (MQM error points): "
+                             "press one of the two buttons beside its name")
+        check_upload_sizes([(f["name"], len(f["content"])) for f in files])
+        texts = [decode_text_file(f["name"], bytes(f["content"]), f"{name} scores") for f in files]
+        scores = scores_from_lines(name, [(f["name"], t.lines) for f, t in zip(files, texts)], list(inputs.systems),
+                                   len(inputs.references), higher_is_better=self.direction.value == DIRECTIONS[0])
+        return {"scores": {name: scores}}
 
     def show(self, widget: CompareWidget) -> None:
         """The comparison: scores and segments (interactive), then the analyses' tables and figures."""

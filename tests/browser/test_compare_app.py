@@ -98,6 +98,16 @@ def test_compare_app_in_voila(page: Page, voila_server_factory: Callable[[str | 
     expect(app).not_to_contain_text("strong")
     assert_no_traceback(page)
 
+    # people's scores beside BLEU: a long-format file (system, score, segment id), the metric's name and direction
+    mqm = ["mine 0 1", "mine 1 2", "mine 5 3", "theirs 2 1", "theirs None 2", "theirs 7 3"]
+    choose_files(app.locator(".bleu-upload-scores"), [text_file("mqm.tsv", mqm)])
+    type_into_widget(page, app.locator(".bleu-upload-metric"), "MQM")
+    app.locator(".bleu-upload-direction").get_by_role("button", name="lower is better").click()
+    app.get_by_role("button", name="Compare").click()
+    expect(app.locator(".bleu-upload-message")).to_contain_text("Compared 2 systems on 3 segments")
+    expect(app.locator(".bleu-compare-analyses")).to_contain_text("MQM")
+    assert_no_traceback(page)
+
     # a reference with one line too few: a friendly message naming both files, and no stale comparison
     upload(app, [text_file("base.txt", SYSTEM_A), text_file("new.txt", SYSTEM_B)],
            [text_file("short_ref.txt", REFERENCE[:2])])
