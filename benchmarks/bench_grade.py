@@ -13,6 +13,10 @@ Each configuration grades the whole batch with the real command in a fresh inter
 Goals (issue 35): the grader's peak memory independent of the batch size and at most 300 MB; at most 3 CPU seconds
 per ordinary notebook; 200 notebooks of lesson 3 in at most 10 minutes on 2 cores.
 
+First it times the refusal of issue 35's two notebook bombs (41 MB of 900,000 empty raw cells, once 114 s to read;
+36 MB of [[]] * 12,000,000 in the metadata, once 54 s) and of two under the size limit (100,000 cells; 1,600,000
+empty lists): ``read_submission`` must refuse each in under a second.
+
     .venv/bin/python benchmarks/bench_grade.py [--n 200] [--lesson 03_brevity_penalty] [--timeout 60]
                                                [--sandbox none bubblewrap] [--jobs 1 2]
 """
@@ -91,6 +95,37 @@ def make_class(folder: Path, lesson: str, n: int) -> list[Path]:
     return paths
 
 
+def bombs(folder: Path, lesson: str) -> dict[str, Path]:
+    """Issue 35's two bombs and two under the size limit, written as one line of JSON each in ``folder/bombs``."""
+    base = json.loads((folder / "course" / "solved" / f"{lesson}.ipynb").read_text(encoding="utf-8"))
+    raw = {"cell_type": "raw", "metadata": {}, "source": ""}
+    kinds = {"900,000 cells (41 MB)": {**base, "cells": [raw] * 900_000},
+             "[[]] * 12,000,000 (36 MB)": {**base, "metadata": {**base["metadata"], "pad": [[]] * 12_000_000}},
+             "100,000 cells": {**base, "cells": [raw] * 100_000},
+             "[[]] * 1,600,000": {**base, "metadata": {**base["metadata"], "pad": [[]] * 1_600_000}}}
+    paths = {}
+    for i, (name, nb) in enumerate(kinds.items()):
+        paths[name] = folder / "bombs" / str(i) / f"{lesson}.ipynb"
+        paths[name].parent.mkdir(parents=True)
+        paths[name].write_text(json.dumps(nb, separators=(",", ":")), encoding="utf-8")
+    return paths
+
+
+def time_bombs(paths: dict[str, Path]) -> None:
+    """How long ``read_submission`` takes to refuse each bomb (target: under a second), and what it says."""
+    from bleu_lab.assignments.submissions import read_submission
+
+    for name, path in paths.items():
+        start = time.perf_counter()
+        try:
+            read_submission(path)
+            said = "READ (not refused)"
+        except ValueError as err:
+            said = str(err)[:90]
+        seconds = time.perf_counter() - start
+        print(f"bomb {name:<26} refused in {seconds:5.2f} s ({'ok' if seconds < 1 else 'over 1 s'}): {said}")
+
+
 def run(paths: list[Path], sandbox: str, jobs: int, timeout: float, cwd: Path) -> dict:
     peaks = cwd / f"peaks-{sandbox}-{jobs}.txt"
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -123,11 +158,12 @@ def main() -> int:
           f"Python {platform.python_version()}; load average {os.getloadavg()[0]:.1f} at the start")
     print(f"{args.n} submissions of {args.lesson} (solved, untouched, broken in turn; one sleeps to --timeout "
           f"{args.timeout:g} s, one floods 300 MB of output)")
-    print(f"{'sandbox':<11} {'jobs':>4} {'graded':>6} {'wall s':>8} {'s/nb':>6} {'CPU s/nb':>8} {'grader MB':>9} "
-          f"{'worker MB':>9}")
     with tempfile.TemporaryDirectory(prefix="bleu-lab-bench-grade-") as tmp:
         folder = Path(tmp)
         paths = make_class(folder, args.lesson, args.n)
+        time_bombs(bombs(folder, args.lesson))
+        print(f"{'sandbox':<11} {'jobs':>4} {'graded':>6} {'wall s':>8} {'s/nb':>6} {'CPU s/nb':>8} {'grader MB':>9} "
+              f"{'worker MB':>9}")
         for sandbox in args.sandbox:
             for jobs in args.jobs:
                 if jobs > 1 and sandbox != "bubblewrap":
