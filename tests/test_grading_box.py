@@ -160,8 +160,10 @@ def zombie_exit():
 def test_a_zombie_looking_leader_with_a_live_thread_is_found_and_killed(zombie_exit, tmp_path):
     """The /proc walk on its own: a leader in state Z whose second thread runs and forks is a living descendant."""
     evidence = tmp_path / "evidence"
-    code = ("import subprocess, sys; subprocess.Popen([sys.executable, '-c', sys.argv[1], sys.argv[2], '1', "
-            "sys.argv[3]], start_new_session=True)")
+    # the helper attacks only kernels below the process it is given: this test's, which starts none (given PID 1, as
+    # once here, it attacked every kernel on the machine, other tests' graders' included, until it was killed)
+    code = ("import subprocess, sys; subprocess.Popen([sys.executable, '-c', sys.argv[1], sys.argv[2], "
+            f"'{os.getpid()}', sys.argv[3]], start_new_session=True)")
     with processes.subreaper():
         keep = processes.descendants()
         subprocess.run([sys.executable, "-c", code, HELPER, str(evidence), str(EXIT_SYSCALL)], check=True)
