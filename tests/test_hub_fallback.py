@@ -171,6 +171,9 @@ def test_ending_a_cgroup_ends_what_left_the_session_and_the_limits_hold():
     try:
         server = joined(group, DAEMON)
         daemon = int(server.stdout.readline())
+        deadline = time.monotonic() + 30  # $! is nohup's PID: setsid(1) leaves the session once nohup has exec'd it
+        while alive(daemon) and os.getsid(daemon) == os.getsid(server.pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
         assert alive(daemon) and os.getsid(daemon) != os.getsid(server.pid)  # it left the server's session
         assert {server.pid, daemon} <= group.pids()
         server.kill(), server.wait(10)  # what LocalProcessSpawner's stop does: the server's own process only
