@@ -143,12 +143,27 @@ def scores_from_rows(rows: np.ndarray, options: ScoreOptions | None = None) -> n
 
     # The log-mean itself row by row with the scalar path's function: Python's sum() of floats is exact-ish
     # (compensated) from 3.12 on, and sacrebleu sums with it, so the same call gives the same bits everywhere.
-    precisions = np.column_stack(columns).tolist()
-    mean_log = np.fromiter(map(uniform_log_mean, precisions, eff_order.tolist()), float, k)
+    mean_log = _uniform_log_means(np.column_stack(columns), eff_order)
     short = hyp_len < ref_len
     ratio = np.divide(ref_len, hyp_len, out=np.zeros(k), where=hyp_len > 0)
     bp = np.where(short, np.where(hyp_len > 0, _exp(1 - ratio), 0.0), 1.0)
     return np.where(any_match, bp * _exp(mean_log), 0.0)
+
+
+def _uniform_log_means(precisions: np.ndarray, orders: np.ndarray) -> np.ndarray:
+    """``uniform_log_mean(precisions[i], orders[i])`` for every row i, the same bits: rows without a zero p_n take the
+    same ``math.log`` of each p_n and the same Python ``sum`` of the same list of floats, one call per row instead of
+    one list built in Python per row; rows with a zero (log floored to an int) go through ``uniform_log_mean``."""
+    means = np.empty(len(precisions))
+    for order in np.unique(orders).tolist():
+        rows = np.flatnonzero(orders == order)
+        head = precisions[rows, :order]
+        positive = (head != 0.0).all(axis=1)
+        logs = np.fromiter(map(math.log, head[positive].ravel().tolist()), float, head[positive].size)
+        means[rows[positive]] = np.fromiter(map(sum, logs.reshape(-1, order).tolist()), float, positive.sum()) / order
+        zero_rows = rows[~positive]
+        means[zero_rows] = [uniform_log_mean(p, order) for p in precisions[zero_rows].tolist()]
+    return means
 
 
 def _arithmetic_dtype(dtype: np.dtype) -> np.dtype:
