@@ -155,7 +155,7 @@ def _uniform_log_means(precisions: np.ndarray, orders: np.ndarray) -> np.ndarray
     same ``math.log`` of each p_n and the same Python ``sum`` of the same list of floats, one call per row instead of
     one list built in Python per row; rows with a zero (log floored to an int) go through ``uniform_log_mean``."""
     means = np.empty(len(precisions))
-    for order in np.unique(orders).tolist():
+    for order in sorted(set(orders.tolist())):
         rows = np.flatnonzero(orders == order)
         head = precisions[rows, :order]
         positive = (head != 0.0).all(axis=1)
