@@ -29,7 +29,7 @@
    cProfile, whose overhead inflates the pure-Python parts) now puts bleu_lab's time in the 84 randomization runs
    (28 pairs x BLEU, chrF, MQM; 10,000 trials each: 3.1 s, the coin products and BLEU's scores of the shuffled
    sums), the salient n-gram counts (``scorers.ngram_counts``: 2.3 s under the profiler, about 1 s without), the
-   bootstrap sums and the bucket intervals (1.4 s), the five SVG figures (1.3 s), the 84 bootstraps (1.2 s) and
+   bucket intervals (1.4 s), the five SVG figures (1.3 s), the 84 bootstraps (1.2 s) and
    chrF's per-segment statistics (1.1 s); the 30 Kendall's taus (the pooled ones over 8,016 segments) went from
    1.1 s to 0.2 s. MQM's tests were 6.1 s of CPU before its tenths were summed as integers.
 3. The widget (``bleu_lab.widgets.compare``) on data/news: p95 of the time to redraw after changing the pair, the
