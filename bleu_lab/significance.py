@@ -143,12 +143,27 @@ def scores_from_rows(rows: np.ndarray, options: ScoreOptions | None = None) -> n
 
     # The log-mean itself row by row with the scalar path's function: Python's sum() of floats is exact-ish
     # (compensated) from 3.12 on, and sacrebleu sums with it, so the same call gives the same bits everywhere.
-    precisions = np.column_stack(columns).tolist()
-    mean_log = np.fromiter(map(uniform_log_mean, precisions, eff_order.tolist()), float, k)
+    mean_log = _uniform_log_means(np.column_stack(columns), eff_order)
     short = hyp_len < ref_len
     ratio = np.divide(ref_len, hyp_len, out=np.zeros(k), where=hyp_len > 0)
     bp = np.where(short, np.where(hyp_len > 0, _exp(1 - ratio), 0.0), 1.0)
     return np.where(any_match, bp * _exp(mean_log), 0.0)
+
+
+def _uniform_log_means(precisions: np.ndarray, orders: np.ndarray) -> np.ndarray:
+    """``uniform_log_mean(precisions[i], orders[i])`` for every row i, the same bits: rows without a zero p_n take the
+    same ``math.log`` of each p_n and the same Python ``sum`` of the same list of floats, one call per row instead of
+    one list built in Python per row; rows with a zero (log floored to an int) go through ``uniform_log_mean``."""
+    means = np.empty(len(precisions))
+    for order in sorted(set(orders.tolist())):
+        rows = np.flatnonzero(orders == order)
+        head = precisions[rows, :order]
+        positive = (head != 0.0).all(axis=1)
+        logs = np.fromiter(map(math.log, head[positive].ravel().tolist()), float, head[positive].size)
+        means[rows[positive]] = np.fromiter(map(sum, logs.reshape(-1, order).tolist()), float, positive.sum()) / order
+        zero_rows = rows[~positive]
+        means[zero_rows] = [uniform_log_mean(p, order) for p in precisions[zero_rows].tolist()]
+    return means
 
 
 def _arithmetic_dtype(dtype: np.dtype) -> np.dtype:
@@ -611,12 +626,16 @@ def randomization_from_rows(
     # a float32 product is exact while every partial sum stays below 2^24 (and much faster than float64)
     delta = delta.astype(np.float32 if n * np.abs(delta).max(initial=0) < FLOAT32_EXACT else np.float64)
     base_total, sys_total = setup.base_rows.sum(0), setup.sys_rows.sum(0)
+    numbers = None  # the coins as 0/1 of delta's dtype, converted once for every pair when they are seeded and small
+    if whole and seed is not None and n_trials * n * delta.itemsize <= CACHED_COIN_BYTES:
+        numbers = _seeded_coins(seed, n_trials, n, delta.dtype.str)
     diffs = []
     bar = _Bar(n_trials, progress, "randomization trials")
     for start in range(0, n_trials, _CHUNK):
         coins = take_baseline[start:start + _CHUNK]
         if whole:  # integer statistics: the shuffled sums exactly, from one product
-            swapped = np.rint(coins.astype(delta.dtype) @ delta).astype(np.int64)
+            block = coins.astype(delta.dtype) if numbers is None else numbers[start:start + _CHUNK]
+            swapped = np.rint(block @ delta).astype(np.int64)
             shuffled_a, shuffled_b = sys_total + swapped, base_total - swapped
         else:  # fractional statistics (TER's average reference length): sacrebleu's own two float64 products
             shuffled_a = coins @ setup.base_rows + ~coins @ setup.sys_rows
@@ -659,6 +678,18 @@ def _seeded_draws(test: str, seed: int, count: int, n: int) -> np.ndarray:
     draws = _fresh_draws(test, seed, count, n)
     draws.flags.writeable = False
     return draws
+
+
+CACHED_COIN_BYTES = 64 * 2**20  # 10,000 trials of a 1,600-segment test set as float32
+
+
+@lru_cache(maxsize=1)  # the pairs of a comparison share the seeded coins, so they share their conversion too
+def _seeded_coins(seed: int, count: int, n: int, dtype: str) -> np.ndarray:
+    """The randomization's seeded coins (``_draws``) as 0/1 numbers of ``dtype`` (read-only): the matrix multiplied
+    with each pair's differences; at most ``CACHED_COIN_BYTES`` stay in memory after the tests."""
+    coins = _draws("ar", seed, count, n).astype(dtype)
+    coins.flags.writeable = False
+    return coins
 
 
 @dataclass(frozen=True)

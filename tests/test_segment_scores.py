@@ -186,5 +186,5 @@ def test_segment_scatter_draws_every_segment_and_marks_the_named_ones():
 def test_pair_counts_refuses_too_many_items_before_any_work():
     from bleu_lab.agreement import MAX_TAU_ITEMS
 
-    with pytest.raises(ValueError, match="at most 20,000 items"):
+    with pytest.raises(ValueError, match=f"at most {MAX_TAU_ITEMS:,} items"):
         pair_counts([0.0] * (MAX_TAU_ITEMS + 1), [1.0] * (MAX_TAU_ITEMS + 1))

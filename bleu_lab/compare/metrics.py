@@ -150,8 +150,8 @@ class MetricAgreement:
 
 def tau_b(x: Sequence[float], y: Sequence[float]) -> Tau:
     """Kendall's tau_b of two equally long score lists (``agreement.pair_counts``), NaN where undefined and, past
-    ``agreement.MAX_TAU_ITEMS`` items (every pair is counted: about 10 s for 20,000), not computed."""
-    if len(x) < MIN_TAU_ITEMS or len(x) > MAX_TAU_ITEMS:  # no pair, or past pair_counts' bound (time: n squared)
+    ``agreement.MAX_TAU_ITEMS`` items, not computed."""
+    if len(x) < MIN_TAU_ITEMS or len(x) > MAX_TAU_ITEMS:  # no pair, or past pair_counts' bound
         return Tau(float("nan"), len(x))
     counts = pair_counts(list(map(float, x)), list(map(float, y)))
     tied_x, tied_y = counts.tied_x_only + counts.tied_both, counts.tied_y_only + counts.tied_both

@@ -1030,8 +1030,7 @@ def agreement_html(c: ComparisonData) -> str:
             for a in c.agreement]
     note = (f"<div style='{NOTE}'>Each metric turned so that higher is better; a segment counts where both have a "
             "score. τ_b as scipy.stats.kendalltau computes it; – where it is undefined (every score tied) or not "
-            f"computed (more than {MAX_TAU_ITEMS:,} segments: every pair is counted, and the time grows with their "
-            "square). System "
+            f"computed (more than {MAX_TAU_ITEMS:,} segments). System "
             "level: each system's corpus BLEU and chrF, each --scores metric's mean; pairwise accuracy counts a pair "
             f"of systems both order the same way. {_esc(AGREEMENT_SOURCES)}</div>")
     return _table("Metrics and people, segment by segment and system by system", head, rows, note)
