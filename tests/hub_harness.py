@@ -201,21 +201,47 @@ def hub_environment(bin_dir: Path, extra: dict[str, str] | None = None) -> dict[
     return {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}", **(extra or {})}
 
 
+COURSE_LOCK = Path(tempfile.gettempdir()) / "bleu-lab-tests-course-files.lock"
+_holding_exclusive = False  # this process holds COURSE_LOCK exclusively: its own hub starts need no shared lock
+
+
+@contextlib.contextmanager
+def course_files_lock(exclusive: bool = False) -> Iterator[None]:
+    """Between test workers: a test that changes the installed course's files (closes the worked solutions, as the
+    guide's graded mode says) holds this exclusively; a hub start, whose config checks those files, holds it shared,
+    so that no hub of another test starts while they are closed (one did, and refused: CI, Python 3.12)."""
+    global _holding_exclusive
+    if _holding_exclusive:
+        yield
+        return
+    import fcntl
+
+    with open(COURSE_LOCK, "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+        _holding_exclusive = exclusive
+        try:
+            yield
+        finally:
+            _holding_exclusive = False
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
 def refused_start(root: Path, bin_dir: Path, env: dict[str, str] | None = None, timeout: float = 120,
                   local_users: bool = False) -> subprocess.CompletedProcess:
     """Start the hub of ``bin_dir``'s environment in ``root`` and expect its config to refuse (exit before it
     listens): the finished process, its output in ``stdout``. Fails if the hub still runs after ``timeout`` s."""
     config = write_config(root, free_port(), local_users=local_users)
-    process = subprocess.Popen([str(bin_dir / "jupyterhub"), "-f", str(config)], cwd=root,
-                               env=hub_environment(bin_dir, env), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                               text=True, start_new_session=True)
-    try:
-        out, _ = process.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGKILL)
-        out, _ = process.communicate()
-        raise AssertionError(f"the hub did not refuse to start within {timeout} s:\n{out[-3000:]}") from None
+    with course_files_lock():
+        process = subprocess.Popen([str(bin_dir / "jupyterhub"), "-f", str(config)], cwd=root,
+                                   env=hub_environment(bin_dir, env), stdout=subprocess.PIPE,
+                                   stderr=subprocess.STDOUT, text=True, start_new_session=True)
+        try:
+            out, _ = process.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+            out, _ = process.communicate()
+            raise AssertionError(f"the hub did not refuse to start within {timeout} s:\n{out[-3000:]}") from None
     return subprocess.CompletedProcess(process.args, process.returncode, out, "")
 
 
@@ -237,29 +263,38 @@ def running_hub(root: Path, *, idle_timeout: int = 0, cull_every: int = 5, activ
         python_env.chmod(0o755)
         bin_dir, reachable = reachable_environment(python_env)
         env = {**reachable, **(env or {})}
+    starting = contextlib.ExitStack()
+    starting.enter_context(course_files_lock())  # until it answers: its config checks the course's files at start
     with open(root / "hub.log", "wb") as log:
         process = subprocess.Popen([str(bin_dir / "jupyterhub"), "-f", str(config)], cwd=root,
                                    env=hub_environment(bin_dir, env), stdout=log, stderr=subprocess.STDOUT,
                                    start_new_session=True)
     hub = Hub(f"http://127.0.0.1:{port}", root, process)
     try:
-        deadline = time.monotonic() + startup_timeout
-        while True:
-            hub.record_processes()
-            if process.poll() is not None:
-                raise RuntimeError(f"jupyterhub exited with {process.returncode}:\n{hub.log()[-4000:]}")
-            with contextlib.suppress(requests.RequestException):
-                if requests.get(f"{hub.url}/hub/api", timeout=5).status_code == 200:
-                    break
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"jupyterhub did not answer within {startup_timeout} s:\n{hub.log()[-4000:]}")
-            time.sleep(0.5)
+        with starting:
+            wait_until_up(hub, process, startup_timeout)
         yield hub
     finally:
+        starting.close()
         hub.record_processes()
         stop(hub)
         if python_env is not None:
             shutil.rmtree(python_env, ignore_errors=True)
+
+
+def wait_until_up(hub: Hub, process: subprocess.Popen, startup_timeout: float) -> None:
+    """Until the hub's API answers; RuntimeError with its log if it exits or takes longer than ``startup_timeout``."""
+    deadline = time.monotonic() + startup_timeout
+    while True:
+        hub.record_processes()
+        if process.poll() is not None:
+            raise RuntimeError(f"jupyterhub exited with {process.returncode}:\n{hub.log()[-4000:]}")
+        with contextlib.suppress(requests.RequestException):
+            if requests.get(f"{hub.url}/hub/api", timeout=5).status_code == 200:
+                break
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"jupyterhub did not answer within {startup_timeout} s:\n{hub.log()[-4000:]}")
+        time.sleep(0.5)
 
 
 def stop(hub: Hub, grace: float = 60) -> None:

@@ -217,6 +217,9 @@ def test_private_homes_database_and_graded_work_on_a_real_hub() -> None:
     homes.mkdir(mode=0o755)
     state.mkdir(mode=0o700)
     solutions = course_root() / Path(SOLUTIONS).parent
+    # the installed course's solutions are closed below: no other test's hub starts meanwhile
+    exclusive = contextlib.ExitStack()
+    exclusive.enter_context(hub_harness.course_files_lock(exclusive=True))
     solutions_mode = mode(solutions)
     try:
         bin_dir, env = hub_harness.reachable_environment(base)
@@ -274,6 +277,7 @@ def test_private_homes_database_and_graded_work_on_a_real_hub() -> None:
             check_collect_grade_and_return(base, homes, ada, ben)
     finally:
         solutions.chmod(solutions_mode)
+        exclusive.close()
         shutil.rmtree(base, ignore_errors=True)
     assert not [name for name in (ada, ben) if _exists(name)]  # the accounts are gone
 
