@@ -76,7 +76,8 @@ class CompareApp(CompareUpload):
     def inputs(self) -> ComparisonInputs:
         """The uploaded files, decoded and checked, named by the names box or else by their file names."""
         files = list(self.systems.value)
-        check_upload_sizes([(f["name"], len(f["content"])) for f in (*files, *self.references.value)])
+        check_upload_sizes([(f["name"], len(f["content"]))  # every file of the comparison: the page's one bound
+                            for f in (*files, *self.references.value, *self.scores.value)])
         systems = [decode_text_file(f["name"], bytes(f["content"]), "system") for f in files]
         references = [decode_text_file(f["name"], bytes(f["content"]), "reference") for f in self.references.value]
         names = parse_names(self.names.value) or default_names([f["name"] for f in files])
@@ -96,7 +97,6 @@ class CompareApp(CompareUpload):
         if self.direction.value is None:
             raise ValueError(f"say whether {name} is better when higher (COMET) or lower (MQM error points): "
                              "press one of the two buttons beside its name")
-        check_upload_sizes([(f["name"], len(f["content"])) for f in files])
         texts = [decode_text_file(f["name"], bytes(f["content"]), f"{name} scores") for f in files]
         scores = scores_from_lines(name, [(f["name"], t.lines) for f, t in zip(files, texts)], list(inputs.systems),
                                    len(inputs.references), higher_is_better=self.direction.value == DIRECTIONS[0])
