@@ -310,6 +310,63 @@ def test_as_root_without_namespaces_the_kernel_runs_as_nobody(course, tmp_path):
         shutil.rmtree(shared, ignore_errors=True)
 
 
+# Forks sleeping children until the system refuses one (or 2,000 of them run), ends them, and raises with the count:
+# the report's "cells that raised" carries it out of the box.
+FORK_BOMB = """\
+import os, signal, time
+children, refused = [], "none"
+try:
+    while len(children) < 2000:
+        pid = os.fork()
+        if pid == 0:
+            time.sleep(60)
+            os._exit(0)
+        children.append(pid)
+except OSError as err:
+    refused = f"errno {err.errno}"
+for pid in children:
+    os.kill(pid, signal.SIGKILL)
+for pid in children:
+    os.waitpid(pid, 0)
+raise RuntimeError(f"uid {os.getuid()} forked {len(children)} refused {refused}")
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="only root runs bubblewrap as another user")
+def test_as_root_bubblewrap_runs_as_nobody_and_the_process_limit_binds(course, tmp_path):
+    """Linux exempts root from RLIMIT_NPROC in every user namespace: a grader run as root (with a Python every user
+    can run) starts bubblewrap as nobody, so a fork bomb in the box is refused at the box's process limit, the report
+    says so, and the notebook keeps its marks."""
+    import pwd
+
+    from hub_harness import reachable_environment
+
+    _need("bubblewrap")
+    try:
+        pwd.getpwnam(sandbox.KERNEL_USER)
+    except KeyError:
+        pytest.skip(f"this system has no user {sandbox.KERNEL_USER!r}")
+    shared = Path(tempfile.mkdtemp(prefix="bl-nobody-", dir="/tmp"))
+    try:
+        shared.chmod(0o755)
+        bin_dir, extra = reachable_environment(shared)
+        bomb = _write(tmp_path / "eve" / f"{L0}.ipynb", _with_cell(_nb(course, "solved", L0), FORK_BOMB, at=1))
+        done = subprocess.run([str(bin_dir / "bleu-lab"), "grade", str(bomb), "--seed", str(SEED), "--timeout",
+                               str(TIMEOUT), "--sandbox", "bubblewrap"], capture_output=True, text=True, timeout=600,
+                              cwd=tmp_path, env={**os.environ, **extra})
+        assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+        header = done.stdout.splitlines()[1]
+        assert f"at most 1,024 processes, as the unprivileged user {sandbox.KERNEL_USER}" in header, header
+        report = _reports(done.stdout)[1]
+        found = re.search(r"RuntimeError: uid (\d+) forked (\d+) refused (.*)$", report, re.MULTILINE)
+        assert found, report
+        assert int(found.group(1)) == pwd.getpwnam(sandbox.KERNEL_USER).pw_uid, report
+        assert 900 < int(found.group(2)) < 1024 and found.group(3) == "errno 11", report  # EAGAIN: over RLIMIT_NPROC
+        assert report.rstrip().endswith("score: 2 / 2"), report
+    finally:
+        shutil.rmtree(shared, ignore_errors=True)
+
+
 # Files in the box's tmpfs count toward no process's memory: unbounded, 1.2 GB of them made the OOM killer end the
 # grader. Each flood below is refused by size (or as a read-only file system); the notebook still gets its marks.
 FLOOD = """\

@@ -11,7 +11,9 @@ are read-only. ``--unshare-all`` gives it no network and its own PID, IPC, UTS a
 ``--die-with-parent`` and the PID namespace end every process it started when the kernel ends; ``--new-session``
 keeps it off the grader's terminal; ``--cap-drop ALL`` leaves root inside powerless. Without bubblewrap the kernel
 gets a PID namespace of its own where the system allows (``processes.pid_namespace``). Either way ``limits.confine``
-starts it as the OOM killer's first choice, with a process limit in its user namespace.
+starts it as the OOM killer's first choice, with a process limit in its user namespace. Linux exempts root's processes
+from that limit, in every user namespace, so a grader run as root starts bubblewrap (or, without it, the kernel) as the
+unprivileged ``KERNEL_USER`` where that user can run this Python (``kernel_user``).
 
 The grader talks to the kernel over ZeroMQ's ``ipc`` transport: Unix sockets in that bound private folder. A shared
 loopback would need the kernel in the grader's network namespace (every local port reachable); sockets in a folder
@@ -47,7 +49,8 @@ class Sandbox:
     """How kernels are boxed: ``kind`` is "bubblewrap" or "none"; ``why`` says why not, for the report's header."""
 
     kind: str
-    why: str = ""
+    why: str = ""  # "none": why not bubblewrap; bubblewrap run by root: why not as KERNEL_USER
+    user: tuple[int, int] | None = None  # bubblewrap run by root: the (uid, gid) it runs as (``kernel_user``)
 
     @property
     def header(self) -> str:
@@ -55,8 +58,13 @@ class Sandbox:
             sized = (f"/tmp and /dev/shm {TMPFS_BYTES // 2**20} MB each, its private copy {PRIVATE_BYTES // 2**20} MB"
                      if sized_tmpfs() else "/tmp, /dev/shm and its private copy on the grader's disk: this "
                      "bubblewrap cannot size a tmpfs (--size needs 0.5)")
-            return ("sandbox: bubblewrap (each kernel: read-only files, no network, its own processes, only its "
-                    f"private copy writable, {sized})")
+            processes = f"at most {BOX_PROCESSES:,} processes"
+            if self.user is not None:
+                processes += f", as the unprivileged user {KERNEL_USER}"
+            elif self.why:  # root, and bubblewrap could not start as KERNEL_USER: Linux exempts root from the limit
+                processes = f"as root, whom no process limit binds: {self.why}"
+            return ("sandbox: bubblewrap (each kernel: read-only files, no network, its own processes "
+                    f"({processes}), only its private copy writable, {sized})")
         _, namespace = pid_namespace()
         _, user = kernel_user()
         return (f"sandbox: none ({self.why}): each kernel runs {user} in a private folder, {namespace}; every "
@@ -223,10 +231,12 @@ def kernel_prefix(box: Sandbox, private: Path, cwd: Path) -> list[str]:
     (and, in the box, the folders its environment names made, inside its own tmpfs)."""
     if not sys.platform.startswith("linux"):
         return []
-    outer = confine(sys.executable, oom_score=KERNEL_OOM_SCORE, die_with_parent=True)
-    if box.kind == "bubblewrap":
+    if box.kind == "bubblewrap":  # run by root: bubblewrap itself as box.user, so that the process limit binds
+        owner = None if box.user is None else (*box.user, private)
+        outer = confine(sys.executable, oom_score=KERNEL_OOM_SCORE, die_with_parent=True, user=owner)
         return [*outer, *bwrap_prefix(private, cwd),
                 *confine(sys.executable, processes=BOX_PROCESSES, make_folders=sized_tmpfs())]
+    outer = confine(sys.executable, oom_score=KERNEL_OOM_SCORE, die_with_parent=True)
     namespace, _ = pid_namespace()
     user, _ = kernel_user()
     if user is not None:  # as root: inside the namespace (unshare needs root), the kernel becomes the user
@@ -236,17 +246,36 @@ def kernel_prefix(box: Sandbox, private: Path, cwd: Path) -> list[str]:
 
 
 def probe(private: Path) -> Sandbox:
-    """Bubblewrap if it starts this Python in its box here (Linux with user namespaces), else why not."""
+    """Bubblewrap if it starts this Python in its box here (Linux with user namespaces), else why not. Run by root,
+    bubblewrap starts as ``kernel_user`` where that user can run it: Linux exempts root from ``RLIMIT_NPROC``, in
+    every user namespace whose processes are root's, so only then does the box's process limit bind a fork bomb."""
     if not sys.platform.startswith("linux"):
         return Sandbox("none", f"bubblewrap runs on Linux only, not on {sys.platform}")
     if shutil.which(BWRAP) is None:
         return Sandbox("none", "bubblewrap (bwrap) is not installed")
+    user, why_not = kernel_user()
+    if user is not None:
+        failed = _start(private, user)
+        if not failed:
+            return Sandbox("bubblewrap", user=user)
+        why_not = f"as root: bubblewrap could not start as {KERNEL_USER} ({failed})"
+    failed = _start(private, None)
+    if failed:
+        return Sandbox("none", failed)
+    if os.geteuid() != 0:
+        return Sandbox("bubblewrap")
+    return Sandbox("bubblewrap", why_not.removeprefix("as root").lstrip(": ").removeprefix("(").removesuffix(")"))
+
+
+def _start(private: Path, user: tuple[int, int] | None) -> str:
+    """Why bubblewrap (run as ``user``, else as this user) cannot start this Python in its box; "" if it can."""
+    owner = [] if user is None else confine(sys.executable, user=(*user, private))
     try:
-        done = subprocess.run([*bwrap_prefix(private), sys.executable, "-I", "-B", "-c", "import ipykernel"],
+        done = subprocess.run([*owner, *bwrap_prefix(private), sys.executable, "-I", "-B", "-c", "import ipykernel"],
                               capture_output=True, text=True, timeout=PROBE_TIMEOUT, stdin=subprocess.DEVNULL)
     except (OSError, subprocess.TimeoutExpired) as exc:
-        return Sandbox("none", f"bubblewrap could not start: {type(exc).__name__}")
+        return f"bubblewrap could not start: {type(exc).__name__}"
     if done.returncode != 0:
         last = (done.stderr.strip().splitlines() or [f"exit code {done.returncode}"])[-1]
-        return Sandbox("none", f"bubblewrap could not start here: {last[:200]}")
-    return Sandbox("bubblewrap")
+        return f"bubblewrap could not start here: {last[:200]}"
+    return ""
