@@ -232,11 +232,17 @@ def test_word_accuracy_and_ngrams_equal_compare_mt_on_generated_corpora(corpus):
             assert (mine.recall(b), mine.precision(b), mine.fmeasure(b)) == (rec, prec, fmeas)
     for kind, index in (("match", 1), ("over", 2), ("under", 3)):
         c1, c2 = ngram_counts(ref, out1)[kind], ngram_counts(ref, out2)[kind]
+        assert ngram_counts(ref, out1, kinds=(kind,)) == {kind: c1}  # a report counts only the kind it shows
         t1, t2 = ngram_utils.compare_ngrams(ref, out1)[index], ngram_utils.compare_ngrams(ref, out2)[index]
         assert {g: v for g, v in t1.items() if v} == dict(c1)
         expected = stat_utils.extract_salient_features(t1, t2, alpha=0.5)
         first, second = salient_ngrams(c1, c2, alpha=0.5, top=10**6)
         assert {g.ngram: g.score for g in first} == {g: s for g, s in expected.items() if t1[g] or t2[g]}
+
+
+def test_ngram_counts_names_an_unknown_kind():
+    with pytest.raises(ValueError, match=r"kinds must be among match, over, under, got \['overs'\]"):
+        ngram_counts([["a"]], [["a"]], kinds=("match", "overs"))
 
 
 # --- exports ----------------------------------------------------------------------------------------------------

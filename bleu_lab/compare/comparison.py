@@ -250,7 +250,7 @@ def compare_systems(
     }, source, word_examples(first_ref, out_tokens, lambda w: word_bucket.get(w, unseen), n_freq))
 
     ref_ngrams = reference_ngram_counts(first_ref, 1, ngram_order)
-    counts = {name: ngram_counts(first_ref, out_tokens[name], 1, ngram_order, ref_ngrams)[compare_type]
+    counts = {name: ngram_counts(first_ref, out_tokens[name], 1, ngram_order, ref_ngrams, (compare_type,))[compare_type]
               for name in outputs}
     salient = tuple(
         SalientPair(name, base, compare_type, alpha, *salient_ngrams(counts[name], counts[base], alpha, top_ngrams))

@@ -152,14 +152,19 @@ def reference_ngram_counts(
 
 def ngram_counts(
     references: Sequence[Sequence[str]], outputs: Sequence[Sequence[str]], min_order: int = 1, max_order: int = 4,
-    reference_counts: Sequence[Sequence[Counter]] | None = None,
+    reference_counts: Sequence[Sequence[Counter]] | None = None, kinds: Sequence[str] = COMPARE_TYPES,
 ) -> dict[str, Counter]:
     """Per n-gram (orders min_order..max_order), summed over segments: ``match`` = min(output count, reference
     count), ``over`` = output count - match, ``under`` = reference count - match (compare-mt's ``compare_ngrams``).
-    ``reference_counts``: ``reference_ngram_counts(references, min_order, max_order)``, when systems share them."""
+    ``reference_counts``: ``reference_ngram_counts(references, min_order, max_order)``, when systems share them;
+    ``kinds``: which of the three to count (a report needs one)."""
+    unknown = set(kinds) - set(COMPARE_TYPES)
+    if unknown:
+        raise ValueError(f"kinds must be among {', '.join(COMPARE_TYPES)}, got {sorted(unknown)!r}")
     match: Counter = Counter()
     over: Counter = Counter()
     under: Counter = Counter()
+    need_over, need_under = "over" in kinds, "under" in kinds
     if reference_counts is None:
         reference_counts = reference_ngram_counts(references, min_order, max_order)
     for ref_orders, out in zip(reference_counts, outputs):
@@ -169,13 +174,14 @@ def ngram_counts(
                 m = min(count, ref_counts.get(g, 0))
                 if m:
                     match[g] += m
-                if count > m:
+                if need_over and count > m:
                     over[g] += count - m
-            for g, count in ref_counts.items():
-                left = count - out_counts.get(g, 0)
-                if left > 0:
-                    under[g] += left
-    return {"match": match, "over": over, "under": under}
+            if need_under:
+                for g, count in ref_counts.items():
+                    left = count - out_counts.get(g, 0)
+                    if left > 0:
+                        under[g] += left
+    return {kind: counts for kind, counts in (("match", match), ("over", over), ("under", under)) if kind in kinds}
 
 
 def _tuples(tokens: Sequence[str], n: int):
