@@ -32,7 +32,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, fields
-from functools import lru_cache
+from functools import cache, lru_cache
 from html import escape
 
 import numpy as np
@@ -495,6 +495,21 @@ class RandomizationResult(PairedResult):
 # --- the tests ----------------------------------------------------------------------------------------
 
 
+@cache
+def _blas_threads():
+    from threadpoolctl import ThreadpoolController
+
+    return ThreadpoolController()  # finds the BLAS libraries loaded now (numpy's), once
+
+
+def one_blas_thread():
+    """A context in which numpy's BLAS runs on one thread (``threadpoolctl``). The tests' products are small (the
+    draws of a chunk by about ten statistics): a second BLAS thread saves little and spins while it waits, so with
+    two threads on a busy 2-core machine a comparison's CPU time was a third to half as much again
+    (``benchmarks/bench_compare.py``). The sums are exact integers either way: the results are the same."""
+    return _blas_threads().limit(limits=1, user_api="blas")
+
+
 def resampled_sums(rows: np.ndarray, idxs: np.ndarray) -> np.ndarray:
     """The float32 column sums of ``rows`` over each resample: ``rows[idxs[k]].sum(0)`` for every row k of ``idxs``.
 
@@ -508,7 +523,8 @@ def resampled_sums(rows: np.ndarray, idxs: np.ndarray) -> np.ndarray:
     if whole and n * np.abs(rows).max(initial=0) < FLOAT32_EXACT:  # how often each segment was drawn, times the rows
         offsets = (np.arange(len(idxs)) * n)[:, None]
         weights = np.bincount((idxs + offsets).ravel(), minlength=len(idxs) * n).reshape(len(idxs), n)
-        return weights.astype(np.float32) @ rows32
+        with one_blas_thread():
+            return weights.astype(np.float32) @ rows32
     return np.stack([rows32[sample].sum(0) for sample in idxs])
 
 
@@ -635,7 +651,8 @@ def randomization_from_rows(
         coins = take_baseline[start:start + _CHUNK]
         if whole:  # integer statistics: the shuffled sums exactly, from one product
             block = coins.astype(delta.dtype) if numbers is None else numbers[start:start + _CHUNK]
-            swapped = np.rint(block @ delta).astype(np.int64)
+            with one_blas_thread():
+                swapped = np.rint(block @ delta).astype(np.int64)
             shuffled_a, shuffled_b = sys_total + swapped, base_total - swapped
         else:  # fractional statistics (TER's average reference length): sacrebleu's own two float64 products
             shuffled_a = coins @ setup.base_rows + ~coins @ setup.sys_rows

@@ -718,3 +718,21 @@ def test_one_paired_test_over_any_statistic_bleu_is_not_a_special_case():
         sig.paired_rows("COMET", base, system, refs)
     with pytest.raises(TypeError, match="TER takes no options"):
         sig.paired_rows("TER", base, system, refs, lowercase=True)
+
+
+def test_the_tests_products_run_on_one_blas_thread_and_restore_it():
+    """The paired tests' products run on one BLAS thread (a second one spins on a busy machine: bench_compare.py);
+    numpy's own setting comes back after them."""
+    from threadpoolctl import threadpool_info
+
+    from bleu_lab.significance import one_blas_thread
+
+    def blas_threads() -> list[int]:
+        return [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"]
+
+    before = blas_threads()
+    if not before:
+        pytest.skip("numpy here reports no BLAS library to threadpoolctl")
+    with one_blas_thread():
+        assert blas_threads() == [1] * len(before)
+    assert blas_threads() == before
