@@ -1133,7 +1133,8 @@ def metric_buckets_html(c: ComparisonData, m) -> str:
                          "bucket, error bars the 95% bootstrap interval. ", "{:.3f}", "no rated segment", wide),
             f"Each system's rated segments grouped by {what} as in the BLEU figure; bar: the mean of their {m.name} "
             f"scores ({m.direction}: {'taller' if m.higher_is_better else 'shorter'} is better), a mean of segment "
-            "scores, not a corpus score; error bars: 95% bootstrap intervals; no bar: no rated segment."))
+            "scores, not a corpus score; error bars: 95% bootstrap intervals; no bar: no rated segment, or a mean of 0 "
+            "(the table below tells them apart)."))
         rows = [[_esc(label)] + [_bucket_cell(t.scores[n][b], "{:.3f}", html_text=True) for n in t.scores]
                 for b, label in enumerate(t.labels)]
         note = (f"<div style='{NOTE}'>rated segments · mean {_esc(m.name)} of them [95% bootstrap interval of the "
