@@ -65,6 +65,22 @@ def test_examples_by_hand_and_better_follows_the_direction(hand):
     assert (only.segment, only.gap, only.better) == (0, pytest.approx(0.2), "b")
 
 
+def test_bucket_rows_open_their_rated_segments_best_by_the_metric_first(hand):
+    from bleu_lab.compare.metrics import oriented
+    from bleu_lab.compare.reporters import bucket_segments, bucket_segments_html
+
+    m, (length, _) = hand.metrics[0], hand.metrics[0].buckets
+    better = {n: oriented(hand.metric_scores["MQM"].scores[n], False) for n in ("a", "b")}
+    assert bucket_segments(hand, length, 1, "b", scores=better["b"]) == ([2, 1], [])  # 3 errors before 5
+    assert bucket_segments(hand, length, 1, "a", scores=better["a"]) == ([1], [])  # segment 3 not rated: not shown
+    drill = bucket_segments_html(hand, length, 1, m)
+    assert "segments of [10,20): best and worst by MQM first" in drill and "(2 rated segments)" in drill
+    assert drill.index("<b>segment 3</b> · MQM 3.000 · sentence BLEU") < drill.index("<b>segment 2</b> · MQM 5.000")
+    only_a = bucket_segments_html(hand, length, 2, m)  # b has no rated segment of [20,30)
+    assert "<b>a</b> (1 rated segment)" in only_a and "<b>b</b>" not in only_a
+    assert bucket_segments_html(hand, length, 6, m) == ""  # >=60: empty
+
+
 def test_empty_buckets_print_a_dash_never_zero(hand):
     page = hand.to_html()
     start = page.index("MQM by reference length (mean of segment scores)")

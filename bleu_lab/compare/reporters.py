@@ -26,6 +26,7 @@ from ..explain import explain
 from ..explain_html import BOX, CELL, MONO, TABLE, chip_legend_html, token_chips_html
 from ..significance import MAX_DRAWS, bonferroni_alpha, holm_adjusted
 from ..spreadsheet import write_csv
+from .metrics import oriented
 from .results import BucketTable, ComparisonData, PairTest
 
 ALPHA = 0.05  # the level the report reads every p-value at
@@ -731,12 +732,13 @@ SEGMENTS_PER_SIDE = 2  # a bucket's drill-down: this many best and this many wor
 MAX_SHOWN_CHARS = 240  # of an output or reference in a drill-down
 
 
-def bucket_segments(c: ComparisonData, t: BucketTable, bucket: int, name: str,
-                    per_side: int = SEGMENTS_PER_SIDE) -> tuple[list[int], list[int]]:
+def bucket_segments(c: ComparisonData, t, bucket: int, name: str, per_side: int = SEGMENTS_PER_SIDE,
+                    scores: np.ndarray | None = None) -> tuple[list[int], list[int]]:
     """System ``name``'s segments in ``bucket`` of table ``t`` (0-based): the ``per_side`` with the highest sentence
-    BLEU (best first) and the ``per_side`` with the lowest (worst first), none in both; ties: the earlier segment."""
-    scores = c.sentence_bleu[name]
-    members = [int(i) for i in np.flatnonzero(c.bucket_of[t.bucketer.name][name] == bucket)]
+    BLEU (or ``scores``, higher is better, NaN left out) (best first) and the ``per_side`` with the lowest (worst
+    first), none in both; ties: the earlier segment."""
+    scores = c.sentence_bleu[name] if scores is None else scores
+    members = [int(i) for i in np.flatnonzero((c.bucket_of[t.bucketer.name][name] == bucket) & ~np.isnan(scores))]
     ranked = sorted(members, key=lambda i: (-scores[i], i))
     best = ranked[:per_side]
     worst = sorted(ranked[per_side:], key=lambda i: (scores[i], i))[:per_side]
@@ -747,33 +749,39 @@ def _short(text: str) -> str:
     return _esc(text if len(text) <= MAX_SHOWN_CHARS else text[:MAX_SHOWN_CHARS] + " …")
 
 
-def _segment_item(c: ComparisonData, name: str, i: int) -> str:
-    """One segment of a drill-down: the output, its sentence BLEU (against every reference of the segment) and every
-    reference, so a score credited by a later reference is not shown beside the first one alone."""
+def _segment_item(c: ComparisonData, name: str, i: int, metric=None) -> str:
+    """One segment of a drill-down: the output, its sentence BLEU (against every reference of the segment; after
+    ``metric``'s score, given a --scores metric) and every reference, so a score credited by a later reference is not
+    shown beside the first one alone."""
     refs = c.references[i]
     against = f" against all {len(refs)} references" if len(refs) > 1 else ""
     shown = "".join(f"<div style='color:#444'>reference{f' {k}' if len(refs) > 1 else ''}: "
                     f"<span style='{MONO}'>{_short(r)}</span></div>" for k, r in enumerate(refs, 1))
-    return (f"<li style='margin:2px 0'><b>segment {i + 1}</b> · sentence BLEU {c.sentence_bleu[name][i]:.1f}{against}"
-            f"<div style='{MONO}'>{_short(c.outputs[name][i])}</div>{shown}</li>")
+    score = "" if metric is None else f"{_esc(metric.name)} {c.metric_scores[metric.name].scores[name][i]:.3f} · "
+    return (f"<li style='margin:2px 0'><b>segment {i + 1}</b> · {score}sentence BLEU {c.sentence_bleu[name][i]:.1f}"
+            f"{against}<div style='{MONO}'>{_short(c.outputs[name][i])}</div>{shown}</li>")
 
 
-def bucket_segments_html(c: ComparisonData, t: BucketTable, bucket: int) -> str:
-    """A bucket's segments behind ``<details>``: for each system, its best and its worst segments in the bucket."""
+def bucket_segments_html(c: ComparisonData, t, bucket: int, metric=None) -> str:
+    """A bucket's segments behind ``<details>``: for each system, its best and its worst segments in the bucket (by
+    sentence BLEU; for a --scores ``metric``'s table ``t``, its rated segments by the metric, in its direction)."""
     columns = []
     for name in t.scores:
-        count = t.scores[name][bucket].count
+        count = t.scores[name][bucket].count if metric is None else t.scores[name][bucket].rated
         if not count:
             continue
-        best, worst = bucket_segments(c, t, bucket, name)
+        scores = None if metric is None else oriented(c.metric_scores[metric.name].scores[name],
+                                                      metric.higher_is_better)
+        best, worst = bucket_segments(c, t, bucket, name, scores=scores)
         lists = "".join(f"<div>{side}</div><ul style='padding-left:1.2em;margin:0'>"
-                        f"{''.join(_segment_item(c, name, i) for i in segments)}</ul>"
+                        f"{''.join(_segment_item(c, name, i, metric) for i in segments)}</ul>"
                         for side, segments in (("best", best), ("worst", worst)) if segments)
-        columns.append(f"<div style='flex:1 1 16em;min-width:0'><b>{_esc(name)}</b> ({count} segment"
-                       f"{'s' if count != 1 else ''}){lists}</div>")
+        columns.append(f"<div style='flex:1 1 16em;min-width:0'><b>{_esc(name)}</b> ({count} "
+                       f"{'rated ' if metric is not None else ''}segment{'s' if count != 1 else ''}){lists}</div>")
     if not columns:
         return ""
-    return (f"<details><summary>segments of {_esc(t.labels[bucket])}: best and worst first</summary>"
+    by = "" if metric is None else f" by {_esc(metric.name)}"
+    return (f"<details><summary>segments of {_esc(t.labels[bucket])}: best and worst{by} first</summary>"
             f"<div style='display:flex;flex-wrap:wrap;gap:12px;text-align:left'>{''.join(columns)}</div></details>")
 
 
@@ -1141,9 +1149,11 @@ def metric_buckets_html(c: ComparisonData, m) -> str:
                 f"mean, {c.settings.get('n_samples')} resamples of the bucket's rated segments]; segments not rated "
                 f"are left out and counted; –: no rated segment in the bucket. The buckets and their segments are "
                 f"those of the BLEU table{' (merged into 7, as in the BLEU figure)' if wide else ''}. "
-                f"{_esc(m.name)} is {_esc(m.direction)}.</div>")
+                f"{_esc(m.name)} is {_esc(m.direction)}; each row opens its rated segments, the best and the worst "
+                f"by {_esc(m.name)} first.</div>")
+        details = [bucket_segments_html(c, t, b, m) for b in range(len(t.labels))]
         tables.append(_table(f"{m.name} by {what} (mean of segment scores)", ["bucket", *map(_esc, t.scores)], rows,
-                             note))
+                             note, details))
     return _figures_html(figures) + "".join(tables)
 
 
