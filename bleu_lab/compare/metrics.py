@@ -46,8 +46,8 @@ MIN_TAU_ITEMS = 2  # Kendall's tau needs a pair
 
 @dataclass(frozen=True)
 class MetricSystem:
-    """One system's score in a metric: the mean over its rated segments, the 95% bootstrap interval, how many
-    segments are rated and how many are left out."""
+    """One system's score in a metric, over all its segments or one bucket's: the mean over the rated ones (NaN when
+    none is), the 95% bootstrap interval, how many segments are rated and how many are left out."""
 
     name: str
     mean: float
@@ -76,23 +76,13 @@ class MetricPairTest:
 
 
 @dataclass(frozen=True)
-class MetricBucket:
-    """One system's segments in one bucket, in one metric: the mean over the rated ones (NaN when none is), its 95%
-    bootstrap interval, how many are rated and how many are left out."""
-
-    mean: float
-    interval: tuple[float, float]
-    rated: int
-    unrated: int
-
-
-@dataclass(frozen=True)
 class MetricBucketTable:
-    """A metric's means per bucket of one bucketing (a BLEU table's buckets): system -> one ``MetricBucket`` each."""
+    """A metric's means per bucket of one bucketing (a BLEU table's buckets): system -> one ``MetricSystem`` per
+    bucket (the system's mean over the bucket's rated segments)."""
 
     metric: str
     bucketer: Bucketer
-    scores: dict[str, list[MetricBucket]]
+    scores: dict[str, list[MetricSystem]]
 
     @property
     def labels(self) -> list[str]:
@@ -183,7 +173,7 @@ def metric_buckets(metric: SegmentScores, bucketer: Bucketer, bucket_of: Mapping
         for b in range(len(bucketer.cutoffs) + 1):
             members = values[index == b]
             rated = members[~np.isnan(members)]
-            cells.append(MetricBucket(float(rated.mean()) if len(rated) else float("nan"),
+            cells.append(MetricSystem(name, float(rated.mean()) if len(rated) else float("nan"),
                                       mean_interval(rated, n_samples, seed), len(rated), len(members) - len(rated)))
         table[name] = cells
     return MetricBucketTable(metric.name, bucketer, table)
