@@ -1065,9 +1065,10 @@ def metrics_text(c: ComparisonData) -> list[str]:
         for s in m.systems:
             lines.append(f"  {s.name:<20} {s.mean:8.3f} [{s.interval[0]:.3f}, {s.interval[1]:.3f}]  "
                          f"{s.rated} rated, {s.unrated} left out")
-        lines.append(f"  {m.name} by " + " and by ".join(t.bucketer.name for t in m.buckets)
-                     + f" ({len(m.examples)} segments where a system and the baseline differ most): in --html, "
-                     "--json, --latex and --csv (metric_buckets.csv, metric_examples.csv)")
+        lines.append(f"  {m.name}'s mean per bucket (by " + " and by ".join(t.bucketer.name for t in m.buckets)
+                     + "): in --html, --json, --latex and --csv (metric_buckets.csv); the "
+                     f"{len(m.examples)} segments where a system and the baseline differ most in {m.name}: in --html, "
+                     "--json and --csv (metric_examples.csv)")
     for a in c.agreement:
         lines.append(f"{a.x} vs {a.y}: segment tau_b {a.pooled.tau:.3f} ({a.pooled.items} segments, pooled), "
                      f"system pairwise accuracy {a.system_accuracy:.3f}, system tau_b {a.system_tau:.3f}")
