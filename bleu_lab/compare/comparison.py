@@ -49,7 +49,15 @@ from .bucketers import (
     read_frequency_file,
     word_frequencies,
 )
-from .metrics import disagreements, every_agreement, metric_tests, oriented
+from .metrics import (
+    disagreements,
+    every_agreement,
+    largest_gaps,
+    metric_buckets,
+    metric_examples,
+    metric_tests,
+    oriented,
+)
 from .reporters import ALPHA, report_html, to_csv, to_dict, to_html, to_json, to_latex, to_text
 from .results import (
     BucketTable,
@@ -144,9 +152,10 @@ def compare_systems(
     (the slowest score: about half the time on a 1,000-segment test set with three references).
     ``scores``: other metrics' (or people's) segment scores, {name: ``segment_scores.SegmentScores``} (from
     ``read_segment_scores`` or ``segment_scores``; unrated segments NaN): each gets its system means with 95% intervals
-    and both paired tests on every pair, and with them every pair of metrics (BLEU, chrF, these) gets its Kendall's
-    tau per system and pooled, system-level pairwise accuracy and tau, and the segments BLEU and each rank furthest
-    apart (``compare.metrics``).
+    and both paired tests on every pair, its means per reference-length and (merged) length-difference bucket and the
+    segments where each system and the baseline differ most in it (``MetricResult.buckets``, ``.examples``), and
+    every pair of metrics (BLEU, chrF, these) gets its Kendall's tau per system and pooled, system-level pairwise
+    accuracy and tau, and the segments BLEU and each rank furthest apart (``compare.metrics``).
     """
     outputs = _systems(systems, names)
     refs = _references(references, len(next(iter(outputs.values()))))
@@ -263,7 +272,12 @@ def compare_systems(
                 "raised": {arg: [asked, used] for (arg, asked), used in zip(requested.items(), (n_samples, n_trials))
                            if asked != used}}
     bleu = {s.name: s.bleu.score for s in scores}
-    metric_results = tuple(metric_tests(m, order, n_samples, n_trials, seed) for m in extra.values())
+    metric_results = tuple(
+        replace(metric_tests(m, order, n_samples, n_trials, seed),
+                buckets=tuple(metric_buckets(m, t.bucketer, bucket_of[t.bucketer.name], n_samples, seed)
+                              for t in (length_table, merged_table)),
+                examples=metric_examples(m, base, list(outputs), n_examples))
+        for m in extra.values())
     agreement, disagree = _agreement(extra, scores, sentence, chrf_rows, chrf_options, n_examples)
     return Comparison(
         tuple(outputs), base, options, scores[0].bleu.signature, scores[0].chrf.signature if chrf else "", scores,
@@ -394,8 +408,7 @@ def _frequencies(frequencies: object, first_ref: list[list[str]]) -> tuple[Mappi
 def _examples(system: np.ndarray, baseline: np.ndarray, name: str, base: str, k: int) -> list[Example]:
     """The k segments with the largest |sentence BLEU gap| (ties: the earlier segment first); no zero gaps."""
     gaps = system - baseline
-    order = sorted((i for i in range(len(gaps)) if gaps[i] != 0), key=lambda i: (-abs(gaps[i]), i))[:k]
-    return [Example(i, name, base, float(gaps[i])) for i in order]
+    return [Example(i, name, base, float(gaps[i])) for i in largest_gaps(gaps, k)]
 
 
 class ThresholdOutOfReach(ValueError):

@@ -15,6 +15,11 @@ against each other, segment by segment and system by system.
   BLEU, chrF and learned metrics (``delta_accuracy``); a ``--scores`` metric named like one of them gets its fit.
 - The segments where two metrics disagree most: each segment's rank among all segments in x and in y (as a share,
   0 worst to 1 best, ties at their mean rank), largest |rank_x - rank_y| first.
+- Buckets (``metric_buckets``): in each bucket of segments (the buckets of BLEU's tables, the same segments in each),
+  a system's mean of the metric over the bucket's rated segments, with its 95% bootstrap interval
+  (``segment_scores.mean_interval``). A mean of per-segment scores, not a corpus score of the bucket (BLEU's bucket
+  score is corpus BLEU of the bucket's pooled statistics).
+- Examples (``metric_examples``): per system, the segments whose score differs most from the baseline's, both rated.
 """
 
 from __future__ import annotations
@@ -34,14 +39,15 @@ from ..significance import (
     bootstrap_from_rows,
     randomization_from_rows,
 )
+from .bucketers import Bucketer
 
 MIN_TAU_ITEMS = 2  # Kendall's tau needs a pair
 
 
 @dataclass(frozen=True)
 class MetricSystem:
-    """One system's score in a metric: the mean over its rated segments, the 95% bootstrap interval, how many
-    segments are rated and how many are left out."""
+    """One system's score in a metric, over all its segments or one bucket's: the mean over the rated ones (NaN when
+    none is), the 95% bootstrap interval, how many segments are rated and how many are left out."""
 
     name: str
     mean: float
@@ -70,8 +76,45 @@ class MetricPairTest:
 
 
 @dataclass(frozen=True)
+class MetricBucketTable:
+    """A metric's means per bucket of one bucketing (a BLEU table's buckets): system -> one ``MetricSystem`` per
+    bucket (the system's mean over the bucket's rated segments)."""
+
+    metric: str
+    bucketer: Bucketer
+    scores: dict[str, list[MetricSystem]]
+
+    @property
+    def labels(self) -> list[str]:
+        return self.bucketer.labels
+
+
+@dataclass(frozen=True)
+class MetricExample:
+    """A segment where ``system``'s score in a metric differs most from ``baseline``'s (both rated)."""
+
+    segment: int  # 0-based
+    system: str
+    baseline: str
+    system_score: float
+    baseline_score: float
+    higher_is_better: bool
+
+    @property
+    def gap(self) -> float:
+        """system score - baseline score, as the metric's numbers run."""
+        return self.system_score - self.baseline_score
+
+    @property
+    def better(self) -> str:
+        """The system whose score is better in the metric's direction."""
+        return self.system if (self.gap > 0) == self.higher_is_better else self.baseline
+
+
+@dataclass(frozen=True)
 class MetricResult:
-    """What one ``--scores`` metric found: per system its score, and every pair of systems tested."""
+    """What one ``--scores`` metric found: per system its score, and every pair of systems tested; from
+    ``compare_systems``, also its means per bucket and its examples against the baseline."""
 
     name: str
     higher_is_better: bool
@@ -80,6 +123,8 @@ class MetricResult:
     systems: tuple[MetricSystem, ...]
     all_pairs: tuple[MetricPairTest, ...]
     delta_scale: float = 1.0  # a difference times this is on the scale of Kocmi et al.'s fit (100: 0-1 scores, x100)
+    buckets: tuple[MetricBucketTable, ...] = ()  # by reference length, by length difference (merged)
+    examples: tuple[MetricExample, ...] = ()  # per system against the baseline, the largest gaps first
 
     def estimated_accuracy(self, difference: float) -> float | None:
         """Kocmi et al. 2024's estimated accuracy of ``difference`` in this metric, None for a metric they did not
@@ -115,6 +160,38 @@ def metric_tests(metric: SegmentScores, order: Sequence[str], n_samples: int, n_
                 bootstrap_from_rows(rows, n_samples=n_samples, seed=seed, method="shift")))
     return MetricResult(metric.name, metric.higher_is_better, metric.source, metric.note, systems, tuple(pairs),
                         delta_scale(metric))
+
+
+def metric_buckets(metric: SegmentScores, bucketer: Bucketer, bucket_of: Mapping[str, np.ndarray], n_samples: int,
+                   seed: int | None) -> MetricBucketTable:
+    """``metric``'s mean per bucket and system: ``bucket_of[system][i]`` is segment i's bucket (as BLEU's table has
+    it); the interval resamples the bucket's rated segments ``n_samples`` times (``mean_interval``)."""
+    table = {}
+    for name, index in bucket_of.items():
+        values = metric.scores[name]
+        cells = []
+        for b in range(len(bucketer.cutoffs) + 1):
+            members = values[index == b]
+            rated = members[~np.isnan(members)]
+            cells.append(MetricSystem(name, float(rated.mean()) if len(rated) else float("nan"),
+                                      mean_interval(rated, n_samples, seed), len(rated), len(members) - len(rated)))
+        table[name] = cells
+    return MetricBucketTable(metric.name, bucketer, table)
+
+
+def largest_gaps(gaps: np.ndarray, k: int) -> list[int]:
+    """The indices of the ``k`` largest |gaps|, largest first (ties: the earlier index); no zero or NaN gap."""
+    keep = np.flatnonzero((gaps != 0) & ~np.isnan(gaps))
+    return sorted(keep.tolist(), key=lambda i: (-abs(gaps[i]), i))[:k]
+
+
+def metric_examples(metric: SegmentScores, baseline: str, systems: Sequence[str], k: int) -> tuple[MetricExample, ...]:
+    """Per system of ``systems`` (not the baseline), the ``k`` segments both rated where its score and
+    ``baseline``'s differ most (``largest_gaps``)."""
+    base = metric.scores[baseline]
+    return tuple(MetricExample(i, name, baseline, float(metric.scores[name][i]), float(base[i]),
+                               metric.higher_is_better)
+                 for name in systems if name != baseline for i in largest_gaps(metric.scores[name] - base, k))
 
 
 def delta_scale(metric: SegmentScores) -> float:

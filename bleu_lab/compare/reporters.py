@@ -26,6 +26,7 @@ from ..explain import explain
 from ..explain_html import BOX, CELL, MONO, TABLE, chip_legend_html, token_chips_html
 from ..significance import MAX_DRAWS, bonferroni_alpha, holm_adjusted
 from ..spreadsheet import write_csv
+from .metrics import oriented
 from .results import BucketTable, ComparisonData, PairTest
 
 ALPHA = 0.05  # the level the report reads every p-value at
@@ -581,21 +582,42 @@ def _values_text(labels: list[str], series: dict[str, list[float]], intervals: d
 
 
 def _bucket_figure(t: BucketTable, title: str, xlabel: str, wide: bool = False) -> str:
-    labels = t.labels
-    series = {n: [s.bleu for s in scores] for n, scores in t.scores.items()}
-    intervals = {n: [s.interval for s in scores] for n, scores in t.scores.items()}
-    counts = {n: [s.count for s in scores] for n, scores in t.scores.items()}
-    desc = ("Bar chart: BLEU of each system's segments in each bucket, error bars the 95% bootstrap interval. "
-            + _values_text(labels, series, intervals, "{:.1f}", counts) + " The table below holds the same numbers.")
+    return _bars_figure(t.labels, {n: [s.bleu for s in scores] for n, scores in t.scores.items()},
+                        {n: [s.interval for s in scores] for n, scores in t.scores.items()},
+                        {n: [s.count for s in scores] for n, scores in t.scores.items()}, title, xlabel, "BLEU",
+                        "Bar chart: BLEU of each system's segments in each bucket, error bars the 95% bootstrap "
+                        "interval. ", "{:.1f}", "no segment", wide)
+
+
+def _bars_figure(labels: list[str], series: dict[str, list[float]], intervals: dict, counts: dict[str, list[int]],
+                 title: str, xlabel: str, ylabel: str, lead: str, fmt: str, empty: str, wide: bool) -> str:
+    """A bucket figure: per bucket one bar per system with its 95% interval, no bar where ``counts`` is 0; the
+    y axis starts at 0 unless a value or bound is below it. Its <desc> is ``lead`` and every number."""
+    desc = (lead + _values_text(labels, series, intervals, fmt, counts, empty)
+            + " The table below holds the same numbers.")
+    values = [x for n in series for x in (*series[n], *(b for pair in intervals[n] for b in pair))
+              if not math.isnan(x)]
 
     def draw(ax):
         plots.grouped_bars(ax, labels, series, None, intervals=intervals)
-        ax.set_ylim(0, None)
+        if min(values, default=0.0) >= 0:
+            ax.set_ylim(0, None)
         _legend(ax, list(series))
         if wide:
             _slant(ax)
 
-    return plots.figure_svg(title, xlabel, "BLEU", draw, desc, FIGSIZE, MARGINS)
+    return plots.figure_svg(title, xlabel, ylabel, draw, desc, FIGSIZE, MARGINS)
+
+
+def _figures_html(figures: list[tuple[str, str]]) -> str:
+    """Figures (svg, caption) side by side, two to a row on a wide screen ("" for none)."""
+    if not figures:
+        return ""
+    return ("<div class='compare-figures' style='display:flex;flex-wrap:wrap;gap:12px;margin:6px 0'>"
+            + "".join(f"<figure class='compare-figure' style='margin:0;flex:1 1 520px;min-width:0;max-width:100%'>"
+                      f"{svg}<figcaption style='{NOTE}'>{_esc(caption)}</figcaption></figure>"
+                      for svg, caption in figures)
+            + "</div>")
 
 
 FIGSIZE = (7.2, 3.6)  # inches; shown at most 691 px wide, two to a row on a 1280-px screen
@@ -661,11 +683,7 @@ def figures_html(c: ComparisonData) -> str:
                           FIGSIZE, MARGINS),
          "How many segments of each system score in each band of sentence BLEU (sacrebleu's, effective order)."),
     ]
-    return ("<div class='compare-figures' style='display:flex;flex-wrap:wrap;gap:12px;margin:6px 0'>"
-            + "".join(f"<figure class='compare-figure' style='margin:0;flex:1 1 520px;min-width:0;max-width:100%'>"
-                      f"{svg}<figcaption style='{NOTE}'>{_esc(caption)}</figcaption></figure>"
-                      for svg, caption in figures)
-            + "</div>")
+    return _figures_html(figures)
 
 
 # --- tables -----------------------------------------------------------------------------------------------------
@@ -714,12 +732,13 @@ SEGMENTS_PER_SIDE = 2  # a bucket's drill-down: this many best and this many wor
 MAX_SHOWN_CHARS = 240  # of an output or reference in a drill-down
 
 
-def bucket_segments(c: ComparisonData, t: BucketTable, bucket: int, name: str,
-                    per_side: int = SEGMENTS_PER_SIDE) -> tuple[list[int], list[int]]:
+def bucket_segments(c: ComparisonData, t, bucket: int, name: str, per_side: int = SEGMENTS_PER_SIDE,
+                    scores: np.ndarray | None = None) -> tuple[list[int], list[int]]:
     """System ``name``'s segments in ``bucket`` of table ``t`` (0-based): the ``per_side`` with the highest sentence
-    BLEU (best first) and the ``per_side`` with the lowest (worst first), none in both; ties: the earlier segment."""
-    scores = c.sentence_bleu[name]
-    members = [int(i) for i in np.flatnonzero(c.bucket_of[t.bucketer.name][name] == bucket)]
+    BLEU (or ``scores``, higher is better, NaN left out) (best first) and the ``per_side`` with the lowest (worst
+    first), none in both; ties: the earlier segment."""
+    scores = c.sentence_bleu[name] if scores is None else scores
+    members = [int(i) for i in np.flatnonzero((c.bucket_of[t.bucketer.name][name] == bucket) & ~np.isnan(scores))]
     ranked = sorted(members, key=lambda i: (-scores[i], i))
     best = ranked[:per_side]
     worst = sorted(ranked[per_side:], key=lambda i: (scores[i], i))[:per_side]
@@ -730,33 +749,39 @@ def _short(text: str) -> str:
     return _esc(text if len(text) <= MAX_SHOWN_CHARS else text[:MAX_SHOWN_CHARS] + " …")
 
 
-def _segment_item(c: ComparisonData, name: str, i: int) -> str:
-    """One segment of a drill-down: the output, its sentence BLEU (against every reference of the segment) and every
-    reference, so a score credited by a later reference is not shown beside the first one alone."""
+def _segment_item(c: ComparisonData, name: str, i: int, metric=None) -> str:
+    """One segment of a drill-down: the output, its sentence BLEU (against every reference of the segment; after
+    ``metric``'s score, given a --scores metric) and every reference, so a score credited by a later reference is not
+    shown beside the first one alone."""
     refs = c.references[i]
     against = f" against all {len(refs)} references" if len(refs) > 1 else ""
     shown = "".join(f"<div style='color:#444'>reference{f' {k}' if len(refs) > 1 else ''}: "
                     f"<span style='{MONO}'>{_short(r)}</span></div>" for k, r in enumerate(refs, 1))
-    return (f"<li style='margin:2px 0'><b>segment {i + 1}</b> · sentence BLEU {c.sentence_bleu[name][i]:.1f}{against}"
-            f"<div style='{MONO}'>{_short(c.outputs[name][i])}</div>{shown}</li>")
+    score = "" if metric is None else f"{_esc(metric.name)} {c.metric_scores[metric.name].scores[name][i]:.3f} · "
+    return (f"<li style='margin:2px 0'><b>segment {i + 1}</b> · {score}sentence BLEU {c.sentence_bleu[name][i]:.1f}"
+            f"{against}<div style='{MONO}'>{_short(c.outputs[name][i])}</div>{shown}</li>")
 
 
-def bucket_segments_html(c: ComparisonData, t: BucketTable, bucket: int) -> str:
-    """A bucket's segments behind ``<details>``: for each system, its best and its worst segments in the bucket."""
+def bucket_segments_html(c: ComparisonData, t, bucket: int, metric=None) -> str:
+    """A bucket's segments behind ``<details>``: for each system, its best and its worst segments in the bucket (by
+    sentence BLEU; for a --scores ``metric``'s table ``t``, its rated segments by the metric, in its direction)."""
     columns = []
     for name in t.scores:
-        count = t.scores[name][bucket].count
+        count = t.scores[name][bucket].count if metric is None else t.scores[name][bucket].rated
         if not count:
             continue
-        best, worst = bucket_segments(c, t, bucket, name)
+        scores = None if metric is None else oriented(c.metric_scores[metric.name].scores[name],
+                                                      metric.higher_is_better)
+        best, worst = bucket_segments(c, t, bucket, name, scores=scores)
         lists = "".join(f"<div>{side}</div><ul style='padding-left:1.2em;margin:0'>"
-                        f"{''.join(_segment_item(c, name, i) for i in segments)}</ul>"
+                        f"{''.join(_segment_item(c, name, i, metric) for i in segments)}</ul>"
                         for side, segments in (("best", best), ("worst", worst)) if segments)
-        columns.append(f"<div style='flex:1 1 16em;min-width:0'><b>{_esc(name)}</b> ({count} segment"
-                       f"{'s' if count != 1 else ''}){lists}</div>")
+        columns.append(f"<div style='flex:1 1 16em;min-width:0'><b>{_esc(name)}</b> ({count} "
+                       f"{'rated ' if metric is not None else ''}segment{'s' if count != 1 else ''}){lists}</div>")
     if not columns:
         return ""
-    return (f"<details><summary>segments of {_esc(t.labels[bucket])}: best and worst first</summary>"
+    by = "" if metric is None else f" by {_esc(metric.name)}"
+    return (f"<details><summary>segments of {_esc(t.labels[bucket])}: best and worst{by} first</summary>"
             f"<div style='display:flex;flex-wrap:wrap;gap:12px;text-align:left'>{''.join(columns)}</div></details>")
 
 
@@ -804,20 +829,24 @@ def output_chips(c: ComparisonData, name: str, segment: int, max_tokens: int = 1
 
 def example_html(c: ComparisonData, e, chips: Callable[[ComparisonData, str, int], str] = output_chips) -> str:
     """One segment side by side: source, references, and both outputs with the explain view's chips."""
-    i = e.segment
-    cols = []
-    for name in (e.baseline, e.system):
-        cols.append(
-            f"<div style='flex:1 1 20em;min-width:0'><div><b>{_esc(name)}</b> sentence BLEU "
-            f"{c.sentence_bleu[name][i]:.1f}</div><div class='bleu-tokens' style='line-height:2;{MONO}'>"
-            f"{chips(c, name, i)}</div></div>"
-        )
+    return side_by_side_html(
+        c, e.segment, f"{_esc(e.system)} − {_esc(e.baseline)} = {e.gap:+.1f} sentence BLEU",
+        {name: f"sentence BLEU {c.sentence_bleu[name][e.segment]:.1f}" for name in (e.baseline, e.system)},
+        lambda name: f"<div class='bleu-tokens' style='line-height:2;{MONO}'>{chips(c, name, e.segment)}</div>")
+
+
+def side_by_side_html(c: ComparisonData, i: int, heading: str, scores: dict[str, str], output: Callable[[str], str],
+                      kind: str = "compare-example") -> str:
+    """Segment ``i`` side by side: ``heading`` (HTML), source, every reference, and for each system of ``scores``
+    its score text and ``output(name)`` (HTML)."""
+    cols = "".join(f"<div style='flex:1 1 20em;min-width:0'><div><b>{_esc(name)}</b> {_esc(score)}</div>"
+                   f"{output(name)}</div>" for name, score in scores.items())
     src = f"<div><b>source</b>: {_esc(c.sources[i])}</div>" if c.sources else ""
     refs = "".join(f"<div><b>reference {k}</b>: {_esc(r)}</div>" for k, r in enumerate(c.references[i], 1))
     return (
-        f"<div class='compare-example' style='border-top:1px solid #d0d7de;padding:6px 0'>"
-        f"<div style='font-weight:bold'>segment {i + 1}: {_esc(e.system)} − {_esc(e.baseline)} = {e.gap:+.1f} "
-        f"sentence BLEU</div>{src}{refs}<div style='display:flex;flex-wrap:wrap;gap:12px'>{''.join(cols)}</div></div>"
+        f"<div class='{kind}' style='border-top:1px solid #d0d7de;padding:6px 0'>"
+        f"<div style='font-weight:bold'>segment {i + 1}: {heading}</div>{src}{refs}"
+        f"<div style='display:flex;flex-wrap:wrap;gap:12px'>{cols}</div></div>"
     )
 
 
@@ -880,7 +909,7 @@ KOCMI_NOTE = ("est. accuracy: how often a difference of this size in this metric
               "not in place of them; “a coin toss” below 50%; blank for a metric they did not fit.")
 
 
-def _metric_dict(m) -> dict:
+def _metric_dict(m, c: ComparisonData) -> dict:
     holm_ar, holm_bs = _holm(m.all_pairs)
     return {
         "name": m.name, "direction": m.direction, "higher_is_better": m.higher_is_better, "source": m.source,
@@ -893,7 +922,27 @@ def _metric_dict(m) -> dict:
                    "ar_p_value_holm": a, "bootstrap_p_value_holm": b,
                    "estimated_accuracy": m.estimated_accuracy(p.difference)}
                   for p, a, b in zip(m.all_pairs, holm_ar, holm_bs)],
+        "buckets": [{"bucketing": t.bucketer.name, "rows": _metric_bucket_rows(t)} for t in m.buckets],
+        "examples": [_metric_example_dict(c, e) for e in m.examples],
     }
+
+
+def _metric_bucket_rows(t) -> list[dict]:
+    """A metric's bucket table as rows: per bucket and system the mean (None: no rated segment), its interval and
+    the rated and unrated counts."""
+    return [{"bucket": label,
+             "mean": {n: _num(cells[b].mean) for n, cells in t.scores.items()},
+             "interval": {n: [_num(x) for x in cells[b].interval] for n, cells in t.scores.items()},
+             "rated": {n: cells[b].rated for n, cells in t.scores.items()},
+             "unrated": {n: cells[b].unrated for n, cells in t.scores.items()}}
+            for b, label in enumerate(t.labels)]
+
+
+def _metric_example_dict(c: ComparisonData, e) -> dict:
+    return {"segment": e.segment + 1, "system": e.system, "baseline": e.baseline, "system_score": e.system_score,
+            "baseline_score": e.baseline_score, "gap": e.gap, "better": e.better,
+            "source": c.sources[e.segment] if c.sources else None, "references": c.references[e.segment],
+            "outputs": {n: c.outputs[n][e.segment] for n in (e.baseline, e.system)}}
 
 
 def _holm(pairs) -> tuple[list[float], list[float]]:
@@ -920,20 +969,37 @@ def _disagreement_dict(c: ComparisonData, d) -> dict:
 
 def metrics_dict(c: ComparisonData) -> dict:
     """The --scores metrics, the agreement of every pair of metrics and the segments they disagree on most."""
-    return {"metrics": [_metric_dict(m) for m in c.metrics],
+    return {"metrics": [_metric_dict(m, c) for m in c.metrics],
             "agreement": [_agreement_dict(a) for a in c.agreement],
             "disagreements": [_disagreement_dict(c, d) for d in c.disagreements]}
 
 
 def metrics_csv(c: ComparisonData) -> dict[str, list[dict]]:
-    """metric_scores.csv, metric_pairs.csv, agreement.csv, disagreements.csv (none without --scores)."""
+    """metric_scores.csv, metric_pairs.csv, metric_buckets.csv, metric_examples.csv, agreement.csv,
+    disagreements.csv (none without --scores)."""
     if not c.metrics:
         return {}
     data = metrics_dict(c)
+    examples = [(m["name"], e) for m in data["metrics"] for e in m["examples"]]
+    width = max((len(e["references"]) for _, e in examples), default=1)  # reference_1 .. reference_width
     return {
         "metric_scores": [{"metric": m["name"], "direction": m["direction"], **_flat(s)}
                           for m in data["metrics"] for s in m["systems"]],
         "metric_pairs": [{"metric": m["name"], **_flat(p)} for m in data["metrics"] for p in m["pairs"]],
+        "metric_buckets": [
+            {"metric": m["name"], "bucketing": t["bucketing"], "bucket": r["bucket"], "system": n,
+             "mean": r["mean"][n], "interval_low": r["interval"][n][0], "interval_high": r["interval"][n][1],
+             "rated": r["rated"][n], "unrated": r["unrated"][n]}
+            for m in data["metrics"] for t in m["buckets"] for r in t["rows"] for n in c.names
+        ],
+        "metric_examples": [
+            {"metric": name, **{k: e[k] for k in ("segment", "system", "baseline", "system_score", "baseline_score",
+                                                  "gap", "better", "source")},
+             "system_output": e["outputs"][e["system"]], "baseline_output": e["outputs"][e["baseline"]],
+             **{f"reference_{k}": e["references"][k - 1] if k <= len(e["references"]) else ""
+                for k in range(1, width + 1)}}
+            for name, e in examples
+        ],
         "agreement": [{k: v for k, v in a.items() if not isinstance(v, dict)}
                       | {f"tau_{n}": t for n, t in a["per_system_tau"].items()} for a in data["agreement"]],
         "disagreements": [{k: v for k, v in d.items() if k != "references"}
@@ -961,6 +1027,18 @@ def metrics_latex(c: ComparisonData) -> list[str]:
               "% mean over each system's rated segments [95% bootstrap interval]; "
               + "; ".join(f"{m.name}: {m.direction}, {sum(s.unrated for s in m.systems)} unrated segment scores "
                           "left out" for m in c.metrics)]
+    for m in c.metrics:
+        for t in m.buckets:
+            lines += ["", rf"\begin{{tabular}}{{l{'r' * len(c.names)}}}", r"\hline",
+                      f"{latex_escape(m.name)} by {latex_escape(t.bucketer.name)} & "
+                      + " & ".join(latex_escape(n) for n in c.names) + r" \\", r"\hline"]
+            lines += [_latex_label(label) + " & " + " & ".join(_bucket_cell(t.scores[n][b], "{:.3f}")
+                                                             for n in c.names) + r" \\"
+                      for b, label in enumerate(t.labels)]
+            lines += [r"\hline", r"\end{tabular}",
+                      f"% {m.name} ({m.direction}) per bucket: mean of the segment scores over the bucket's rated "
+                      "segments [95% bootstrap interval] (rated segments, + unrated left out); -- no rated segment. "
+                      "A mean of segment scores, not a corpus score of the bucket."]
     if c.agreement:
         lines += ["", r"\begin{tabular}{llrrr}", r"\hline",
                   r"Metric & Metric & segment $\tau_b$ (pooled) & system acc. & system $\tau_b$ \\", r"\hline"]
@@ -971,14 +1049,26 @@ def metrics_latex(c: ComparisonData) -> list[str]:
     return lines
 
 
+def _latex_label(label: str) -> str:
+    """A bucket label for LaTeX: ``<`` and ``>=`` in math mode (text mode sets them as other glyphs)."""
+    for sign, math_sign in ((">=", r"$\geq$"), ("<", "$<$")):
+        if label.startswith(sign):
+            return math_sign + latex_escape(label[len(sign):])
+    return latex_escape(label)
+
+
 def metrics_text(c: ComparisonData) -> list[str]:
-    """The terminal's lines for the --scores metrics and the agreement of metrics."""
+    """The terminal's lines for the --scores metrics and the agreement of metrics, and where the rest is."""
     lines = []
     for m in c.metrics:
         lines.append(f"{m.name} ({m.direction}; {m.source}{'; ' + m.note if m.note else ''}):")
         for s in m.systems:
             lines.append(f"  {s.name:<20} {s.mean:8.3f} [{s.interval[0]:.3f}, {s.interval[1]:.3f}]  "
                          f"{s.rated} rated, {s.unrated} left out")
+        lines.append(f"  {m.name}'s mean per bucket (by " + " and by ".join(t.bucketer.name for t in m.buckets)
+                     + "): in --html, --json, --latex and --csv (metric_buckets.csv); the "
+                     f"{len(m.examples)} segments where a system and the baseline differ most in {m.name}: in --html, "
+                     "--json and --csv (metric_examples.csv)")
     for a in c.agreement:
         lines.append(f"{a.x} vs {a.y}: segment tau_b {a.pooled.tau:.3f} ({a.pooled.items} segments, pooled), "
                      f"system pairwise accuracy {a.system_accuracy:.3f}, system tau_b {a.system_tau:.3f}")
@@ -1016,7 +1106,81 @@ def metric_html(c: ComparisonData, m) -> str:
                  f"score for ({_esc(m.direction)}); p(AR), p(BS): the paired tests of the BLEU table on the mean of "
                  f"the segment scores; Holm: adjusted over this metric's {len(m.all_pairs)} pairs; better: the system "
                  f"the bootstrap finds better at {ALPHA:g} after Holm. {_esc(KOCMI_NOTE)}</div>")
-    return table + (_table(f"{m.name}: every pair of systems", head, pair_rows, pair_note) if m.all_pairs else "")
+    return (table + (_table(f"{m.name}: every pair of systems", head, pair_rows, pair_note) if m.all_pairs else "")
+            + metric_buckets_html(c, m) + metric_examples_html(c, m))
+
+
+def _bucket_cell(cell, fmt: str, html_text: bool = False) -> str:
+    """A metric's bucket cell. HTML: rated · mean [interval] (+n not rated); LaTeX: mean [interval] (rated, +n);
+    "–" (LaTeX "--") when no segment of the bucket is rated."""
+    if not cell.rated:
+        empty = "–" if html_text else "--"
+        return f"{empty} (+{cell.unrated} not rated)" if cell.unrated else empty
+    interval = "[{}, {}]".format(*(fmt.format(x) for x in cell.interval))
+    if not html_text:
+        return f"{fmt.format(cell.mean)} {interval} ({cell.rated}{f', +{cell.unrated}' if cell.unrated else ''})"
+    return (f"{cell.rated} · {fmt.format(cell.mean)} <span style='color:#444'>{interval}</span>"
+            + (f" (+{cell.unrated} not rated)" if cell.unrated else ""))
+
+
+METRIC_BUCKETS = {"reference length": ("reference length", "tokens of the first reference", False),
+                  "length difference, merged": ("length difference", "output length − reference length (tokens)",
+                                                True)}
+
+
+def metric_buckets_html(c: ComparisonData, m) -> str:
+    """A metric's means per bucket: the figures (as BLEU's), then the tables."""
+    figures, tables = [], []
+    for t in m.buckets:
+        what, xlabel, wide = METRIC_BUCKETS.get(t.bucketer.name, (t.bucketer.name, t.bucketer.name, False))
+        series = {n: [x.mean for x in cells] for n, cells in t.scores.items()}
+        figures.append((
+            _bars_figure(t.labels, series, {n: [x.interval for x in cells] for n, cells in t.scores.items()},
+                         {n: [x.rated for x in cells] for n, cells in t.scores.items()}, f"{m.name} by {what}",
+                         xlabel, f"{m.name} (mean)",
+                         f"Bar chart: the mean {m.name} ({m.direction}) of each system's rated segments in each "
+                         "bucket, error bars the 95% bootstrap interval. ", "{:.3f}", "no rated segment", wide),
+            f"Each system's rated segments grouped by {what} as in the BLEU figure; bar: the mean of their {m.name} "
+            f"scores ({m.direction}: {'taller' if m.higher_is_better else 'shorter'} is better), a mean of segment "
+            "scores, not a corpus score; error bars: 95% bootstrap intervals; no bar: no rated segment, or a mean of 0 "
+            "(the table below tells them apart)."))
+        rows = [[_esc(label)] + [_bucket_cell(t.scores[n][b], "{:.3f}", html_text=True) for n in t.scores]
+                for b, label in enumerate(t.labels)]
+        note = (f"<div style='{NOTE}'>rated segments · mean {_esc(m.name)} of them [95% bootstrap interval of the "
+                f"mean, {c.settings.get('n_samples')} resamples of the bucket's rated segments]; segments not rated "
+                f"are left out and counted; –: no rated segment in the bucket. The buckets and their segments are "
+                f"those of the BLEU table{' (merged into 7, as in the BLEU figure)' if wide else ''}. "
+                f"{_esc(m.name)} is {_esc(m.direction)}; each row opens its rated segments, the best and the worst "
+                f"by {_esc(m.name)} first.</div>")
+        details = [bucket_segments_html(c, t, b, m) for b in range(len(t.labels))]
+        tables.append(_table(f"{m.name} by {what} (mean of segment scores)", ["bucket", *map(_esc, t.scores)], rows,
+                             note, details))
+    return _figures_html(figures) + "".join(tables)
+
+
+def metric_examples_html(c: ComparisonData, m) -> str:
+    """For each system against the baseline, the segments where their scores in ``m`` differ most, side by side
+    behind ``<details>``."""
+    if not m.examples:
+        return ""
+    parts = []
+    for name in c.names:
+        found = [e for e in m.examples if e.system == name]
+        if not found:
+            continue
+        items = "".join(side_by_side_html(
+            c, e.segment, f"{_esc(e.system)} − {_esc(e.baseline)} = {e.gap:+.3f} {_esc(m.name)}: {_esc(e.better)} "
+            f"better ({_esc(m.direction)})",
+            {n: f"{m.name} {score:.3f} · sentence BLEU {c.sentence_bleu[n][e.segment]:.1f}"
+             for n, score in ((e.baseline, e.baseline_score), (e.system, e.system_score))},
+            lambda n, i=e.segment: f"<div style='{MONO}'>{_esc(c.outputs[n][i])}</div>", "compare-metric-example")
+            for e in found)
+        parts.append(f"<details><summary>{_esc(name)} against {_esc(c.baseline)}: the {len(found)} segment"
+                     f"{'s' if len(found) != 1 else ''} where {_esc(m.name)} differs most</summary>{items}</details>")
+    return (f"<div style='font-weight:bold;margin-top:8px'>Where each system and the baseline differ most in "
+            f"{_esc(m.name)}</div><div style='{NOTE}'>Segments both rated, the largest |gap| first; gap = the "
+            f"system's {_esc(m.name)} − the baseline's; {_esc(m.name)} is {_esc(m.direction)}, so “better” is the "
+            "system with the " + ("higher" if m.higher_is_better else "lower") + " score.</div>" + "".join(parts))
 
 
 def agreement_html(c: ComparisonData) -> str:
@@ -1063,13 +1227,7 @@ def scatter_html(c: ComparisonData) -> str:
         figures.append((plots.figure_svg(f"Sentence BLEU and {m.name}", "sentence BLEU", m.name, draw, desc,
                                          FIGSIZE, (0.12, 0.15, 0.96, 0.9)),
                         f"Each dot a segment of one system; {m.name} is {m.direction}."))
-    if not figures:
-        return ""
-    return ("<div class='compare-figures' style='display:flex;flex-wrap:wrap;gap:12px;margin:6px 0'>"
-            + "".join(f"<figure class='compare-figure' style='margin:0;flex:1 1 520px;min-width:0;max-width:100%'>"
-                      f"{svg}<figcaption style='{NOTE}'>{_esc(caption)}</figcaption></figure>"
-                      for svg, caption in figures)
-            + "</div>")
+    return _figures_html(figures)
 
 
 def disagreements_html(c: ComparisonData) -> str:

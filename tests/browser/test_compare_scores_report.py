@@ -1,6 +1,7 @@
 """The comparison report with a metric from elsewhere (``compare_systems(..., scores=...)``) in a real browser: the
-sentence-BLEU-against-MQM figure is an image with a name, the metric's and the agreement tables and the disagreements
-fit a 1280 x 720 screen, and the page passes an axe-core accessibility audit with every ``<details>`` open."""
+sentence-BLEU-against-MQM figure and the MQM-by-bucket figures are images with a name and a caption, the metric's,
+its bucket and the agreement tables, its examples and the disagreements fit a 1280 x 720 screen, and the page passes
+an axe-core accessibility audit with every ``<details>`` open."""
 
 from __future__ import annotations
 
@@ -42,7 +43,18 @@ def test_the_metric_sections_fit_and_the_scatter_has_a_name(browser, report):
         for caption in ("MQM: each system", "MQM: every pair of systems", "Metrics and people"):
             expect(page.locator("caption", has_text=caption)).to_have_count(1)
         expect(page.locator(".compare-disagreement").first).to_be_visible()
+        for name in ("MQM by reference length", "MQM by length difference"):
+            figure = page.get_by_role("img", name=name, exact=True)
+            expect(figure).to_be_visible()
+            assert figure.bounding_box()["width"] >= 400
+            caption = page.locator("figure", has=figure).locator("figcaption")
+            expect(caption).to_contain_text("mean of their MQM scores (lower is better: shorter is better)")
+            expect(page.locator("caption", has_text=f"{name} (mean of segment scores)")).to_have_count(1)
+        examples = page.locator(".compare-metric-example")
+        expect(examples.first).to_be_hidden()  # behind <details> until opened
         page.evaluate("() => document.querySelectorAll('details').forEach((d) => { d.open = true; })")
+        expect(examples).to_have_count(20)  # 10 for each of the two systems against the baseline
+        expect(examples.first).to_be_visible()
         width = page.evaluate("() => document.documentElement.scrollWidth")
     finally:
         page.close()
