@@ -34,7 +34,12 @@
    1.1 s to 0.2 s. MQM's tests were 6.1 s of CPU before its tenths were summed as integers. Since then MQM also gets
    its means per reference-length and length-difference bucket (1,000 resamples per cell, as BLEU's), with two more
    figures and its largest-gap segments: 0.26 s of CPU in all, timed on their own (one run of this bench: bleu_lab
-   12.6 s of CPU, 10.2 s wall; compare-mt 16.8 s and 18.5 s; seven SVG figures).
+   12.6 s of CPU, 10.2 s wall; compare-mt 16.8 s and 18.5 s; seven SVG figures). Two changes then met the target:
+   the salient n-grams count only the kind the report shows (``ngram_counts(kinds=...)``: half their time), and the
+   tests' products run on one BLAS thread (``significance.one_blas_thread``): with numpy's two BLAS threads on a busy
+   2-core machine the second one spun, and the same comparison took 9.1 to 13.1 CPU s against 6.4 to 7.1 with one.
+   Three rounds at load average 1.7 to 2.2 (one other engineer's tests running): bleu_lab 5.97 s of CPU (6.00 s
+   wall), compare-mt 15.09 s (15.12 s wall): 0.40x of both. The verdict now needs both ratios within the target.
 3. The widget (``bleu_lab.widgets.compare``) on data/news: p95 of the time to redraw after changing the pair, the
    bucket or the keyword. Target: <= 100 ms.
 
@@ -138,7 +143,7 @@ def bench_report(rounds: int) -> None:
         if not name.startswith("compare-mt"):
             ratio = wall / peer_wall
             line += (f"  ratio wall {ratio:4.2f}, cpu {cpu / peer_cpu:4.2f} (target <= {TARGET})  "
-                     f"{'OK' if ratio <= TARGET else 'MISSED'}")
+                     f"{'OK' if max(ratio, cpu / peer_cpu) <= TARGET else 'MISSED'}")
         print(line)
 
 
@@ -177,7 +182,7 @@ def bench_mqm(rounds: int, profile: bool = True) -> None:
         if name.startswith("bleu_lab"):
             ratio = wall / peer_wall
             line += (f"  ratio wall {ratio:4.2f}, cpu {cpu / peer_cpu:4.2f} (target <= {TARGET})  "
-                     f"{'OK' if ratio <= TARGET else 'MISSED'}")
+                     f"{'OK' if max(ratio, cpu / peer_cpu) <= TARGET else 'MISSED'}")
         print(line)
     if profile:
         profiler = cProfile.Profile()
