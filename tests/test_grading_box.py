@@ -379,6 +379,8 @@ LIMITS = """\
 import resource
 assert open("/proc/self/oom_score_adj").read().split() == ["1000"], "the kernel is not the OOM killer's first choice"
 assert 0 < resource.getrlimit(resource.RLIMIT_NPROC)[1] <= 1024, "no limit on the number of processes"
+import os
+assert os.environ.get("OPENBLAS_NUM_THREADS") == "1", "numpy's BLAS may start a thread per CPU in each kernel"
 """
 
 

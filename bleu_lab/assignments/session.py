@@ -242,6 +242,12 @@ def base_env() -> dict[str, str]:
             **({"LD_LIBRARY_PATH": library} if library else {})}
 
 
+# numpy's BLAS (OpenBLAS, MKL or an OpenMP build) on one thread in a graded kernel: a lesson's arrays are small, and
+# the grader runs as many kernels at once as there are CPUs (--jobs), so each one's own pool of threads would only
+# compete with the others (and count toward the box's process limit).
+ONE_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+
+
 def _kernel_env(home: Path) -> dict[str, str]:
     """A minimal environment (``base_env``): fresh home, IPython, Jupyter and matplotlib folders inside the private
     temp folder."""
@@ -251,7 +257,7 @@ def _kernel_env(home: Path) -> dict[str, str]:
             "JUPYTER_CONFIG_DIR": str(home / "jupyter-config"),
             "JUPYTER_DATA_DIR": str(home / "jupyter-data"), "JUPYTER_RUNTIME_DIR": str(home / "runtime"),
             "MPLCONFIGDIR": str(home / "mpl"), "MPLBACKEND": "agg", "TMPDIR": str(home / "tmp"),
-            "JUPYTER_PLATFORM_DIRS": "1"}
+            "JUPYTER_PLATFORM_DIRS": "1", **ONE_THREAD}
 
 
 def _cell_timeout(client, deadline: float) -> int:
