@@ -148,10 +148,11 @@ def compare_systems(
     ``n_samples`` bootstrap resamples, ``n_trials`` randomization trials, ``seed`` for both and for the bucket
     intervals. ``alpha``, ``ngram_order``, ``compare_type`` ('match', 'over' or 'under'), ``top_ngrams``: the
     salient n-grams (compare-mt's defaults). ``n_examples``: segments shown per pair. ``chrf=False`` skips chrF
-    (the slowest score: about half the time on a 1,000-segment test set with three references). ``ter=True`` adds
-    sacrebleu's default TER: each system's corpus TER (lower is better) and both paired tests on every pair, with the
-    same draws as BLEU's and Holm's adjusted p over the pairs; off by default because TER's edit distance with shifts
-    is slow (``TER_SECONDS`` CPU seconds per system and reference on a 1,000-segment test set).
+    (without TER the slowest score: about half the time on a 1,000-segment test set with three references).
+    ``ter=True`` adds sacrebleu's default TER: each system's corpus TER (lower is better) and both paired tests on
+    every pair, with the same draws as BLEU's and Holm's adjusted p over the pairs; off by default because TER's edit
+    distance with shifts is slow (about ``TER_SECONDS`` CPU seconds per system and reference on WMT21 en-de's 1,002
+    segments).
     ``scores``: other metrics' (or people's) segment scores, {name: ``segment_scores.SegmentScores``} (from
     ``read_segment_scores`` or ``segment_scores``; unrated segments NaN): each gets its system means with 95% intervals
     and both paired tests on every pair, and with them every pair of metrics (BLEU, chrF, these) gets its Kendall's
