@@ -756,7 +756,8 @@ def paired_rows(metric: str, baseline_hypotheses: Sequence[str], system_hypothes
     else:
         if options:
             raise TypeError(f"TER takes no options here (sacrebleu's default TER), got {', '.join(options)}")
-        both = ter.system_rows({"baseline": base, "system": other}, refs)  # references tokenized once
+        both = ter.system_rows({"baseline": base, "system": other}, refs,  # references tokenized once
+                               {"baseline": "baseline_hypotheses", "system": "system_hypotheses"})
         rows, scorer = [both["baseline"], both["system"]], ter.scores_from_rows
         scores = [ter.rows_score(r, nrefs) for r in rows]  # summed as sacrebleu sums them
     return PairedRows(ScoreOptions(), rows[0], rows[1], scores[0], scores[1], scorer)

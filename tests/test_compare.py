@@ -859,6 +859,24 @@ def test_ter_is_off_by_default_and_every_report_carries_it_when_on(tmp_path):
     assert f"<td style='{NUM}'>{pair.ter_bootstrap_holm:.4f}</td>" in page
 
 
+def test_a_segment_too_long_for_ter_is_refused_before_any_work(monkeypatch):
+    """TER's shift search slows down fast with length: past MAX_TER_WORDS words the comparison is refused, naming the
+    segment, before anything is tokenized; without TER the same segment is compared."""
+    import bleu_lab.compare.comparison as comparison
+    from bleu_lab.ter import MAX_TER_WORDS
+
+    long = "word " * (MAX_TER_WORDS + 1)
+    systems = {"a": ["x y", "z"], "b": ["x y", long]}
+    assert compare_systems(systems, ["x y", "z"], chrf=False, **FAST).systems[1].ter is None
+
+    def tokenized(*args, **kwargs):
+        raise AssertionError("tokenized before TER's bound was checked")
+
+    monkeypatch.setattr(comparison, "make_preprocessor", tokenized)
+    with pytest.raises(ValueError, match=rf"systems\['b'\]\[1\] has {MAX_TER_WORDS + 1} words; TER takes at most"):
+        compare_systems(systems, ["x y", "z"], ter=True, **FAST)
+
+
 @pytest.mark.parametrize("value", ["yes", 1, None])
 def test_ter_must_be_a_bool(value):
     with pytest.raises(TypeError, match=r"ter must be True or False"):

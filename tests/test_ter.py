@@ -64,6 +64,8 @@ def test_a_shift_moves_a_block_for_one_edit():
         (lambda: sentence_ter("a", []), ValueError, "references is empty"),
         (lambda: corpus_ter(["a", "b"], [["a"]]), ValueError, "one entry per segment"),
         (lambda: corpus_ter(["a"], [[]]), ValueError, "references[0] is empty"),
+        (lambda: sentence_ter("a " * 501, ["a"]), ValueError, "hypothesis has 501 words; TER takes at most 500"),
+        (lambda: corpus_ter(["a"], [["b", "a " * 600]]), ValueError, "references[0][1] has 600 words"),
     ],
 )
 def test_bad_input_gets_a_clear_error(call, error, words):

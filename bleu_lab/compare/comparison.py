@@ -39,10 +39,10 @@ from ..significance import (
     randomization_from_rows,
 )
 from ..statistics import prepare_references
+from ..ter import check_corpus_words, ter_signature
 from ..ter import rows_score as ter_score
 from ..ter import scores_from_rows as ter_scores
 from ..ter import system_rows as ter_rows_of
-from ..ter import ter_signature
 from ..tokenization import make_preprocessor
 from ..validation import as_sequence, check_flag, check_segment_lengths, plain_strings
 from .bucketers import (
@@ -174,7 +174,8 @@ def compare_systems(
     if srcs is not None and len(srcs) != len(refs):
         raise ValueError(f"sources has {len(srcs)} lines but the systems have {len(refs)}: one source per segment")
     options = ScoreOptions(tokenize, check_flag(lowercase, "lowercase"))
-    check_flag(ter, "ter")
+    if check_flag(ter, "ter"):
+        check_corpus_words(outputs, refs)  # TER's bound, before anything is tokenized
     if compare_type not in COMPARE_TYPES:
         raise ValueError(f"compare_type must be one of {', '.join(COMPARE_TYPES)}, got {compare_type!r}")
     for value, arg in ((top_ngrams, "top_ngrams"), (n_examples, "n_examples"), (ngram_order, "ngram_order")):
