@@ -850,7 +850,7 @@ def test_ter_is_off_by_default_and_every_report_carries_it_when_on(tmp_path):
     assert {"ter_difference_interval_low", "ter_difference_interval_high", "ter_ar_p_value_holm"} <= set(rows[0])
     text, latex, page = str(c), c.to_latex(), c.to_html()
     assert TER_NOTE in text and latex_escape(TER_NOTE) in latex and html.escape(TER_NOTE) in page
-    assert "a corpus score" in TER_NOTE and "lower is better" in TER_NOTE and "mean" not in TER_NOTE
+    assert "a corpus score" in TER_NOTE and "Lower is better" in TER_NOTE and "mean" not in TER_NOTE
     pair = c.all_pairs[0]
     assert (f"{pair.system} - {pair.baseline}: TER gap {pair.ter_difference:+.2f}, p(AR) "
             f"{pair.ter_randomization.p_value:.4f}") in text

@@ -334,9 +334,10 @@ def _ter(s) -> str:
     return f"{s.ter.score:.2f}" if s.ter else "–"
 
 
-TER_NOTE = ("TER: sacrebleu's default TER, a corpus score (edits to the closest reference summed over the segments, "
-            "over the average reference lengths summed; Snover et al. 2006); lower is better, so a negative TER gap "
-            "favours the first system of the pair.")
+TER_NOTE = ("TER: sacrebleu's default TER (lowercased, split on whitespace: case:lc, tok:tercom), a corpus score: "
+            "the edits to the closest reference summed over the segments, over the average reference lengths summed "
+            "(Snover et al. 2006, https://aclanthology.org/2006.amta-papers.25/). Lower is better, so a negative TER "
+            "gap favours the first system of the pair.")
 
 
 def pairs_latex(c: ComparisonData) -> list[str]:
