@@ -890,3 +890,34 @@ def test_wmt21_ter_tests_equal_sacrebleus(mtdata, monkeypatch):
     streams = [s[:100] for s in streams[:2]]
     c = compare_systems(systems, references_per_segment(streams), n_samples=200, n_trials=300, chrf=False, ter=True)
     check_ter_against_sacrebleu(c, systems, streams, 200, 300, monkeypatch)
+
+
+ter_words = st.lists(st.sampled_from("a b c d e f g A".split()), min_size=0, max_size=10).map(" ".join)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.tuples(ter_words, ter_words, ter_words, st.one_of(st.none(), ter_words)), min_size=2, max_size=10),
+       st.integers(1, 2**31 - 1))
+def test_generated_corpora_ter_tests_equal_sacrebleus(segments, seed):
+    """Generated corpora, some segments with a second reference and some without (sacrebleu reads a missing line of
+    a reference file as None), empty lines included: corpus TER and both TER tests are sacrebleu's for any seed but 0
+    (sacrebleu's PairedTest draws fresh randomness for SACREBLEU_SEED=0)."""
+    from sacrebleu.metrics import TER
+    from sacrebleu.significance import PairedTest
+
+    systems = {"base": [s[0] for s in segments], "new": [s[1] for s in segments]}
+    streams = [[s[2] for s in segments], [s[3] for s in segments]]
+    refs = [[r for r in seg if r is not None] for seg in zip(*streams)]
+    c = compare_systems(systems, refs, n_samples=60, n_trials=80, seed=seed, chrf=False, ter=True)
+    for s in c.systems:
+        assert s.ter.score == TER().corpus_score(systems[s.name], streams).score
+    pair = c.all_pairs[0]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("SACREBLEU_SEED", str(seed))
+        for test_type, n in (("bs", 60), ("ar", 80)):
+            _, scores = PairedTest([("b", systems["base"]), ("s", systems["new"])], {"TER": TER()}, streams,
+                                   test_type=test_type, n_samples=n)()
+            theirs = next(v for k, v in scores.items() if k != "System")[1].p_value
+            ours = (pair.ter_bootstrap.sacrebleu_p_value if test_type == "bs"
+                    else pair.ter_randomization.p_value_as("sacrebleu"))
+            assert ours == theirs
