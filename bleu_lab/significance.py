@@ -769,16 +769,15 @@ def paired_rows(metric: str, baseline_hypotheses: Sequence[str], system_hypothes
             total = tuple(int(v) for v in summed)
             return chrf.ChrfScore(chrf.f_score(total, chrf_options), total, chrf_options,
                                   chrf_options.signature(nrefs))
+        scores = [score(r.sum(0)) for r in rows]
     else:
         if options:
             raise TypeError(f"TER takes no options here (sacrebleu's default TER), got {', '.join(options)}")
-        rows = [ter.segment_rows(hyps, refs) for hyps in (base, other)]
-        scorer = ter.scores_from_rows
-
-        def score(summed: np.ndarray) -> ter.TerScore:
-            return ter.TerScore(float(ter.scores_from_rows(summed[None])[0]), summed[0], float(summed[1]),
-                                ter.ter_signature(nrefs))
-    return PairedRows(ScoreOptions(), rows[0], rows[1], score(rows[0].sum(0)), score(rows[1].sum(0)), scorer)
+        both = ter.system_rows({"baseline": base, "system": other}, refs,  # references tokenized once
+                               {"baseline": "baseline_hypotheses", "system": "system_hypotheses"})
+        rows, scorer = [both["baseline"], both["system"]], ter.scores_from_rows
+        scores = [ter.rows_score(r, nrefs) for r in rows]  # summed as sacrebleu sums them
+    return PairedRows(ScoreOptions(), rows[0], rows[1], scores[0], scores[1], scorer)
 
 
 def _prepare(baseline, system, references, seed, progress: bool, options: dict) -> _Setup:

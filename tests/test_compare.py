@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from bleu_lab.compare import compare_systems
 from bleu_lab.compare.bucketers import FREQUENCY, LENGTH_DIFFERENCE, SENTENCE_BLEU, word_frequencies
-from bleu_lab.compare.reporters import NUM
+from bleu_lab.compare.reporters import NUM, TER_NOTE, latex_escape
 from bleu_lab.compare.scorers import ngram_counts, salient_ngrams, word_counts
 from bleu_lab.data import read_lines, references_per_segment
 from bleu_lab.tokenization import tokenize_13a
@@ -756,3 +756,174 @@ def test_every_pair_has_chrfs_paired_tests_equal_to_sacrebleus(monkeypatch, tmp_
     assert row["chrf_bootstrap_p_value"] == c.all_pairs[0].chrf_bootstrap.p_value
     assert "chrF p(AR)" in c.to_html() and "chrF, fluent - strong: gap" in str(c)
     assert compare_systems(systems, per_segment, chrf=False, **FAST).all_pairs[0].chrf_bootstrap is None
+
+
+# --- TER (opt-in) gets the paired tests too -------------------------------------------------------------------------
+
+
+def ter_systems(segments: int = 60):
+    """strong, fluent, and fluent with every 12th segment taken from literal (a close pair: TER p-values that the
+    draws decide, not the floor 1 / (n + 1)); the first 60 segments have both references."""
+    fluent, literal = news("sys.fluent.de")[:segments], news("sys.literal.de")[:segments]
+    systems = {"strong": news("sys.strong.de")[:segments], "fluent": fluent,
+               "mixed": [literal[i] if i % 12 == 0 else h for i, h in enumerate(fluent)]}
+    return systems, [news("ref.A.de")[:segments], news("ref.B.de")[:segments]]
+
+
+def check_ter_against_sacrebleu(c, systems, streams, n_samples: int, n_trials: int, monkeypatch) -> list[float]:
+    """Every system's corpus TER and every pair's TER tests are sacrebleu's own output (PairedTest, the same seed and
+    draws): sacrebleu's p-values, the baseline's and the system's bootstrap mean and 95% CI, the scores. Returns the
+    p-values sacrebleu printed."""
+    from sacrebleu.metrics import TER
+    from sacrebleu.significance import PairedTest
+
+    for s in c.systems:
+        metric = TER()
+        theirs = metric.corpus_score(systems[s.name], streams)
+        assert (s.ter.score, s.ter.edits, s.ter.ref_length) == (theirs.score, theirs.num_edits, theirs.ref_length)
+        assert c.ter_signature == s.ter.signature == str(metric.get_signature())
+    monkeypatch.setenv("SACREBLEU_SEED", str(c.settings["seed"]))
+    printed = []
+    for pair in c.all_pairs:
+        base, system = systems[pair.baseline], systems[pair.system]
+        for test_type, n, ours in (("bs", n_samples, pair.ter_bootstrap), ("ar", n_trials, pair.ter_randomization)):
+            _, scores = PairedTest([("b", base), ("s", system)], {"TER": TER()}, streams, test_type=test_type,
+                                   n_samples=n)()
+            bl, sy = next(v for k, v in scores.items() if k != "System")
+            assert (ours.baseline.score, ours.system.score) == (bl.score, sy.score)
+            if test_type == "bs":
+                assert ours.sacrebleu_p_value == sy.p_value
+                assert (ours.baseline_mean, ours.baseline_ci) == (bl.mean, bl.ci)
+                assert (ours.system_mean, ours.system_ci) == (sy.mean, sy.ci)
+            else:
+                assert ours.p_value_as("sacrebleu") == sy.p_value
+            printed.append(sy.p_value)
+    return printed
+
+
+def test_every_pair_has_ters_paired_tests_equal_to_sacrebleus(monkeypatch):
+    """The issue: TER gets both paired tests, equal to sacrebleu --paired-bs / --paired-ar on the same files (two
+    references, as sacrebleu reads two reference files), on the draws BLEU's tests use; Holm over TER's pairs; lower
+    TER is better."""
+    from bleu_lab.significance import holm_adjusted, paired_bootstrap, paired_randomization
+
+    systems, streams = ter_systems()
+    per_segment = [list(seg) for seg in zip(*streams)]
+    c = compare_systems(systems, per_segment, n_samples=300, n_trials=400, chrf=False, ter=True)
+    printed = check_ter_against_sacrebleu(c, systems, streams, 300, 400, monkeypatch)
+    assert any(0.01 < p < 0.9 for p in printed)  # the close pair: a p the draws decide
+    for pair in c.all_pairs:
+        base, system = systems[pair.baseline], systems[pair.system]
+        boot = paired_bootstrap(base, system, per_segment, n_samples=300, method="shift", metric="TER")
+        ar = paired_randomization(base, system, per_segment, n_trials=400, metric="TER")
+        assert (pair.ter_bootstrap.p_value, pair.ter_randomization.p_value) == (boot.p_value, ar.p_value)
+        assert pair.ter_difference == c.system(pair.system).ter.score - c.system(pair.baseline).ter.score
+        assert pair.ter_bootstrap.signature.startswith("nrefs:2|bs:300|seed:12345|case:lc|tok:tercom|")
+    assert [(p.ter_randomization_holm, p.ter_bootstrap_holm) for p in c.all_pairs] == list(zip(
+        holm_adjusted([p.ter_randomization.p_value for p in c.all_pairs]),
+        holm_adjusted([p.ter_bootstrap.p_value for p in c.all_pairs])))
+    clear = next(p for p in c.all_pairs if (p.system, p.baseline) == ("fluent", "strong"))
+    assert clear.ter_difference > 0 and clear.ter_bootstrap_holm < 0.05 and clear.ter_better() == "strong"
+    close = next(p for p in c.all_pairs if (p.system, p.baseline) == ("mixed", "fluent"))
+    assert close.ter_bootstrap_holm >= 0.05 and close.ter_better() is None
+    assert c.all_pairs[0].bootstrap.p_value == compare_systems(systems, per_segment, n_samples=300, n_trials=400,
+                                                               chrf=False).all_pairs[0].bootstrap.p_value
+
+
+def test_ter_is_off_by_default_and_every_report_carries_it_when_on(tmp_path):
+    import csv
+
+    systems, streams = ter_systems(40)
+    refs = streams[0]
+    off = compare_systems(systems, refs, chrf=False, **FAST)
+    assert off.systems[0].ter is None and off.all_pairs[0].ter_bootstrap is None and off.ter_signature == ""
+    assert "TER" not in str(off) and "TER" not in off.to_latex() and "ter_difference" not in off.to_dict()["pairs"][0]
+    c = compare_systems(systems, refs, **FAST, ter=True)
+    data = c.to_dict()
+    assert data["ter_signature"] == c.ter_signature and data["ter_signature"].startswith("nrefs:1|case:lc|tok:tercom")
+    assert [s["ter"] for s in data["systems"]] == [s.ter.score for s in c.systems]
+    for row, pair in zip(data["all_pairs"], c.all_pairs):
+        assert row["ter_difference"] == pair.ter_bootstrap.difference
+        assert row["ter_bootstrap_p_value_sacrebleu"] == pair.ter_bootstrap.sacrebleu_p_value
+        assert row["ter_system_interval"] == list(pair.ter_bootstrap.system_interval)
+        assert row["ter_bootstrap_p_value_holm"] == pair.ter_bootstrap_holm
+        assert row["ter_better"] == (pair.ter_better() or "")
+    c.to_csv(tmp_path)
+    with (tmp_path / "scores.csv").open(encoding="utf-8", newline="") as f:
+        assert [float(r["ter"]) for r in csv.DictReader(f)] == [s.ter.score for s in c.systems]
+    with (tmp_path / "all_pairs.csv").open(encoding="utf-8", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert {"ter_difference_interval_low", "ter_difference_interval_high", "ter_ar_p_value_holm"} <= set(rows[0])
+    text, latex, page = str(c), c.to_latex(), c.to_html()
+    assert TER_NOTE in text and latex_escape(TER_NOTE) in latex and html.escape(TER_NOTE) in page
+    assert "a corpus score" in TER_NOTE and "Lower is better" in TER_NOTE and "mean" not in TER_NOTE
+    pair = c.all_pairs[0]
+    assert (f"{pair.system} - {pair.baseline}: TER gap {pair.ter_difference:+.2f}, p(AR) "
+            f"{pair.ter_randomization.p_value:.4f}") in text
+    assert f"& {c.systems[0].ter.score:.2f} &" in latex and "TER$\\downarrow$" in latex
+    assert "TER (corpus, lower is better)" in page and "better by TER (BS, Holm)" in page
+    assert f"<td style='{NUM}'>{pair.ter_bootstrap_holm:.4f}</td>" in page
+
+
+def test_a_segment_too_long_for_ter_is_refused_before_any_work(monkeypatch):
+    """TER's shift search slows down fast with length: past MAX_TER_WORDS words the comparison is refused, naming the
+    segment, before anything is tokenized; without TER the same segment is compared."""
+    import bleu_lab.compare.comparison as comparison
+    from bleu_lab.ter import MAX_TER_WORDS
+
+    long = "word " * (MAX_TER_WORDS + 1)
+    systems = {"a": ["x y", "z"], "b": ["x y", long]}
+    assert compare_systems(systems, ["x y", "z"], chrf=False, **FAST).systems[1].ter is None
+
+    def tokenized(*args, **kwargs):
+        raise AssertionError("tokenized before TER's bound was checked")
+
+    monkeypatch.setattr(comparison, "make_preprocessor", tokenized)
+    with pytest.raises(ValueError, match=rf"systems\['b'\]\[1\] has {MAX_TER_WORDS + 1} words; TER takes at most"):
+        compare_systems(systems, ["x y", "z"], ter=True, **FAST)
+
+
+@pytest.mark.parametrize("value", ["yes", 1, None])
+def test_ter_must_be_a_bool(value):
+    with pytest.raises(TypeError, match=r"ter must be True or False"):
+        compare_systems({"a": ["x y"], "b": ["x z"]}, ["x y"], ter=value, **FAST)
+
+
+def test_wmt21_ter_tests_equal_sacrebleus(mtdata, monkeypatch):
+    """Real data, kept cheap: the first 100 segments of WMT21 en-de, two systems, references A and C."""
+    systems, streams, _ = load_wmt(mtdata, "en-de")
+    systems = {n: systems[n][:100] for n in ("Facebook-AI", "UEdin")}
+    streams = [s[:100] for s in streams[:2]]
+    c = compare_systems(systems, references_per_segment(streams), n_samples=200, n_trials=300, chrf=False, ter=True)
+    check_ter_against_sacrebleu(c, systems, streams, 200, 300, monkeypatch)
+
+
+ter_words = st.lists(st.sampled_from("a b c d e f g A".split()), min_size=0, max_size=10).map(" ".join)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.tuples(ter_words, ter_words, ter_words, st.one_of(st.none(), ter_words)), min_size=2, max_size=10),
+       st.integers(1, 2**31 - 1))
+def test_generated_corpora_ter_tests_equal_sacrebleus(segments, seed):
+    """Generated corpora, some segments with a second reference and some without (sacrebleu reads a missing line of
+    a reference file as None), empty lines included: corpus TER and both TER tests are sacrebleu's for any seed but 0
+    (sacrebleu's PairedTest draws fresh randomness for SACREBLEU_SEED=0)."""
+    from sacrebleu.metrics import TER
+    from sacrebleu.significance import PairedTest
+
+    systems = {"base": [s[0] for s in segments], "new": [s[1] for s in segments]}
+    streams = [[s[2] for s in segments], [s[3] for s in segments]]
+    refs = [[r for r in seg if r is not None] for seg in zip(*streams)]
+    c = compare_systems(systems, refs, n_samples=60, n_trials=80, seed=seed, chrf=False, ter=True)
+    for s in c.systems:
+        assert s.ter.score == TER().corpus_score(systems[s.name], streams).score
+    pair = c.all_pairs[0]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("SACREBLEU_SEED", str(seed))
+        for test_type, n in (("bs", 60), ("ar", 80)):
+            _, scores = PairedTest([("b", systems["base"]), ("s", systems["new"])], {"TER": TER()}, streams,
+                                   test_type=test_type, n_samples=n)()
+            theirs = next(v for k, v in scores.items() if k != "System")[1].p_value
+            ours = (pair.ter_bootstrap.sacrebleu_p_value if test_type == "bs"
+                    else pair.ter_randomization.p_value_as("sacrebleu"))
+            assert ours == theirs

@@ -176,3 +176,29 @@ def test_too_many_draws_names_the_flag_and_what_fits(tmp_path, capsys):
     assert code == 2 and error.count("\n") == 1 and "n_trials" not in error
     assert f"--trials {trials} on 1,000 segments" in error
     assert f"use --trials {MAX_DRAWS // 1000} or fewer, or compare at most {MAX_DRAWS // trials:,} segments" in error
+
+
+def test_ter_flag_adds_corpus_ter_and_its_paired_tests(tmp_path, capsys):
+    from sacrebleu.metrics import TER
+
+    from bleu_lab.compare.cli import build_parser
+    from bleu_lab.compare.comparison import TER_SECONDS
+
+    strong, literal = NEWS / "sys.strong.de", NEWS / "sys.literal.de"
+    code = compare("--refs", str(NEWS / "ref.A.de"), "--systems", str(strong), str(literal), "--names", "strong",
+                   "literal", "--ter", "--no-chrf", "--json", str(tmp_path / "r.json"), *FAST)
+    assert code == 0
+    printed = capsys.readouterr().out
+    data = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+    refs = [(NEWS / "ref.A.de").read_text(encoding="utf-8").splitlines()]
+    expected = [TER().corpus_score(path.read_text(encoding="utf-8").splitlines(), refs).score
+                for path in (strong, literal)]
+    assert [s["ter"] for s in data["systems"]] == expected
+    row = data["all_pairs"][0]
+    assert row["ter_difference"] == pytest.approx(expected[1] - expected[0], abs=1e-12)
+    assert row["ter_better"] == "strong" and "better (BS): strong (lower TER)" in printed
+    assert "TER signature: nrefs:1|case:lc|tok:tercom" in printed
+    help_text = " ".join(build_parser().format_help().split())
+    assert f"about {TER_SECONDS} CPU seconds per system and reference file" in help_text
+    assert compare("--refs", str(NEWS / "ref.A.de"), "--systems", str(strong), str(literal), "--no-chrf", *FAST) == 0
+    assert "TER" not in capsys.readouterr().out  # off by default

@@ -1,12 +1,14 @@
 """The wiring: ``compare_systems`` runs every analysis of a comparison and returns one ``Comparison``.
 
 Conventions (the lesson explains each):
-- BLEU, its signature and the sentence BLEU of each segment are sacrebleu's (exact); chrF is sacrebleu's chrF2.
+- BLEU, its signature and the sentence BLEU of each segment are sacrebleu's (exact); chrF is sacrebleu's chrF2;
+  TER (``ter=True``) is sacrebleu's default TER, a corpus score (edits summed over reference words summed).
 - Every pair of systems is tested with paired approximate randomization and the paired bootstrap's shift p-value
   (``bleu_lab.significance``, on the statistics rows built once for all systems), with each system's 95% interval
-  over the resamples. ``pairs`` holds the pairs with the baseline, ``all_pairs`` every pair (the later system of the
-  pair against the earlier, the baseline first); the reports correct ``all_pairs`` for many comparisons with
-  Bonferroni (lesson 9) when there are more than two systems.
+  over the resamples; on BLEU, on chrF and (``ter=True``) on TER, with the same draws. ``pairs`` holds the pairs with
+  the baseline, ``all_pairs`` every pair (the later system of the pair against the earlier, the baseline first); the
+  reports correct ``all_pairs`` for many comparisons with Bonferroni (lesson 9) and Holm when there are more than two
+  systems (TER: Holm over its own pairs; lower TER is better).
 - The word-level analyses (word accuracy by frequency, salient n-grams) and the reference-length buckets use the
   first reference of each segment, as compare-mt does with its one reference file; BLEU uses all references.
 """
@@ -37,6 +39,10 @@ from ..significance import (
     randomization_from_rows,
 )
 from ..statistics import prepare_references
+from ..ter import check_corpus_words, ter_signature
+from ..ter import rows_score as ter_score
+from ..ter import scores_from_rows as ter_scores
+from ..ter import system_rows as ter_rows_of
 from ..tokenization import make_preprocessor
 from ..validation import as_sequence, check_flag, check_segment_lengths, plain_strings
 from .bucketers import (
@@ -137,6 +143,7 @@ def compare_systems(
     n_examples: int = 10,
     chrf: bool = True,
     scores: Mapping[str, SegmentScores] | None = None,
+    ter: bool = False,
 ) -> Comparison:
     """Compare two or more systems' outputs on one test set, every figure from bleu_lab's exact core.
 
@@ -149,7 +156,11 @@ def compare_systems(
     ``n_samples`` bootstrap resamples, ``n_trials`` randomization trials, ``seed`` for both and for the bucket
     intervals. ``alpha``, ``ngram_order``, ``compare_type`` ('match', 'over' or 'under'), ``top_ngrams``: the
     salient n-grams (compare-mt's defaults). ``n_examples``: segments shown per pair. ``chrf=False`` skips chrF
-    (the slowest score: about half the time on a 1,000-segment test set with three references).
+    (without TER the slowest score: about half the time on a 1,000-segment test set with three references).
+    ``ter=True`` adds sacrebleu's default TER: each system's corpus TER (lower is better) and both paired tests on
+    every pair, with the same draws as BLEU's and Holm's adjusted p over the pairs; off by default because TER's edit
+    distance with shifts is slow (about ``TER_SECONDS`` CPU seconds per system and reference on WMT21 en-de's 1,002
+    segments).
     ``scores``: other metrics' (or people's) segment scores, {name: ``segment_scores.SegmentScores``} (from
     ``read_segment_scores`` or ``segment_scores``; unrated segments NaN): each gets its system means with 95% intervals
     and both paired tests on every pair, its means per reference-length and (merged) length-difference bucket and the
@@ -172,6 +183,8 @@ def compare_systems(
     if srcs is not None and len(srcs) != len(refs):
         raise ValueError(f"sources has {len(srcs)} lines but the systems have {len(refs)}: one source per segment")
     options = ScoreOptions(tokenize, check_flag(lowercase, "lowercase"))
+    if check_flag(ter, "ter"):
+        check_corpus_words(outputs, refs)  # TER's bound, before anything is tokenized
     if compare_type not in COMPARE_TYPES:
         raise ValueError(f"compare_type must be one of {', '.join(COMPARE_TYPES)}, got {compare_type!r}")
     for value, arg in ((top_ngrams, "top_ngrams"), (n_examples, "n_examples"), (ngram_order, "ngram_order")):
@@ -203,7 +216,10 @@ def compare_systems(
     chrf_rows = ({name: segment_rows(lines, refs, chrf_options) for name, lines in outputs.items()}
                  if check_flag(chrf, "chrf") else {})
     chrfs = {name: chrf_from_rows(r, chrf_options, nrefs) for name, r in chrf_rows.items()}
-    scores = tuple(SystemScores(name, rows_score(rows[name], options, nrefs), chrfs.get(name)) for name in outputs)
+    ter_rows = ter_rows_of(outputs, refs) if ter else {}  # sacrebleu's TER statistics, once per system
+    ters = {name: ter_score(r, nrefs) for name, r in ter_rows.items()}
+    scores = tuple(SystemScores(name, rows_score(rows[name], options, nrefs), chrfs.get(name), ters.get(name))
+                   for name in outputs)
 
     def chrf_tests(baseline: str, system: str) -> dict:
         """chrF's paired tests on the same draws as BLEU's (equal to sacrebleu's on chrF: tests/test_significance)."""
@@ -213,13 +229,21 @@ def compare_systems(
                             lambda summed: chrf_scores(summed, chrf_options))
         return {"chrf_randomization": randomization_from_rows(paired, n_trials=n_trials, seed=seed),
                 "chrf_bootstrap": bootstrap_from_rows(paired, n_samples=n_samples, seed=seed, method="shift")}
+
+    def ter_tests(baseline: str, system: str) -> dict:
+        """TER's paired tests on the same draws as BLEU's (equal to sacrebleu's on TER: tests/test_compare)."""
+        if not ter_rows:
+            return {}
+        paired = PairedRows(options, ter_rows[baseline], ter_rows[system], ters[baseline], ters[system], ter_scores)
+        return {"ter_randomization": randomization_from_rows(paired, n_trials=n_trials, seed=seed),
+                "ter_bootstrap": bootstrap_from_rows(paired, n_samples=n_samples, seed=seed, method="shift")}
     order = [base] + [name for name in outputs if name != base]
     tested = [
         PairTest(
             system, baseline,
             randomization_from_rows(paired, n_trials=n_trials, seed=seed),
             bootstrap_from_rows(paired, n_samples=n_samples, seed=seed, method="shift"),
-            **chrf_tests(baseline, system),
+            **chrf_tests(baseline, system), **ter_tests(baseline, system),
         )
         for i, baseline in enumerate(order) for system in order[i + 1:]
         for paired in (PairedRows.from_rows(rows[baseline], rows[system], options, nrefs),)
@@ -228,6 +252,11 @@ def compare_systems(
     holm_bs = holm_adjusted([p.bootstrap.p_value for p in tested])
     every_pair = tuple(replace(p, randomization_holm=ar, bootstrap_holm=bs)
                        for p, ar, bs in zip(tested, holm_ar, holm_bs))
+    if ter_rows and every_pair:  # TER's own family of pairs, adjusted as BLEU's
+        ter_ar = holm_adjusted([p.ter_randomization.p_value for p in every_pair])
+        ter_bs = holm_adjusted([p.ter_bootstrap.p_value for p in every_pair])
+        every_pair = tuple(replace(p, ter_randomization_holm=ar, ter_bootstrap_holm=bs)
+                           for p, ar, bs in zip(every_pair, ter_ar, ter_bs))
     pairs = tuple(p for p in every_pair if p.baseline == base)
     sentence = {name: sentence_scores(r, options) for name, r in rows.items()}
 
@@ -284,7 +313,7 @@ def compare_systems(
         pairs, every_pair, accuracy, length_table, diff_table, band_table, salient, examples, outputs, refs, srcs,
         sentence, ref_lengths, bucket_of, settings,
         {test: clusters(bleu, every_pair, test) for test in ("AR", "BS")} if len(outputs) > 2 else {}, merged_table,
-        metric_results, agreement, disagree, extra,
+        metric_results, agreement, disagree, extra, ter_signature(nrefs) if ter else "",
     )
 
 
@@ -315,6 +344,9 @@ def _scores(scores: object, names: list[str], segments: int) -> dict[str, Segmen
 
 
 BUILT_IN_METRICS = ("BLEU", "chrF")
+# CPU seconds of sacrebleu's TER per system and reference file on WMT21 en-de's 1,002 segments: measured 3.0 to 6.3
+# (Facebook-AI, UEdin and Online-B against references A, C and D; sacrebleu 2.6, a shared 2-core machine)
+TER_SECONDS = 4
 
 
 def _agreement(extra, scores, sentence, chrf_rows, chrf_options, n_examples) -> tuple[tuple, tuple]:

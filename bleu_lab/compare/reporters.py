@@ -47,11 +47,13 @@ def to_dict(c: ComparisonData) -> dict:
     return {
         "signature": c.signature,
         "chrf_signature": c.chrf_signature,
+        "ter_signature": c.ter_signature,
         "baseline": c.baseline,
         "segments": len(c),
         "settings": dict(c.settings),
         "systems": [
             {"name": s.name, "bleu": s.bleu.score, "chrf": s.chrf.score if s.chrf else None,
+             "ter": s.ter.score if s.ter else None,
              "length_ratio": s.length_ratio, "hyp_len": s.bleu.sys_len, "ref_len": s.bleu.ref_len,
              "precisions": list(s.bleu.precisions),
              "bp": s.bleu.bp}
@@ -152,8 +154,19 @@ def _pair(p: PairTest, c: ComparisonData | None = None) -> dict:
                     "chrf_bootstrap_p_value_sacrebleu": p.chrf_bootstrap.sacrebleu_p_value,
                     "chrf_difference_interval": list(p.chrf_bootstrap.difference_interval),
                     "chrf_estimated_accuracy": estimated_accuracy(p.chrf_bootstrap.difference, "chrF")})
+    if p.ter_bootstrap is not None:  # corpus TER: lower is better, so a negative gap favours the system
+        row.update({"ter_difference": p.ter_bootstrap.difference, "ter_ar_p_value": p.ter_randomization.p_value,
+                    "ter_bootstrap_p_value": p.ter_bootstrap.p_value,
+                    "ter_bootstrap_p_value_sacrebleu": p.ter_bootstrap.sacrebleu_p_value,
+                    "ter_system_interval": list(p.ter_bootstrap.system_interval),
+                    "ter_baseline_interval": list(p.ter_bootstrap.baseline_interval),
+                    "ter_difference_interval": list(p.ter_bootstrap.difference_interval)})
     if c is not None:
         fw = family_wise(c)
+        if p.ter_bootstrap is not None:
+            row.update({"ter_ar_p_value_holm": p.ter_randomization_holm if fw else None,
+                        "ter_bootstrap_p_value_holm": p.ter_bootstrap_holm if fw else None,
+                        "ter_better": p.ter_better(adjusted=fw is not None, alpha=ALPHA) or ""})
         row.update({
             "bonferroni_threshold": fw["threshold"] if fw else None,
             "ar_significant": p.randomization.significant(ALPHA),
@@ -166,6 +179,25 @@ def _pair(p: PairTest, c: ComparisonData | None = None) -> dict:
             "bootstrap_significant_holm": holm_significant(p, "BS") if fw else None,
         })
     return row
+
+
+def ter_verdict(p: PairTest, fw: dict | None) -> str:
+    """Which system TER finds better: the one with the lower TER when the bootstrap's p (Holm-adjusted over every
+    pair's TER tests when there are more than two systems) is below ``ALPHA``, else that neither is."""
+    better = p.ter_better(adjusted=fw is not None, alpha=ALPHA)
+    return f"{better} (lower TER)" if better else "neither"
+
+
+def ter_lines(c: ComparisonData) -> list[str]:
+    """One line per pair with TER's tests (none without TER): the gap, both p, the p sacrebleu --paired-bs prints for
+    the same resamples, Holm's adjusted p (more than two systems) and which system is better."""
+    fw = family_wise(c)
+    return [f"{p.system} - {p.baseline}: TER gap {p.ter_bootstrap.difference:+.2f}, p(AR) "
+            f"{p.ter_randomization.p_value:.4f}, p(BS) {p.ter_bootstrap.p_value:.4f} (sacrebleu --paired-bs: "
+            f"{p.ter_bootstrap.sacrebleu_p_value:.4f})"
+            + (f", Holm-AR {p.ter_randomization_holm:.4f}, Holm-BS {p.ter_bootstrap_holm:.4f}" if fw else "")
+            + f"; better (BS{', Holm' if fw else ''}): {ter_verdict(p, fw)}"
+            for p in c.all_pairs if p.ter_bootstrap is not None]
 
 
 def holm_significant(p: PairTest, test: str) -> bool:
@@ -251,8 +283,8 @@ def to_csv(c: ComparisonData, directory: str | Path) -> list[Path]:
     data = to_dict(c)
     width = max((len(e["references"]) for e in data["examples"]), default=1)  # reference_1 .. reference_width
     tables = {
-        "scores": [{k: s[k] for k in ("name", "bleu", "chrf", "length_ratio", "hyp_len", "ref_len")}
-                   for s in data["systems"]],
+        "scores": [{k: s[k] for k in ("name", "bleu", "chrf", "length_ratio", "hyp_len", "ref_len")
+                    + (("ter",) if c.ter_signature else ())} for s in data["systems"]],
         "pairs": [_flat(p) for p in data["pairs"]],
         "all_pairs": [_flat(p) for p in data["all_pairs"]],
         "word_accuracy": [
@@ -299,6 +331,16 @@ def _chrf(s) -> str:
     return f"{s.chrf.score:.2f}" if s.chrf else "–"
 
 
+def _ter(s) -> str:
+    return f"{s.ter.score:.2f}" if s.ter else "–"
+
+
+TER_NOTE = ("TER: sacrebleu's default TER (lowercased, split on whitespace: case:lc, tok:tercom), a corpus score: "
+            "the edits to the closest reference summed over the segments, over the average reference lengths summed "
+            "(Snover et al. 2006, https://aclanthology.org/2006.amta-papers.25/). Lower is better, so a negative TER "
+            "gap favours the first system of the pair.")
+
+
 def pairs_latex(c: ComparisonData) -> list[str]:
     """Every pair of systems with both paired tests and Bonferroni's reading, as a LaTeX table (none with two systems
     or fewer: their one pair is the scores table's row)."""
@@ -336,10 +378,12 @@ def to_latex(c: ComparisonData, path: str | Path | None = None) -> str:
     system's 95% bootstrap interval; with more than two systems, a second table of every pair with both tests and
     Bonferroni's reading (``pairs_latex``). The signatures go in a footnote line."""
     pairs = {p.system: p for p in c.pairs}
+    with_ter = bool(c.ter_signature)
     lines = [
-        r"\begin{tabular}{lrrrrrrl}",
+        r"\begin{tabular}{lrr" + ("r" if with_ter else "") + "rrrrl}",
         r"\hline",
-        r"System & BLEU & chrF & Len. ratio & $\Delta$BLEU & $p_\mathrm{AR}$ & $p_\mathrm{BS}$ & 95\% interval \\",
+        r"System & BLEU & chrF & " + (r"TER$\downarrow$ & " if with_ter else "")
+        + r"Len. ratio & $\Delta$BLEU & $p_\mathrm{AR}$ & $p_\mathrm{BS}$ & 95\% interval \\",
         r"\hline",
     ]
     for s in c.systems:
@@ -350,10 +394,13 @@ def to_latex(c: ComparisonData, path: str | Path | None = None) -> str:
         else:
             tail = (f"{p.difference:+.2f} & {p.randomization.p_value:.4f} & {p.bootstrap.p_value:.4f} & "
                     "[{:.2f}, {:.2f}]".format(*p.bootstrap.system_interval))
-        lines.append(f"{latex_escape(s.name)} & {s.bleu.score:.2f} & {_chrf(s)} & {s.length_ratio:.3f} & "
-                     f"{tail} \\\\")
+        lines.append(f"{latex_escape(s.name)} & {s.bleu.score:.2f} & {_chrf(s)} & "
+                     + (f"{_ter(s)} & " if with_ter else "") + f"{s.length_ratio:.3f} & {tail} \\\\")
     lines += [r"\hline", r"\end{tabular}",
               f"% BLEU: {latex_escape(c.signature)}", f"% chrF2: {latex_escape(c.chrf_signature or 'not computed')}"]
+    if with_ter:
+        lines += [f"% TER: {latex_escape(c.ter_signature)}", f"% {latex_escape(TER_NOTE)}"]
+        lines += [f"% TER, {latex_escape(line)}" for line in ter_lines(c)]
     every_pair = pairs_latex(c)
     lines += ["", *every_pair] if every_pair else []
     lines += metrics_latex(c)
@@ -370,21 +417,26 @@ def to_text(c: ComparisonData) -> str:
     """A terminal summary: the scores, the tests against the baseline, every pair with Bonferroni's reading (more
     than two systems), and word accuracy."""
     width = max(len(n) for n in c.names) + 2
+    with_ter = bool(c.ter_signature)
     out = [f"{len(c)} segments, baseline {c.baseline}", f"BLEU signature: {c.signature}",
-           f"{'system':<{width}}  BLEU    chrF   ratio   gap     p(AR)   p(BS)   95% interval"]
+           f"{'system':<{width}}  BLEU    chrF  " + (" TER   " if with_ter else "")
+           + " ratio   gap     p(AR)   p(BS)   95% interval"]
     pairs = {p.system: p for p in c.pairs}
     for s in c.systems:
         p = pairs.get(s.name)
         tail = "(baseline)" if p is None else (
             f"{p.difference:+6.2f}  {p.randomization.p_value:.4f}  {p.bootstrap.p_value:.4f}  "
             "[{:.2f}, {:.2f}]".format(*p.bootstrap.system_interval))
-        out.append(f"{s.name:<{width}}  {s.bleu.score:6.2f}  {_chrf(s):>6}  {s.length_ratio:.3f}  {tail}")
+        out.append(f"{s.name:<{width}}  {s.bleu.score:6.2f}  {_chrf(s):>6}  "
+                   + (f"{_ter(s):>6}  " if with_ter else "") + f"{s.length_ratio:.3f}  {tail}")
     if c.pairs:
         out.append("p(BS): the paired bootstrap, two-sided, gaps shifted to the null. For the same resamples:")
         out += [f"  {line}" for line in sacrebleu_lines(c)]
     out += [f"chrF, {p.system} - {p.baseline}: gap {p.chrf_bootstrap.difference:+.2f}, p(AR) "
             f"{p.chrf_randomization.p_value:.4f}, p(BS) {p.chrf_bootstrap.p_value:.4f} (sacrebleu --paired-bs: "
             f"{p.chrf_bootstrap.sacrebleu_p_value:.4f})" for p in c.pairs if p.chrf_bootstrap is not None]
+    if with_ter:
+        out += [f"TER signature: {c.ter_signature}", TER_NOTE, *ter_lines(c)]
     fw = family_wise(c)
     if fw:
         out.append(f"\nevery pair, Bonferroni: significant when p < {ALPHA:g} / {fw['comparisons']} = "
@@ -477,7 +529,7 @@ def scores_html(c: ComparisonData) -> str:
     for s in c.systems:
         p = pairs.get(s.name)
         cells = [_esc(s.name) + (" (baseline)" if s.name == c.baseline else ""), f"{s.bleu.score:.2f}",
-                 _chrf(s), f"{s.length_ratio:.3f}"]
+                 _chrf(s), *([_ter(s)] if c.ter_signature else []), f"{s.length_ratio:.3f}"]
         if p is None:
             cells += ["–", "–", "–", "[{:.2f}, {:.2f}]".format(*c.pairs[0].bootstrap.baseline_interval)
                       if c.pairs else "–"]
@@ -492,10 +544,12 @@ def scores_html(c: ComparisonData) -> str:
         f"{_esc(draws_note(c))}"
         + "".join(f"<br>{_esc(line)}" for line in sacrebleu_lines(c)) +
         f"<br><code style='{MONO}'>BLEU {_esc(c.signature)}</code><br>"
-        f"<code style='{MONO}'>chrF2 {_esc(c.chrf_signature or 'not computed')}</code></div>"
+        f"<code style='{MONO}'>chrF2 {_esc(c.chrf_signature or 'not computed')}</code>"
+        + (f"<br><code style='{MONO}'>TER {_esc(c.ter_signature)}</code><br>{_esc(TER_NOTE)}" if c.ter_signature
+           else "") + "</div>"
     )
-    return _table("Scores", ["system", "BLEU", "chrF", "length ratio", "gap", "p(AR)", "p(BS)", "95% interval"],
-                  rows, note)
+    return _table("Scores", ["system", "BLEU", "chrF", *(["TER (corpus, lower is better)"] if c.ter_signature else []),
+                             "length ratio", "gap", "p(AR)", "p(BS)", "95% interval"], rows, note)
 
 
 def pairs_html(c: ComparisonData) -> str:
@@ -509,6 +563,11 @@ def pairs_html(c: ComparisonData) -> str:
     with_chrf = all(p.chrf_bootstrap is not None for p in c.all_pairs)
     if with_chrf:
         head += ["chrF gap", "chrF p(AR)", "chrF p(BS)", "chrF est. accuracy"]
+    with_ter = all(p.ter_bootstrap is not None for p in c.all_pairs)
+    if with_ter:
+        head += ["TER gap (lower is better)", "TER p(AR)", "TER p(BS)"]
+        head += [f"TER p({test}), Holm-adjusted" for test in ("AR", "BS")] if fw else []
+        head += [f"better by TER (BS{', Holm' if fw else ''})"]
     head += [f"{test} p &lt; {ALPHA:g}" for test in ("AR", "BS")]
     if fw:
         head += [f"{test} p &lt; {fw['threshold']:.4f} (Bonferroni)" for test in ("AR", "BS")]
@@ -523,6 +582,11 @@ def pairs_html(c: ComparisonData) -> str:
             cells += [f"{p.chrf_bootstrap.difference:+.2f}", f"{p.chrf_randomization.p_value:.4f}",
                       f"{p.chrf_bootstrap.p_value:.4f}",
                       _esc(describe_accuracy(estimated_accuracy(p.chrf_bootstrap.difference, "chrF")))]
+        if with_ter:
+            cells += [f"{p.ter_bootstrap.difference:+.2f}", f"{p.ter_randomization.p_value:.4f}",
+                      f"{p.ter_bootstrap.p_value:.4f}"]
+            cells += [f"{p.ter_randomization_holm:.4f}", f"{p.ter_bootstrap_holm:.4f}"] if fw else []
+            cells += [_esc(ter_verdict(p, fw))]
         cells += [_yes(p.randomization.significant(ALPHA)),
                  _yes(p.bootstrap.significant(ALPHA))]
         if fw:
@@ -544,6 +608,11 @@ def pairs_html(c: ComparisonData) -> str:
             "the gaps and counts the upper tail only, roughly a one-sided p. "
             + ("chrF gap, chrF p(AR), chrF p(BS): the same two tests on chrF's per-segment statistics, with the same "
                "draws (the BLEU columns after them are BLEU's). " if with_chrf else "")
+            + ("TER gap, TER p(AR), TER p(BS): the same two tests on corpus TER's per-segment statistics (edits, "
+               "average reference length), with the same draws; TER is lower when better, so a negative gap favours "
+               "the first system, and “better by TER” names the system with the lower TER when the bootstrap's p"
+               + (" (Holm-adjusted over the pairs' TER tests)" if fw else "") + f" is below {ALPHA:g}. "
+               if with_ter else "")
             + f"{correction} {_esc(KOCMI_NOTE)}</div>")
     found = "".join(f"<li>{_esc(line)}</li>" for line in clusters_text(c))
     if found:

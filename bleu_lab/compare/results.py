@@ -14,6 +14,7 @@ from ..chrf import ChrfScore
 from ..sacrebleu_style import BleuScore, ScoreOptions
 from ..segment_scores import SegmentScores
 from ..significance import BootstrapResult, RandomizationResult
+from ..ter import TerScore
 from .bucketers import Bucketer
 from .metrics import Disagreement, MetricAgreement, MetricResult
 from .scorers import BucketScore, SalientNgram, WordCounts
@@ -26,6 +27,7 @@ class SystemScores:
     name: str
     bleu: BleuScore
     chrf: ChrfScore | None  # None when compare_systems(..., chrf=False)
+    ter: TerScore | None = None  # corpus TER (lower is better); None unless compare_systems(..., ter=True)
 
     @property
     def length_ratio(self) -> float:
@@ -44,10 +46,29 @@ class PairTest:
     bootstrap_holm: float | None = None
     chrf_randomization: RandomizationResult | None = None  # the same two tests on chrF (None without chrF)
     chrf_bootstrap: BootstrapResult | None = None
+    ter_randomization: RandomizationResult | None = None  # the same two tests on corpus TER (None without ter=True)
+    ter_bootstrap: BootstrapResult | None = None
+    ter_randomization_holm: float | None = None  # Holm's adjusted p over every pair's TER tests
+    ter_bootstrap_holm: float | None = None
 
     @property
     def difference(self) -> float:
         return self.bootstrap.difference
+
+    @property
+    def ter_difference(self) -> float | None:
+        """TER of ``system`` - TER of ``baseline`` (negative: the system needs fewer edits, i.e. is better)."""
+        return None if self.ter_bootstrap is None else self.ter_bootstrap.difference
+
+    def ter_better(self, adjusted: bool = True, alpha: float = 0.05) -> str | None:
+        """The system with the lower TER when the bootstrap's p (Holm-adjusted when ``adjusted``) is below ``alpha``
+        and the TERs differ; None otherwise (and without TER)."""
+        if self.ter_bootstrap is None:
+            return None
+        p = self.ter_bootstrap_holm if adjusted else self.ter_bootstrap.p_value
+        if p is None or self.ter_bootstrap.difference == 0 or not p < alpha:
+            return None
+        return self.system if self.ter_bootstrap.difference < 0 else self.baseline
 
 
 @dataclass(frozen=True)
@@ -139,6 +160,7 @@ class ComparisonData:
     agreement: tuple[MetricAgreement, ...] = ()  # every pair of metrics (BLEU, chrF, each --scores), when scores given
     disagreements: tuple[Disagreement, ...] = ()  # the segments BLEU and each --scores metric rank furthest apart
     metric_scores: dict[str, SegmentScores] = field(repr=False, default_factory=dict)  # the --scores as given
+    ter_signature: str = ""  # sacrebleu's TER signature; "" without ter=True
 
     def __len__(self) -> int:
         return len(self.references)
