@@ -538,6 +538,35 @@ def test_holm_is_the_adjustment_of_every_pairs_p_in_every_output(news_comparison
         assert f"<td style='{NUM}'>{p.bootstrap_holm:.4f}</td>" in page
 
 
+def test_chrfs_pairs_are_a_family_of_their_own_holm_adjusted_in_every_output(news_comparison, tmp_path):
+    """chrF's p of every pair get Holm's adjustment over chrF's own pairs (BLEU's are another family), checked against
+    a hand computation of the step-down on the first pair's family."""
+    import csv
+
+    from bleu_lab.significance import holm_adjusted
+
+    c = news_comparison
+    for test in ("randomization", "bootstrap"):
+        raw = [getattr(p, f"chrf_{test}").p_value for p in c.all_pairs]
+        order = sorted(range(len(raw)), key=raw.__getitem__)
+        by_hand, running = [0.0] * len(raw), 0.0
+        for rank, k in enumerate(order):  # the smallest p times m, the next times m - 1, never below the one before
+            running = max(running, min(1.0, raw[k] * (len(raw) - rank)))
+            by_hand[k] = running
+        assert [getattr(p, f"chrf_{test}_holm") for p in c.all_pairs] == pytest.approx(by_hand, abs=1e-12)
+        assert holm_adjusted(raw) == [getattr(p, f"chrf_{test}_holm") for p in c.all_pairs]
+    rows = c.to_dict()["all_pairs"]
+    assert [r["chrf_bootstrap_p_value_holm"] for r in rows] == [p.chrf_bootstrap_holm for p in c.all_pairs]
+    c.to_csv(tmp_path)
+    with (tmp_path / "all_pairs.csv").open(encoding="utf-8", newline="") as f:
+        assert [float(r["chrf_ar_p_value_holm"]) for r in csv.DictReader(f)] == pytest.approx(
+            [p.chrf_randomization_holm for p in c.all_pairs])
+    page = c.to_html()
+    assert "chrF p(BS), Holm-adjusted" in page and "Holm's adjustment over the pairs' chrF tests" in page
+    for p in c.all_pairs:
+        assert f"<td style='{NUM}'>{p.chrf_bootstrap_holm:.4f}</td>" in page
+
+
 def test_five_systems_with_few_draws_are_raised_so_a_large_gap_can_be_significant(tmp_path):
     """The issue's case: --samples 100 --trials 100 on the five news systems (10 pairs, 0.05 / 10 = 0.005 below
     1 / 101): every pair read "no". The draws are raised to 1,000 and said so; the -43.9 gap is significant."""

@@ -248,15 +248,14 @@ def compare_systems(
         for i, baseline in enumerate(order) for system in order[i + 1:]
         for paired in (PairedRows.from_rows(rows[baseline], rows[system], options, nrefs),)
     ]
-    holm_ar = holm_adjusted([p.randomization.p_value for p in tested])
-    holm_bs = holm_adjusted([p.bootstrap.p_value for p in tested])
-    every_pair = tuple(replace(p, randomization_holm=ar, bootstrap_holm=bs)
-                       for p, ar, bs in zip(tested, holm_ar, holm_bs))
-    if ter_rows and every_pair:  # TER's own family of pairs, adjusted as BLEU's
-        ter_ar = holm_adjusted([p.ter_randomization.p_value for p in every_pair])
-        ter_bs = holm_adjusted([p.ter_bootstrap.p_value for p in every_pair])
-        every_pair = tuple(replace(p, ter_randomization_holm=ar, ter_bootstrap_holm=bs)
-                           for p, ar, bs in zip(every_pair, ter_ar, ter_bs))
+    every_pair = tuple(tested)
+    for metric, computed in (("", True), ("chrf_", bool(chrf_rows)), ("ter_", bool(ter_rows))):
+        if computed and every_pair:  # each metric's pairs a family of their own, Holm-adjusted
+            adjusted = {f"{metric}{test}_holm": holm_adjusted([getattr(p, f"{metric}{test}").p_value
+                                                               for p in every_pair])
+                        for test in ("randomization", "bootstrap")}
+            every_pair = tuple(replace(p, **{name: values[k] for name, values in adjusted.items()})
+                               for k, p in enumerate(every_pair))
     pairs = tuple(p for p in every_pair if p.baseline == base)
     sentence = {name: sentence_scores(r, options) for name, r in rows.items()}
 

@@ -154,6 +154,10 @@ def _pair(p: PairTest, c: ComparisonData | None = None) -> dict:
                     "chrf_bootstrap_p_value_sacrebleu": p.chrf_bootstrap.sacrebleu_p_value,
                     "chrf_difference_interval": list(p.chrf_bootstrap.difference_interval),
                     "chrf_estimated_accuracy": estimated_accuracy(p.chrf_bootstrap.difference, "chrF")})
+        if c is not None:
+            fw = family_wise(c)
+            row.update({"chrf_ar_p_value_holm": p.chrf_randomization_holm if fw else None,
+                        "chrf_bootstrap_p_value_holm": p.chrf_bootstrap_holm if fw else None})
     if p.ter_bootstrap is not None:  # corpus TER: lower is better, so a negative gap favours the system
         row.update({"ter_difference": p.ter_bootstrap.difference, "ter_ar_p_value": p.ter_randomization.p_value,
                     "ter_bootstrap_p_value": p.ter_bootstrap.p_value,
@@ -562,7 +566,9 @@ def pairs_html(c: ComparisonData) -> str:
             "est. accuracy"]
     with_chrf = all(p.chrf_bootstrap is not None for p in c.all_pairs)
     if with_chrf:
-        head += ["chrF gap", "chrF p(AR)", "chrF p(BS)", "chrF est. accuracy"]
+        head += ["chrF gap", "chrF p(AR)", "chrF p(BS)"]
+        head += [f"chrF p({test}), Holm-adjusted" for test in ("AR", "BS")] if fw else []
+        head += ["chrF est. accuracy"]
     with_ter = all(p.ter_bootstrap is not None for p in c.all_pairs)
     if with_ter:
         head += ["TER gap (lower is better)", "TER p(AR)", "TER p(BS)"]
@@ -580,8 +586,9 @@ def pairs_html(c: ComparisonData) -> str:
                  _esc(describe_accuracy(estimated_accuracy(p.difference, "BLEU")))]
         if with_chrf:
             cells += [f"{p.chrf_bootstrap.difference:+.2f}", f"{p.chrf_randomization.p_value:.4f}",
-                      f"{p.chrf_bootstrap.p_value:.4f}",
-                      _esc(describe_accuracy(estimated_accuracy(p.chrf_bootstrap.difference, "chrF")))]
+                      f"{p.chrf_bootstrap.p_value:.4f}"]
+            cells += [f"{p.chrf_randomization_holm:.4f}", f"{p.chrf_bootstrap_holm:.4f}"] if fw else []
+            cells += [_esc(describe_accuracy(estimated_accuracy(p.chrf_bootstrap.difference, "chrF")))]
         if with_ter:
             cells += [f"{p.ter_bootstrap.difference:+.2f}", f"{p.ter_randomization.p_value:.4f}",
                       f"{p.ter_bootstrap.p_value:.4f}"]
@@ -607,7 +614,8 @@ def pairs_html(c: ComparisonData) -> str:
             "shifted to the null, two-sided. sacrebleu --paired-bs prints another p for the same resamples: it folds "
             "the gaps and counts the upper tail only, roughly a one-sided p. "
             + ("chrF gap, chrF p(AR), chrF p(BS): the same two tests on chrF's per-segment statistics, with the same "
-               "draws (the BLEU columns after them are BLEU's). " if with_chrf else "")
+               "draws" + (", and Holm's adjustment over the pairs' chrF tests" if fw else "")
+               + " (the BLEU columns after them are BLEU's). " if with_chrf else "")
             + ("TER gap, TER p(AR), TER p(BS): the same two tests on corpus TER's per-segment statistics (edits, "
                "average reference length), with the same draws; TER is lower when better, so a negative gap favours "
                "the first system, and “better by TER” names the system with the lower TER when the bootstrap's p"

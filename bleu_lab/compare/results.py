@@ -46,6 +46,8 @@ class PairTest:
     bootstrap_holm: float | None = None
     chrf_randomization: RandomizationResult | None = None  # the same two tests on chrF (None without chrF)
     chrf_bootstrap: BootstrapResult | None = None
+    chrf_randomization_holm: float | None = None  # Holm's adjusted p over every pair's chrF tests
+    chrf_bootstrap_holm: float | None = None
     ter_randomization: RandomizationResult | None = None  # the same two tests on corpus TER (None without ter=True)
     ter_bootstrap: BootstrapResult | None = None
     ter_randomization_holm: float | None = None  # Holm's adjusted p over every pair's TER tests
