@@ -7,6 +7,7 @@ Timeouts are in milliseconds, as everywhere in Playwright.
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
@@ -242,11 +243,29 @@ def page_kernel_id(page: Page) -> str:
     return page.evaluate("() => JSON.parse(document.getElementById('jupyter-config-data').textContent).kernelId")
 
 
+KERNEL_CONNECTIONS = """async (kernel) => {
+  const config = JSON.parse(document.getElementById('jupyter-config-data').textContent);
+  const base = (config.baseUrl || '/').replace(/\\/?$/, '/');
+  const answer = await fetch(base + 'api/kernels/' + kernel, { credentials: 'same-origin', cache: 'no-store' });
+  return answer.ok ? (await answer.json()).connections : -1;
+}"""
+
+
+def wait_for_kernel_connection(page: Page, kernel: str, timeout: float = 30) -> None:
+    """Wait until the page's websocket to its kernel is open (the kernel API counts it among its connections)."""
+    deadline = time.monotonic() + timeout
+    while (connections := page.evaluate(KERNEL_CONNECTIONS, kernel)) < 1:
+        assert time.monotonic() < deadline, f"the page never connected to its kernel {kernel} ({connections})"
+        time.sleep(0.2)
+
+
 def kill_page_kernel(page: Page, server_pid: int) -> str:
-    """Kill the kernel process of a Voilà page as the system's out-of-memory killer does (SIGKILL); return its id."""
+    """Kill the kernel process of a Voilà page as the system's out-of-memory killer does (SIGKILL), once the page is
+    connected to it (a kernel killed before that is one the page never had: its notice says so); return its id."""
     import psutil
 
     kernel = page_kernel_id(page)
+    wait_for_kernel_connection(page, kernel)
     [process] = [p for p in psutil.Process(server_pid).children(recursive=True)
                  if f"kernel-{kernel}.json" in " ".join(p.cmdline())]
     process.kill()
