@@ -505,7 +505,7 @@ def _blas_threads():
 def one_blas_thread():
     """A context in which numpy's BLAS runs on one thread (``threadpoolctl``). The tests' products are small (the
     draws of a chunk by about ten statistics): a second BLAS thread saves little and spins while it waits, so with
-    two threads on a busy 2-core machine a comparison's CPU time was a third to half as much again
+    two threads on a busy 2-core machine a comparison took a third more CPU time to nearly twice as much
     (``benchmarks/bench_compare.py``). The sums are exact integers either way: the results are the same."""
     return _blas_threads().limit(limits=1, user_api="blas")
 
