@@ -7,8 +7,10 @@ plus one that sleeps until its --timeout and one that floods its output (12 disp
 Each configuration grades the whole batch with the real command in a fresh interpreter and prints one row:
 
   sandbox, --jobs, wall-clock seconds in all and per notebook, CPU seconds per notebook (the grader, its workers,
-  the kernels and marking, all together), the peak memory (VmHWM) of the grader's main process and the largest of
-  its workers' (one per notebook; the kernels and marking's child, under --memory, are not counted).
+  the kernels and marking, all together: counted by a cgroup of the run's own where one can be made, else by
+  getrusage, which misses processes nobody waited for, such as a box's kernels), the peak memory (VmHWM) of the
+  grader's main process and the largest of its workers' (one per notebook; the kernels and marking's child, under
+  --memory, are not counted).
 
 Goals (issue 35): the grader's peak memory independent of the batch size and at most 300 MB; at most 3 CPU seconds
 per ordinary notebook; 200 notebooks of lesson 3 in at most 10 minutes on 2 cores.
@@ -38,6 +40,8 @@ from pathlib import Path
 
 import nbformat
 from _common import REPO
+
+from bleu_lab.cgroups import own_hierarchies, write_value
 
 # The grader in this process; its peak (VmHWM) on stderr, and each worker's in the file $WORKER_PEAKS (kB).
 MEASURED = """\
@@ -126,16 +130,47 @@ def time_bombs(paths: dict[str, Path]) -> None:
         print(f"bomb {name:<26} refused in {seconds:5.2f} s ({'ok' if seconds < 1 else 'over 1 s'}): {said}")
 
 
+def cpu_cgroup(name: str) -> Path | None:
+    """A new cgroup v2 folder under this process's own, whose ``cpu.stat`` counts every process moved into it and
+    every process they start (a box's kernels too, whoever reaps them); None where none can be made (not root,
+    no writable cgroup v2)."""
+    for hierarchy in own_hierarchies():
+        if hierarchy.version == 2:
+            try:
+                (folder := hierarchy.own / name).mkdir()
+            except OSError:
+                return None
+            return folder
+    return None
+
+
+def cgroup_cpu_seconds(folder: Path) -> float:
+    """The CPU seconds counted in ``folder`` (its ``usage_usec``); then the cgroup is emptied and removed."""
+    usage = int(re.search(r"^usage_usec (\d+)$", (folder / "cpu.stat").read_text(), re.MULTILINE).group(1))
+    for _ in range(50):
+        try:
+            folder.rmdir()
+            break
+        except OSError:  # a process still in it
+            if (folder / "cgroup.kill").exists():
+                write_value(folder / "cgroup.kill", "1")
+            time.sleep(0.1)
+    return usage / 1e6
+
+
 def run(paths: list[Path], sandbox: str, jobs: int, timeout: float, cwd: Path) -> dict:
     peaks = cwd / f"peaks-{sandbox}-{jobs}.txt"
+    group = cpu_cgroup(f"bleu-lab-bench-grade-{os.getpid()}-{sandbox}-{jobs}")
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.monotonic()
     done = subprocess.run([sys.executable, "-I", "-c", MEASURED, "grade", *map(str, paths), "--seed", "1",
                            "--timeout", str(timeout), "--sandbox", sandbox, "--jobs", str(jobs)],
-                          capture_output=True, text=True, cwd=cwd, env={**os.environ, "WORKER_PEAKS": str(peaks)})
+                          capture_output=True, text=True, cwd=cwd, env={**os.environ, "WORKER_PEAKS": str(peaks)},
+                          preexec_fn=None if group is None else lambda: write_value(group / "cgroup.procs", "0"))
     seconds = time.monotonic() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    cpu = ((after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime) if group is None
+           else cgroup_cpu_seconds(group))
     own = re.search(r"^peak-kb (\d+)$", done.stderr, re.MULTILINE)
     workers = [int(line) for line in peaks.read_text().split()] if peaks.exists() else [0]
     scores = re.findall(r"^score: .*$", done.stdout, re.MULTILINE)
@@ -158,6 +193,12 @@ def main() -> int:
           f"Python {platform.python_version()}; load average {os.getloadavg()[0]:.1f} at the start")
     print(f"{args.n} submissions of {args.lesson} (solved, untouched, broken in turn; one sleeps to --timeout "
           f"{args.timeout:g} s, one floods 300 MB of output)")
+    probe = cpu_cgroup(f"bleu-lab-bench-grade-{os.getpid()}-probe")
+    if probe is not None:
+        probe.rmdir()
+    print("CPU seconds counted by " + ("a cgroup of the run's own: every process of it" if probe else
+          "getrusage: only processes their parents waited for (a box's kernels may be missed; run as root with a "
+          "writable cgroup v2 to count them all)"))
     with tempfile.TemporaryDirectory(prefix="bleu-lab-bench-grade-") as tmp:
         folder = Path(tmp)
         paths = make_class(folder, args.lesson, args.n)

@@ -45,56 +45,10 @@ from pathlib import Path
 from jupyterhub.spawner import LocalProcessSpawner
 from traitlets import Unicode
 
+from .cgroups import Hierarchy, hierarchies, own_hierarchies, write_value
+
 PERIOD_US = 100_000  # the CPU quota's period: 100 ms, as systemd's CPUQuota= uses
 CGROUP_PARENT = "bleu-lab-hub"  # the folder, under the hub's own cgroup, that holds one cgroup per student
-
-
-@dataclass(frozen=True)
-class Hierarchy:
-    """A mounted cgroup hierarchy: its version, the v1 controllers it carries, and the hub's own cgroup folder."""
-
-    version: int  # 1 or 2
-    controllers: frozenset[str]  # v1: the controllers mounted there (v2: read from cgroup.controllers instead)
-    own: Path  # the hub's cgroup in it, as a folder under its mount point
-
-
-def hierarchies(mountinfo: str, proc_cgroup: str) -> list[Hierarchy]:
-    """The cgroup hierarchies of ``/proc/self/mountinfo``, each with the folder of the process's own cgroup in it
-    (from ``/proc/self/cgroup``: ``ID:CONTROLLERS:PATH``, ``0::PATH`` for v2). A mount whose root is a sub-cgroup
-    (a container's view) is placed by the path relative to that root."""
-    own_v1: dict[frozenset[str], str] = {}
-    own_v2 = None
-    for line in proc_cgroup.splitlines():
-        number, controllers, path = line.split(":", 2)
-        if number == "0" and not controllers:
-            own_v2 = path
-        else:
-            own_v1[frozenset(controllers.split(","))] = path
-    found = []
-    for line in mountinfo.splitlines():
-        fields = line.split()
-        if "-" not in fields:
-            continue
-        dash = fields.index("-")
-        root, mount, fstype, super_options = fields[3], Path(fields[4]), fields[dash + 1], fields[dash + 3]
-        if fstype == "cgroup2" and own_v2 is not None:
-            version, controllers, path = 2, frozenset(), own_v2
-        elif fstype == "cgroup":
-            controllers = frozenset(super_options.split(",")) & {"memory", "cpu"}
-            path = next((p for names, p in own_v1.items() if controllers and controllers <= names), None)
-            if path is None:
-                continue
-            version = 1
-        else:
-            continue
-        inside = path == root or path.startswith(root.rstrip("/") + "/")
-        found.append(Hierarchy(version, controllers, mount / os.path.relpath(path, root) if inside else mount))
-    return found
-
-
-def _write(path: Path, value: str) -> None:
-    with open(path, "w") as f:  # one write(2), as the cgroup files want
-        f.write(value)
 
 
 @dataclass
@@ -112,7 +66,7 @@ class StudentCgroup:
         """Create ``PARENT/NAME`` under the hub's own cgroup in each writable hierarchy (emptied of any process a
         crashed hub left there), with the memory limit (bytes) and CPU quota (cores) where a controller allows."""
         if found is None:
-            found = hierarchies(Path("/proc/self/mountinfo").read_text(), Path("/proc/self/cgroup").read_text())
+            found = own_hierarchies()
         group = cls()
         for hierarchy in sorted(found, key=lambda h: -h.version):  # v2 first: it tracks, and kills in one write
             folder = hierarchy.own / parent / name
@@ -144,7 +98,7 @@ class StudentCgroup:
     def join(self, pid: int) -> None:
         """Move process ``pid`` into every folder (as root; the server's process, between fork and exec)."""
         for folder, _ in self.folders:
-            _write(folder / "cgroup.procs", str(pid))
+            write_value(folder / "cgroup.procs", str(pid))
 
     def pids(self) -> set[int]:
         found = set()
@@ -160,7 +114,7 @@ class StudentCgroup:
         deadline = time.monotonic() + timeout
         while (left := self.pids()) and time.monotonic() < deadline:
             if v2 is not None and (v2 / "cgroup.kill").exists():
-                _write(v2 / "cgroup.kill", "1")
+                write_value(v2 / "cgroup.kill", "1")
             else:
                 for pid in left:
                     with contextlib.suppress(ProcessLookupError):
@@ -186,7 +140,7 @@ def _enable_v2(own: Path, folder: Path, problems: list[str]) -> frozenset[str]:
             if controller in (level / "cgroup.subtree_control").read_text().split():
                 continue
             try:
-                _write(level / "cgroup.subtree_control", f"+{controller}")
+                write_value(level / "cgroup.subtree_control", f"+{controller}")
             except OSError as err:
                 problems.append(f"cannot enable the {controller} controller in {level}: {err.strerror}")
     return frozenset((folder / "cgroup.controllers").read_text().split())
@@ -194,7 +148,7 @@ def _enable_v2(own: Path, folder: Path, problems: list[str]) -> frozenset[str]:
 
 def _limit(folder: Path, name: str, value: str, problems: list[str]) -> Path | None:
     try:
-        _write(folder / name, value)
+        write_value(folder / name, value)
     except OSError as err:
         problems.append(f"cannot write {value} to {folder / name}: {err.strerror}")
         return None

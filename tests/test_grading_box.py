@@ -187,7 +187,8 @@ def test_a_zombie_looking_leftover_never_reaches_the_next_kernel(zombie_exit, wh
     if where == "pid namespace" and not processes.pid_namespace()[0]:
         pytest.skip(processes.pid_namespace()[1])
     evidence = tmp_path / "leftover"
-    paths = [_write(tmp_path / "eve" / f"{L0}.ipynb", _zombie_leader(_nb(course, "student", L0), evidence)),
+    eve = _with_cell(_zombie_leader(_nb(course, "student", L0), evidence), FONT_LIST)
+    paths = [_write(tmp_path / "eve" / f"{L0}.ipynb", eve),
              _write(tmp_path / "victim" / f"{L3}.ipynb", _nb(course, "solved", L3))]
     done = _grade_env(paths, "none", tmp_path, env)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
@@ -196,7 +197,7 @@ def test_a_zombie_looking_leftover_never_reaches_the_next_kernel(zombie_exit, wh
     assert ("its own PID namespace" in header) == (where == "pid namespace"), header
     state, leader = _leader(evidence)
     assert state == "Z"  # the attack had its shape: a zombie-looking leader with a live thread
-    assert "cells that raised" not in reports[1], reports[1]  # the kernel's oom_score_adj was 1000
+    assert "cells that raised" not in reports[1], reports[1]  # oom_score_adj 1000, and the grader's font list
     assert reports[2].rstrip().endswith("score: 5 / 5  (+ 1 to grade by hand)"), reports[2]
     assert not evidence.exists(), evidence.read_text()
     if where == "container":  # a host PID: ended by the grader, and said so
@@ -375,7 +376,20 @@ with open({path!r}, "wb") as f:
     for _ in range(1200):
         f.write(chunk)
 """
-LIMITS = """\
+# A graded kernel's matplotlib finds the font list the grader built once for the batch (building its own costs a
+# tenth of a CPU second here, seconds where many fonts are installed).
+FONT_LIST = """\
+import logging
+seen = []
+handler = logging.Handler(logging.DEBUG)
+handler.emit = lambda record: seen.append(record.getMessage())
+logger = logging.getLogger("matplotlib.font_manager")
+logger.setLevel(logging.DEBUG)
+logger.addHandler(handler)
+import matplotlib.font_manager
+assert any(m.startswith("Using fontManager instance from") for m in seen), "the kernel built its own font list"
+"""
+LIMITS = FONT_LIST + """\
 import resource
 assert open("/proc/self/oom_score_adj").read().split() == ["1000"], "the kernel is not the OOM killer's first choice"
 assert 0 < resource.getrlimit(resource.RLIMIT_NPROC)[1] <= 1024, "no limit on the number of processes"

@@ -10,7 +10,8 @@ nltk's BLEU, numpy, nbclient ...), snapshots the files it runs (``Snapshot``) an
    output to ``/dev/null``, a wall-clock limit for the whole notebook and a cap on the output kept. Under bubblewrap
    (``sandbox``) it sees the system read-only, no network, no other submission, no solution, and its own PIDs.
 2. **Check the grader's files** (bleu_lab, everything on ``sys.path`` from the standard library on, the interpreter)
-   against the snapshot *before* any marking: a change stops the batch, and no file of it is ever read.
+   against the snapshot *before* any marking (without bubblewrap; in its box they are read-only mounts) and after
+   the notebook: a change stops the batch, and no file of it is ever read.
 3. **Ask for plain values.** The grader sends the kernel the code of ``wire`` and asks for each answer by name; the
    replies (bounded JSON text) go undecoded to the marking process. A function answer comes back as a name: the
    checks get a ``KernelFunction`` that sends each call's arguments to the kernel (``CALL_TIMEOUT`` seconds a call).

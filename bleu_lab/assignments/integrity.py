@@ -52,6 +52,8 @@ class Snapshot:
     def changes(self, other: Snapshot) -> list[str]:
         """Files added, removed or changed since this snapshot (sorted). A new ``.pyc`` is not counted: another
         process on the machine may compile a module for the first time (kernels and the grader write none)."""
+        if self.files == other.files:
+            return []
         return sorted(path for path in self.files.keys() | other.files.keys()
                       if self.files.get(path) != other.files.get(path)
                       and not (path not in self.files and path.endswith(".pyc")))
@@ -135,17 +137,33 @@ def protected_roots() -> list[Path]:
 
 
 def _walk_protected(roots: list[Path]):
+    """(path, (size, inode, change time)) of every file under ``roots`` (of a symlink, the link's own: a linked
+    folder is not entered), then of the interpreter: ``os.scandir`` once per folder and one ``lstat`` per file."""
     for root in roots:
-        for folder, dirs, files in os.walk(root):
-            # The stdlib's own site-packages and tests are not on a venv's path.
-            dirs[:] = [d for d in dirs if not (folder == str(root) and d in SKIPPED_IN_STDLIB)]
-            for name in files:
-                path = os.path.join(folder, name)
-                try:
-                    st = os.lstat(path)
-                except OSError:
-                    continue
-                yield path, (st.st_size, st.st_ino, st.st_ctime_ns)
+        top = str(root)
+        folders = [top]
+        while folders:
+            folder = folders.pop()
+            try:
+                entries = os.scandir(folder)
+            except OSError:
+                continue
+            with entries:
+                for entry in entries:
+                    try:
+                        is_folder = entry.is_dir()
+                    except OSError:
+                        is_folder = False
+                    if is_folder and not entry.is_symlink():
+                        # The stdlib's own site-packages and tests are not on a venv's path.
+                        if not (folder == top and entry.name in SKIPPED_IN_STDLIB):
+                            folders.append(entry.path)
+                        continue
+                    try:
+                        st = entry.stat(follow_symlinks=False)
+                    except OSError:
+                        continue
+                    yield entry.path, (st.st_size, st.st_ino, st.st_ctime_ns)
     exe = Path(sys.executable)
     for path in {exe, exe.resolve()}:
         st = os.lstat(path)

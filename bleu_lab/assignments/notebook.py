@@ -1,6 +1,6 @@
 """One notebook, start to end: the batch's ``Context`` (snapshot, import guard, sandbox, limits), the notebook run
-in its box (``session``), the grader's files checked before any marking, then the marking in a child process under
-limits (``limits.run_limited``, ``marking``)."""
+in its box (``session``), the grader's files checked before any marking (where the kernel could write them: without
+bubblewrap), then the marking in a child process under limits (``limits.run_limited``, ``marking``)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..exercises import LessonGrading
@@ -33,6 +33,8 @@ from .session import (
     _kill_group,
     _process_group,
     _run_cells,
+    install_font_list,
+    matplotlib_font_list,
 )
 from .submissions import lesson_of, read_submission
 
@@ -50,19 +52,22 @@ class Context:
     memory: int = MARK_MEMORY
     guard: ImportGuard | None = None
     batch: BatchFiles | None = None  # the submitted files, to restore after each submission
+    fonts: dict[str, bytes] = field(default_factory=dict)  # matplotlib's font list, for every kernel
 
     @classmethod
     def start(cls, sandbox: str = "auto", memory: int = MARK_MEMORY) -> Context:
-        """Import everything marking needs, choose the sandbox, snapshot the grader's files and guard later imports
-        (``ValueError`` for an unknown mode, or "bubblewrap" where it cannot start)."""
+        """Import everything marking needs, choose the sandbox, build matplotlib's font list for the kernels, snapshot
+        the grader's files and guard later imports (``ValueError`` for an unknown mode, or "bubblewrap" where it cannot
+        start)."""
         check_sandbox(sandbox)
         check_memory(memory)
         _import_everything()
         box = choose_sandbox(sandbox)
+        fonts = matplotlib_font_list()
         snapshot = Snapshot.take()
         guard = ImportGuard(snapshot)
         sys.meta_path.insert(0, guard)
-        return cls(snapshot, box, memory, guard)
+        return cls(snapshot, box, memory, guard, fonts=fonts)
 
     def close(self) -> None:
         if self.guard in sys.meta_path:
@@ -130,7 +135,8 @@ def grade_notebook(path: Path, timeout: int = DEFAULT_TIMEOUT, seed: int = 0, *,
 
 def _grade_one(path: Path, nb, lesson: str, timeout: float, seed: int, context: Context,
                own: own_code.Overlay | None = None) -> NotebookGrade:
-    """Run one submission in its box, check the grader's files, then mark it in a child process under limits; then
+    """Run one submission in its box, check the grader's files (without bubblewrap), then mark it in a child process
+    under limits; then
     (``own_code``) mark again, in ``own``'s world, the exercises whose points need the student's own code."""
     import nbformat
     from jupyter_client import AsyncKernelManager
@@ -157,6 +163,7 @@ def _grade_one(path: Path, nb, lesson: str, timeout: float, seed: int, context: 
         first = ""
         if own is not None:  # after kernel_prefix, which binds what the private folder holds now
             prefix, first = own.kernel(prefix, base / "own")
+        prefix = install_font_list(context.fonts, prefix, base / "home")
         options = {} if os.name == "nt" else {"transport": "ipc", "ip": str(sockets / "k")}
         km = AsyncKernelManager(kernel_spec_manager=_kernel_spec_manager(prefix, first), kernel_name="bleu-lab-grader",
                                 connection_file=str(sockets / "kernel.json"), **options)
@@ -173,7 +180,8 @@ def _grade_one(path: Path, nb, lesson: str, timeout: float, seed: int, context: 
                 pgid = _process_group(km)
                 deadline[0] = time.monotonic() + timeout
                 _run_cells(client, copy, deadline[0], grade)
-                context.check(f"while {path} ran")  # before any marking: nothing of a changed file is ever read
+                if context.sandbox.kind != "bubblewrap":  # (in the box, every file of the grader's is read-only)
+                    context.check(f"while {path} ran")  # before any marking: nothing of a changed file is read
                 session = KernelSession(client, budget=timeout)
                 try:
                     session.install()

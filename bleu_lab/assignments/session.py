@@ -7,13 +7,17 @@ from __future__ import annotations
 import itertools
 import os
 import secrets
+import shutil
 import signal
+import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Mapping
 from pathlib import Path
 
 from . import wire
+from .limits import private_root
 from .results import NotebookGrade
 
 CALL_TIMEOUT = 10  # seconds for one call of a student's function
@@ -220,7 +224,10 @@ def _kernel_spec_manager(prefix: list[str] | None = None, first: str = ""):
     boot = (f"exec({first!r}, {{}}); " if first else "") + (
         f"import sys; sys.path.append({root!r}); "  # after site-packages: bleu_lab for an uninstalled checkout
         "from ipykernel.kernelapp import launch_new_instance; launch_new_instance()")
-    argv = [sys.executable, "-I", "-B", "-c", boot, "-f", "{connection_file}"]
+    # A traceback in one line: the grader keeps only an error's name and message (BoundedClient.output), and
+    # IPython's full tracebacks cost a tenth of a CPU second each (a notebook run without bleu_lab's functions
+    # raises in every cell that calls one)
+    argv = [sys.executable, "-I", "-B", "-c", boot, "-f", "{connection_file}", "--InteractiveShell.xmode=Minimal"]
     if prefix:  # in its PID namespace the kernel's parent is PID 1: ipykernel would take it for a dead parent
         argv = [*prefix, *argv, "--IPKernelApp.parent_handle=0"]
     spec = KernelSpec(argv=argv,
@@ -258,6 +265,48 @@ def _kernel_env(home: Path) -> dict[str, str]:
             "JUPYTER_DATA_DIR": str(home / "jupyter-data"), "JUPYTER_RUNTIME_DIR": str(home / "runtime"),
             "MPLCONFIGDIR": str(home / "mpl"), "MPLBACKEND": "agg", "TMPDIR": str(home / "tmp"),
             "JUPYTER_PLATFORM_DIRS": "1", **ONE_THREAD}
+
+
+FONT_LIST_BYTES = 8_000_000  # one font list file of matplotlib's (about 1 kB per font installed)
+FONT_LIST_SECONDS = 120  # to build it, once per batch
+
+
+def matplotlib_font_list() -> dict[str, bytes]:
+    """matplotlib's font list (``fontlist-v*.json``, name -> content) as a graded kernel builds it in its empty
+    ``MPLCONFIGDIR`` on its first plot (fontconfig's list and each font's properties: a tenth of a CPU second here, a
+    second or more where many fonts are installed). Built once, before any submission runs, by this Python in a
+    kernel's environment; each kernel then gets a copy (``install_font_list``). {} where it cannot be built (no
+    matplotlib): each kernel builds its own."""
+    folder = Path(tempfile.mkdtemp(prefix="bleu-lab-fonts-", dir=private_root()))
+    try:
+        env = _kernel_env(folder / "home")
+        subprocess.run([sys.executable, "-I", "-B", "-c", "import matplotlib.font_manager"], env=env, cwd=folder,
+                       stdin=subprocess.DEVNULL, capture_output=True, timeout=FONT_LIST_SECONDS, check=True)
+        made = sorted(Path(env["MPLCONFIGDIR"]).glob("fontlist-v*.json"))
+        return {path.name: path.read_bytes() for path in made if path.stat().st_size <= FONT_LIST_BYTES}
+    except (OSError, subprocess.SubprocessError):
+        return {}
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def install_font_list(fonts: Mapping[str, bytes], prefix: list[str], home: Path) -> list[str]:
+    """A copy of ``fonts`` (``matplotlib_font_list``) in the kernel's ``MPLCONFIGDIR`` (``home``/mpl), written by the
+    grader; under bubblewrap, whose tmpfs hides the grader's side of the private folder, each file is also bound
+    read-only at the same place in the box. Returns the kernel's command ``prefix`` with those binds."""
+    if not fonts:
+        return prefix
+    folder = home / "mpl"
+    folder.mkdir(parents=True, exist_ok=True)
+    binds = []
+    for name, content in sorted(fonts.items()):
+        (folder / name).write_bytes(content)
+        binds += ["--ro-bind", str(folder / name), str(folder / name)]
+    start = next((i for i, arg in enumerate(prefix) if Path(arg).name == "bwrap"), None)
+    if start is None:
+        return prefix
+    end = prefix.index("--", start)
+    return [*prefix[:end], *binds, *prefix[end:]]
 
 
 def _cell_timeout(client, deadline: float) -> int:
