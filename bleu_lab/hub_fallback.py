@@ -34,125 +34,21 @@ What the machine allows is probed once, at the hub's start (``probe``), and said
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import pwd
 import signal
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from jupyterhub.spawner import LocalProcessSpawner
 from traitlets import Unicode
 
-from .cgroups import Hierarchy, hierarchies, own_hierarchies, write_value
+from .cgroups import Cgroup, Hierarchy, hierarchies
 
-PERIOD_US = 100_000  # the CPU quota's period: 100 ms, as systemd's CPUQuota= uses
+StudentCgroup = Cgroup  # one student's cgroup: made, joined, ended and removed by the spawner
+
 CGROUP_PARENT = "bleu-lab-hub"  # the folder, under the hub's own cgroup, that holds one cgroup per student
-
-
-@dataclass
-class StudentCgroup:
-    """One student's cgroup folders, one per usable hierarchy, and the limits each one enforces."""
-
-    folders: list[tuple[Path, int]] = field(default_factory=list)  # (folder, cgroup version)
-    memory: Path | None = None  # the folder whose memory limit is set
-    cpu: Path | None = None  # the folder whose CPU quota is set
-    problems: list[str] = field(default_factory=list)  # what could not be made, and why
-
-    @classmethod
-    def make(cls, name: str, mem_limit: int | None, cpu_limit: float | None, parent: str = CGROUP_PARENT,
-             found: list[Hierarchy] | None = None) -> StudentCgroup:
-        """Create ``PARENT/NAME`` under the hub's own cgroup in each writable hierarchy (emptied of any process a
-        crashed hub left there), with the memory limit (bytes) and CPU quota (cores) where a controller allows."""
-        if found is None:
-            found = own_hierarchies()
-        group = cls()
-        for hierarchy in sorted(found, key=lambda h: -h.version):  # v2 first: it tracks, and kills in one write
-            folder = hierarchy.own / parent / name
-            try:
-                folder.mkdir(parents=True, exist_ok=True)
-            except OSError as err:
-                group.problems.append(f"cannot create {folder}: {err.strerror}")
-                continue
-            group.folders.append((folder, hierarchy.version))
-            if hierarchy.version == 2:
-                available = _enable_v2(hierarchy.own, folder, group.problems)
-            else:
-                available = hierarchy.controllers
-            if mem_limit and group.memory is None and "memory" in available:
-                limit = "memory.max" if hierarchy.version == 2 else "memory.limit_in_bytes"
-                group.memory = _limit(folder, limit, str(int(mem_limit)), group.problems)
-            if cpu_limit and group.cpu is None and "cpu" in available:
-                quota = str(max(1000, round(cpu_limit * PERIOD_US)))
-                if hierarchy.version == 2:
-                    group.cpu = _limit(folder, "cpu.max", f"{quota} {PERIOD_US}", group.problems)
-                elif _limit(folder, "cpu.cfs_period_us", str(PERIOD_US), group.problems):
-                    group.cpu = _limit(folder, "cpu.cfs_quota_us", quota, group.problems)
-        for controller, wanted, got in (("memory", mem_limit, group.memory), ("cpu", cpu_limit, group.cpu)):
-            if wanted and got is None and group.folders and not any(controller in p for p in group.problems):
-                group.problems.append(f"no cgroup hierarchy here gives the hub the {controller} controller")
-        group.end()  # a server never starts beside what a previous one left
-        return group
-
-    def join(self, pid: int) -> None:
-        """Move process ``pid`` into every folder (as root; the server's process, between fork and exec)."""
-        for folder, _ in self.folders:
-            write_value(folder / "cgroup.procs", str(pid))
-
-    def pids(self) -> set[int]:
-        found = set()
-        for folder, _ in self.folders:
-            with contextlib.suppress(FileNotFoundError):
-                found |= {int(p) for p in (folder / "cgroup.procs").read_text().split()}
-        return found
-
-    def end(self, timeout: float = 10) -> set[int]:
-        """Kill every process in the cgroup (``cgroup.kill`` where v2 has it, else SIGKILL each pid until none is
-        left, as a fork between reading and killing adds one); return the pids that outlived ``timeout``."""
-        v2 = next((folder for folder, version in self.folders if version == 2), None)
-        deadline = time.monotonic() + timeout
-        while (left := self.pids()) and time.monotonic() < deadline:
-            if v2 is not None and (v2 / "cgroup.kill").exists():
-                write_value(v2 / "cgroup.kill", "1")
-            else:
-                for pid in left:
-                    with contextlib.suppress(ProcessLookupError):
-                        os.kill(pid, signal.SIGKILL)
-            time.sleep(0.05)
-        return self.pids()
-
-    def remove(self) -> None:
-        """Remove the (empty) folders, and the parent where no other student's is left."""
-        for folder, _ in self.folders:
-            for path in (folder, folder.parent):
-                with contextlib.suppress(FileNotFoundError, OSError):
-                    path.rmdir()
-
-
-def _enable_v2(own: Path, folder: Path, problems: list[str]) -> frozenset[str]:
-    """Make cgroup v2's memory and cpu controllers available in ``folder`` (``own/PARENT/NAME``): enabled in the
-    subtree_control of ``own`` and of the parent. Writing ``own``'s fails (EBUSY) where the hub's own cgroup holds
-    processes and is not the root (v2 lets no cgroup have both processes and controlled children)."""
-    wanted = {"memory", "cpu"} & set((own / "cgroup.controllers").read_text().split())
-    for level in (own, folder.parent):
-        for controller in sorted(wanted):
-            if controller in (level / "cgroup.subtree_control").read_text().split():
-                continue
-            try:
-                write_value(level / "cgroup.subtree_control", f"+{controller}")
-            except OSError as err:
-                problems.append(f"cannot enable the {controller} controller in {level}: {err.strerror}")
-    return frozenset((folder / "cgroup.controllers").read_text().split())
-
-
-def _limit(folder: Path, name: str, value: str, problems: list[str]) -> Path | None:
-    try:
-        write_value(folder / name, value)
-    except OSError as err:
-        problems.append(f"cannot write {value} to {folder / name}: {err.strerror}")
-        return None
-    return folder
 
 
 def end_uid(uid: int, timeout: float = 10) -> set[int]:

@@ -368,6 +368,30 @@ def test_as_root_bubblewrap_runs_as_nobody_and_the_process_limit_binds(course, t
         shutil.rmtree(shared, ignore_errors=True)
 
 
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="only root's kernels get a cgroup")
+def test_as_root_bubblewrap_as_root_is_bound_by_the_kernels_cgroup(course, tmp_path):
+    """Where nobody cannot run the grader's Python (this venv's, under /root), bubblewrap runs as root, whom
+    RLIMIT_NPROC never binds: the kernel's own cgroup (pids.max 1,024) refuses the fork bomb instead."""
+    _need("bubblewrap")
+    if not sandbox.cgroups_work():
+        pytest.skip("no cgroup with the pids controller can be made here")
+    if sandbox.kernel_user()[0] is not None:
+        pytest.skip(f"{sandbox.KERNEL_USER} can run this Python: bubblewrap runs as it (the test above)")
+    bomb = _write(tmp_path / "eve" / f"{L0}.ipynb", _with_cell(_nb(course, "solved", L0), FORK_BOMB, at=1))
+    done = subprocess.run([str(Path(sys.executable).parent / "bleu-lab"), "grade", str(bomb), "--seed", str(SEED),
+                           "--timeout", str(TIMEOUT), "--sandbox", "bubblewrap"], capture_output=True, text=True,
+                          timeout=600, cwd=tmp_path)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    header = done.stdout.splitlines()[1]
+    assert "at most 1,024 processes in a cgroup of its own, as root" in header, header
+    report = _reports(done.stdout)[1]
+    found = re.search(r"RuntimeError: uid (\d+) forked (\d+) refused (.*)$", report, re.MULTILINE)
+    assert found, report
+    assert found.group(1) == "0", report  # root in the box's user namespace: RLIMIT_NPROC alone would not bind
+    assert 900 < int(found.group(2)) < 1024 and found.group(3) == "errno 11", report  # EAGAIN: over pids.max
+    assert report.rstrip().endswith("score: 2 / 2"), report
+
+
 # Files in the box's tmpfs count toward no process's memory: unbounded, 1.2 GB of them made the OOM killer end the
 # grader. Each flood below is refused by size (or as a read-only file system); the notebook still gets its marks.
 FLOOD = """\

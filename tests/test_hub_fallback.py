@@ -66,8 +66,8 @@ def test_a_missing_controller_or_an_unwritable_hierarchy_is_named(tmp_path):
     cpu_only = [hub_fallback.Hierarchy(1, frozenset({"cpu"}), tmp_path)]
     found = hub_fallback.probe("p", cpu_only)
     assert (found.tracked, found.memory, found.cpu) == (True, False, True)
-    assert found.problems == ("no cgroup hierarchy here gives the hub the memory controller",)
-    assert "mem_limit (1G) NOT enforced (no cgroup hierarchy here gives the hub the memory controller)" in (
+    assert found.problems == ("no cgroup hierarchy here gives the memory controller",)
+    assert "mem_limit (1G) NOT enforced (no cgroup hierarchy here gives the memory controller)" in (
         hub_fallback.describe(found, "1G", 1.0))
     group = hub_fallback.StudentCgroup.make("alice", None, 0.5, "p", cpu_only)
     assert (tmp_path / "p/alice/cpu.cfs_quota_us").read_text() == "50000" and group.problems == []

@@ -27,11 +27,16 @@ HEADER = struct.Struct("!Q")
 KERNEL_OOM_SCORE = 1000  # oom_score_adj of a kernel and its processes: the first the OOM killer ends
 GRADER_OOM_SCORE = -500  # oom_score_adj of the grader, where it may set it (CAP_SYS_RESOURCE: root)
 BOX_PROCESSES = 1024  # RLIMIT_NPROC in a kernel's user namespace (threads count: ~20 for a kernel, plus BLAS threads)
-# Run by the interpreter before the kernel: set the given oom_score_adj and RLIMIT_NPROC (if not "-"), make the
-# folders, become the given user (after handing it the private folder), then exec.
+# Run by the interpreter before the kernel: join the given cgroups (their cgroup.procs files, if not "-"), set the
+# given oom_score_adj and RLIMIT_NPROC (if not "-"), make the folders, become the given user (after handing it the
+# private folder), then exec.
 CONFINE = """\
 import ctypes, os, resource, signal, sys
-score, nproc, orphan, folders, user = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5]
+score, nproc, orphan, folders, user, groups = sys.argv[1:7]
+if groups != "-":  # as root, before anything else: every process started from here on is counted there
+    for procs in groups.split("\\n"):
+        with open(procs, "w") as f:
+            f.write(str(os.getpid()))
 if score != "-":
     try:
         with open("/proc/self/oom_score_adj", "w") as f:
@@ -56,7 +61,7 @@ if user != "-":  # root hands the private folder to an unprivileged user and bec
     os.setuid(uid)
 if orphan == "kill":  # PR_SET_PDEATHSIG: killed when the grader ends (kept across exec; a change of user clears it)
     ctypes.CDLL(None).prctl(1, signal.SIGKILL, 0, 0, 0)
-os.execv(sys.argv[6], sys.argv[6:])
+os.execv(sys.argv[7], sys.argv[7:])
 """
 MAX_MESSAGE = 64_000_000  # bytes of one message either way (the kernel's replies are bounded far below)
 
@@ -84,14 +89,16 @@ class Exceeded(Exception):
 
 def confine(executable: str, *, oom_score: int | None = None, processes: int | None = None,
             die_with_parent: bool = False, make_folders: bool = False,
-            user: tuple[int, int, Path] | None = None) -> list[str]:
-    """The command prefix that sets the next command's ``oom_score_adj`` and process limit (``None``: unchanged),
-    both inherited by every process it starts, has it killed when its parent ends (``die_with_parent``), makes
-    the folders its environment names (``make_folders``: HOME, IPYTHONDIR, ...) and, run as root, runs it as
-    ``user`` (uid, gid, and the private folder that is handed to it); ``executable`` runs it."""
+            user: tuple[int, int, Path] | None = None, cgroups: list[Path] | None = None) -> list[str]:
+    """The command prefix that moves the next command into ``cgroups`` (their ``cgroup.procs`` files, as root),
+    sets its ``oom_score_adj`` and process limit (``None``: unchanged), all inherited by every process it starts,
+    has it killed when its parent ends (``die_with_parent``), makes the folders its environment names
+    (``make_folders``: HOME, IPYTHONDIR, ...) and, run as root, runs it as ``user`` (uid, gid, and the private
+    folder that is handed to it); ``executable`` runs it."""
     return [executable, "-I", "-S", "-B", "-c", CONFINE, "-" if oom_score is None else str(oom_score),
             "-" if processes is None else str(processes), "kill" if die_with_parent else "-",
-            "make" if make_folders else "-", "-" if user is None else f"{user[0]}:{user[1]}:{user[2]}"]
+            "make" if make_folders else "-", "-" if user is None else f"{user[0]}:{user[1]}:{user[2]}",
+            "\n".join(map(str, cgroups)) if cgroups else "-"]
 
 
 @contextlib.contextmanager

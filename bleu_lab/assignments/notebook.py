@@ -23,7 +23,7 @@ from .limits import Exceeded, private_root, run_limited
 from .marking import Marker, _wire_classes, grade_namespace
 from .processes import descendants, end_leftovers, subreaper
 from .results import ExerciseResult, NotebookGrade
-from .sandbox import Sandbox, kernel_prefix, probe
+from .sandbox import Sandbox, cgroups_work, kernel_cgroup, kernel_prefix, probe
 from .session import (
     KernelSession,
     _bounded_client_class,
@@ -94,7 +94,7 @@ def choose_sandbox(mode: str) -> Sandbox:
     """The sandbox of ``mode``: "auto" (bubblewrap where it starts, else none), "bubblewrap" (required: ValueError
     saying why it cannot start), "none" (the grader's own isolation only)."""
     if mode == "none":
-        return Sandbox("none", "--sandbox none")
+        return Sandbox("none", "--sandbox none", cgroup=cgroups_work())
     base = Path(tempfile.mkdtemp(prefix="bleu-lab-probe-", dir=private_root()))
     try:
         box = probe(base)
@@ -102,7 +102,7 @@ def choose_sandbox(mode: str) -> Sandbox:
         shutil.rmtree(base, ignore_errors=True)
     if mode == "bubblewrap" and box.kind != "bubblewrap":
         raise ValueError(f"--sandbox bubblewrap: {box.why}")
-    return box
+    return dataclasses.replace(box, cgroup=cgroups_work())
 
 
 def grade_notebook(path: Path, timeout: int = DEFAULT_TIMEOUT, seed: int = 0, *, nb=None,
@@ -149,7 +149,7 @@ def _grade_one(path: Path, nb, lesson: str, timeout: float, seed: int, context: 
     # private (0700), never beside the submissions; in a batch, inside its folder (removed with it after a crash)
     parent = context.batch.backup if context.batch else private_root()
     base = Path(tempfile.mkdtemp(prefix="bleu-lab-grade-", dir=parent))
-    pgid = None
+    pgid = group = None
     try:
         work, sockets = base / "work", base / "ipc"
         work.mkdir()
@@ -159,7 +159,8 @@ def _grade_one(path: Path, nb, lesson: str, timeout: float, seed: int, context: 
             if cell.cell_type == "code":
                 cell.outputs, cell.execution_count = [], None
         nbformat.write(copy, work / "submission.ipynb")
-        prefix = kernel_prefix(context.sandbox, base, work)
+        group = kernel_cgroup(context.sandbox, base.name)
+        prefix = kernel_prefix(context.sandbox, base, work, group)
         first = ""
         if own is not None:  # after kernel_prefix, which binds what the private folder holds now
             prefix, first = own.kernel(prefix, base / "own")
@@ -202,6 +203,9 @@ def _grade_one(path: Path, nb, lesson: str, timeout: float, seed: int, context: 
             grade.note = (grade.note + "; " if grade.note else "") + f"the kernel failed ({type(exc).__name__})"
     finally:
         _kill_group(pgid)
+        if group is not None:  # every process of the kernel's, wherever it went
+            group.end()
+            group.remove(parent=False)
         shutil.rmtree(base, ignore_errors=True)
     if own is not None:
         return grade

@@ -29,9 +29,11 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..cgroups import Cgroup, Hierarchy, own_hierarchies
 from .limits import BOX_PROCESSES, KERNEL_OOM_SCORE, confine, private_root
 from .processes import pid_namespace
 from .session import base_env
@@ -51,6 +53,7 @@ class Sandbox:
     kind: str
     why: str = ""  # "none": why not bubblewrap; bubblewrap run by root: why not as KERNEL_USER
     user: tuple[int, int] | None = None  # bubblewrap run by root: the (uid, gid) it runs as (``kernel_user``)
+    cgroup: bool = False  # each kernel in a cgroup of its own, whose pids.max binds root too (``cgroups_work``)
 
     @property
     def header(self) -> str:
@@ -61,14 +64,18 @@ class Sandbox:
             processes = f"at most {BOX_PROCESSES:,} processes"
             if self.user is not None:
                 processes += f", as the unprivileged user {KERNEL_USER}"
+            elif self.why and self.cgroup:  # root, and a cgroup's pids.max binds root's processes too
+                processes += f" in a cgroup of its own, as root: {self.why}"
             elif self.why:  # root, and bubblewrap could not start as KERNEL_USER: Linux exempts root from the limit
                 processes = f"as root, whom no process limit binds: {self.why}"
             return ("sandbox: bubblewrap (each kernel: read-only files, no network, its own processes "
                     f"({processes}), only its private copy writable, {sized})")
         _, namespace = pid_namespace()
         _, user = kernel_user()
-        return (f"sandbox: none ({self.why}): each kernel runs {user} in a private folder, {namespace}; every "
-                "process it starts is ended and every submitted file checked after it (see the instructor guide)")
+        group = f", at most {BOX_PROCESSES:,} processes in a cgroup of its own" if self.cgroup else ""
+        return (f"sandbox: none ({self.why}): each kernel runs {user} in a private folder, {namespace}{group}; "
+                "every process it starts is ended and every submitted file checked after it (see the instructor "
+                "guide)")
 
 
 def course_paths() -> tuple[Path | None, list[Path]]:
@@ -224,19 +231,71 @@ def kernel_user() -> tuple[tuple[int, int] | None, str]:
     return user, f"as the unprivileged user {KERNEL_USER}"
 
 
-def kernel_prefix(box: Sandbox, private: Path, cwd: Path) -> list[str]:
+CGROUP_PARENT = "bleu-lab-grade"  # under the grader's own cgroup: one cgroup per kernel (``kernel_cgroup``)
+
+
+@functools.cache
+def cgroups_work() -> bool:
+    """Whether each kernel can have a cgroup of its own whose ``pids.max`` binds it (root, on Linux, with a
+    writable pids controller, v1 or v2): made and removed once to see. Linux exempts root from ``RLIMIT_NPROC``, not
+    from a cgroup's limit, and a cgroup's processes are all found and ended, whatever they did."""
+    if not sys.platform.startswith("linux") or os.geteuid() != 0:
+        return False
+    _remove_dead_cgroups()
+    group = Cgroup.make(f"probe-{os.getpid()}", None, None, CGROUP_PARENT, _pids_hierarchies(),
+                        pids_limit=BOX_PROCESSES)
+    group.remove(parent=False)  # (another grader's kernels may be in it)
+    return group.processes is not None
+
+
+def _remove_dead_cgroups(age: float = 60) -> None:
+    """Remove the kernel cgroups a grader that was killed left behind: empty, and made more than ``age`` seconds
+    ago (a cgroup that holds a process cannot be removed; one just made waits for its kernel to join)."""
+    for hierarchy in _pids_hierarchies():
+        try:
+            entries = list(os.scandir(hierarchy.own / CGROUP_PARENT))
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                if entry.is_dir(follow_symlinks=False) and time.time() - entry.stat().st_mtime > age:
+                    os.rmdir(entry.path)
+            except OSError:  # not empty, or gone meanwhile
+                pass
+
+
+def kernel_cgroup(box: Sandbox, name: str) -> Cgroup | None:
+    """A new cgroup for one kernel (``CGROUP_PARENT/name``) with ``pids.max`` = ``BOX_PROCESSES``, where
+    ``box.cgroup``; the caller ends and removes it (``Cgroup.end``, ``Cgroup.remove(parent=False)``: the parent is
+    left, as another kernel's cgroup may be made in it at that moment)."""
+    if not box.cgroup:
+        return None
+    group = Cgroup.make(name, None, None, CGROUP_PARENT, _pids_hierarchies(), pids_limit=BOX_PROCESSES)
+    if group.processes is None:  # the report's header promised the limit: no kernel runs without it
+        group.remove(parent=False)
+        raise OSError(f"the kernel's cgroup could not be made: {'; '.join(group.problems) or 'no pids controller'}")
+    return group
+
+
+def _pids_hierarchies() -> list[Hierarchy]:  # the hierarchies a kernel's cgroup is made in: v2, and v1's pids
+    return own_hierarchies(frozenset({"pids"}))
+
+
+def kernel_prefix(box: Sandbox, private: Path, cwd: Path, group: Cgroup | None = None) -> list[str]:
     """The command in front of a kernel's: bubblewrap's box (``bwrap_prefix``) or, without it, a PID namespace of
-    its own where the system allows (``processes.pid_namespace``); either way started by ``limits.confine``: the
-    OOM killer's first choice, killed with the grader, at most ``BOX_PROCESSES`` processes in a user namespace
-    (and, in the box, the folders its environment names made, inside its own tmpfs)."""
+    its own where the system allows (``processes.pid_namespace``); either way started by ``limits.confine``: in
+    ``group`` (``kernel_cgroup``), the OOM killer's first choice, killed with the grader, at most ``BOX_PROCESSES``
+    processes in a user namespace (and, in the box, the folders its environment names made, inside its own
+    tmpfs)."""
     if not sys.platform.startswith("linux"):
         return []
+    procs = [folder / "cgroup.procs" for folder, _ in group.folders] if group is not None else None
     if box.kind == "bubblewrap":  # run by root: bubblewrap itself as box.user, so that the process limit binds
         owner = None if box.user is None else (*box.user, private)
-        outer = confine(sys.executable, oom_score=KERNEL_OOM_SCORE, die_with_parent=True, user=owner)
+        outer = confine(sys.executable, oom_score=KERNEL_OOM_SCORE, die_with_parent=True, user=owner, cgroups=procs)
         return [*outer, *bwrap_prefix(private, cwd),
                 *confine(sys.executable, processes=BOX_PROCESSES, make_folders=sized_tmpfs())]
-    outer = confine(sys.executable, oom_score=KERNEL_OOM_SCORE, die_with_parent=True)
+    outer = confine(sys.executable, oom_score=KERNEL_OOM_SCORE, die_with_parent=True, cgroups=procs)
     namespace, _ = pid_namespace()
     user, _ = kernel_user()
     if user is not None:  # as root: inside the namespace (unshare needs root), the kernel becomes the user

@@ -19,6 +19,7 @@ from pathlib import Path
 from . import wire
 from .limits import private_root
 from .results import NotebookGrade
+from .submissions import new_cell
 
 CALL_TIMEOUT = 10  # seconds for one call of a student's function
 OUTPUT_LIMIT = 1_000_000  # characters a kernel may send for a notebook's own cells (beyond: dropped, cell stopped)
@@ -40,13 +41,11 @@ class KernelSession:
 
     def _request(self, code: str) -> str:
         """Run ``code`` (which prints one marked JSON text) in the kernel; the text, or raise RuntimeError."""
-        import nbformat
 
         if self.broken:
             raise RuntimeError(self.broken)
         marker = secrets.token_hex(16)
-        cell = nbformat.v4.new_code_cell(
-            f"print({marker!r}, {code}, {marker!r}, sep='')")
+        cell = new_cell("code", f"print({marker!r}, {code}, {marker!r}, sep='')")
         left = self.deadline - time.monotonic()
         if left <= 1:
             self.broken = "the time limit for marking this notebook ran out"
