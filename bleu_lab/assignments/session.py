@@ -225,8 +225,10 @@ def _kernel_spec_manager(prefix: list[str] | None = None, first: str = ""):
         "from ipykernel.kernelapp import launch_new_instance; launch_new_instance()")
     # A traceback in one line: the grader keeps only an error's name and message (BoundedClient.output), and
     # IPython's full tracebacks cost a tenth of a CPU second each (a notebook run without bleu_lab's functions
-    # raises in every cell that calls one)
-    argv = [sys.executable, "-I", "-B", "-c", boot, "-f", "{connection_file}", "--InteractiveShell.xmode=Minimal"]
+    # raises in every cell that calls one). No history database: writing each cell (the grader's forty-odd
+    # requests included) into SQLite is a third of what a short cell costs the kernel.
+    argv = [sys.executable, "-I", "-B", "-c", boot, "-f", "{connection_file}", "--InteractiveShell.xmode=Minimal",
+            "--HistoryManager.enabled=False"]
     if prefix:  # in its PID namespace the kernel's parent is PID 1: ipykernel would take it for a dead parent
         argv = [*prefix, *argv, "--IPKernelApp.parent_handle=0"]
     spec = KernelSpec(argv=argv,
