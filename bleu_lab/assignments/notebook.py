@@ -136,8 +136,8 @@ def grade_notebook(path: Path, timeout: int = DEFAULT_TIMEOUT, seed: int = 0, *,
 def _grade_one(path: Path, nb, lesson: str, timeout: float, seed: int, context: Context,
                own: own_code.Overlay | None = None) -> NotebookGrade:
     """Run one submission in its box, check the grader's files (without bubblewrap), then mark it in a child process
-    under limits; then
-    (``own_code``) mark again, in ``own``'s world, the exercises whose points need the student's own code."""
+    under limits; then (``own_code``) mark again, in ``own``'s world, the exercises whose points need the student's
+    own code."""
     import nbformat
     from jupyter_client import AsyncKernelManager
 
