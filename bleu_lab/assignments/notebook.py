@@ -23,7 +23,7 @@ from .limits import Exceeded, private_root, run_limited
 from .marking import Marker, _wire_classes, grade_namespace
 from .processes import descendants, end_leftovers, subreaper
 from .results import ExerciseResult, NotebookGrade
-from .sandbox import Sandbox, cgroups_work, kernel_cgroup, kernel_prefix, probe
+from .sandbox import Sandbox, cgroups_work, install_font_list, kernel_cgroup, kernel_prefix, probe
 from .session import (
     KernelSession,
     _bounded_client_class,
@@ -33,7 +33,6 @@ from .session import (
     _kill_group,
     _process_group,
     _run_cells,
-    install_font_list,
     matplotlib_font_list,
 )
 from .submissions import lesson_of, read_submission

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..exercises import GradedExercise, LessonGrading
+from .sandbox import in_box, with_box_args
 
 MISSING = "is not available to graded code"  # in every stand-in's error: how the report names what was called
 MAX_BOOT_CHARS = 120_000  # the stand-ins travel in the kernel's command line (one argument holds at most 128 KiB)
@@ -70,11 +71,9 @@ class Overlay:
     def kernel(self, prefix: list[str], folder: Path) -> tuple[list[str], str]:
         """The kernel's command prefix and the code it runs first, for this world: under bubblewrap (``prefix``
         holds ``bwrap``) the stand-ins bound in the box, else the finder (``boot``)."""
-        start = next((i for i, arg in enumerate(prefix) if Path(arg).name == "bwrap"), None)
-        if start is None:
+        if not in_box(prefix):
             return prefix, self.boot()
-        end = prefix.index("--", start)
-        return [*prefix[:end], *self.bwrap_args(folder), *prefix[end:]], ""
+        return with_box_args(prefix, self.bwrap_args(folder)), ""
 
     def boot(self) -> str:
         """Python run in the kernel before IPython starts (``--sandbox none``), in a namespace of its own: a finder

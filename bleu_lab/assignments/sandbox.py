@@ -30,6 +30,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -302,6 +303,41 @@ def kernel_prefix(box: Sandbox, private: Path, cwd: Path, group: Cgroup | None =
         return [*outer, *namespace, *confine(sys.executable, processes=BOX_PROCESSES, user=(*user, private))]
     inner = confine(sys.executable, processes=BOX_PROCESSES) if "--user" in namespace else []
     return [*outer, *namespace, *inner]
+
+
+def _bwrap_at(prefix: list[str]) -> int | None:
+    """Where bubblewrap starts in a kernel's command ``prefix`` (``kernel_prefix``), or None."""
+    return next((i for i, arg in enumerate(prefix) if Path(arg).name == BWRAP), None)
+
+
+def in_box(prefix: list[str]) -> bool:
+    """Whether a kernel's command ``prefix`` starts it in bubblewrap's box."""
+    return _bwrap_at(prefix) is not None
+
+
+def with_box_args(prefix: list[str], args: list[str]) -> list[str]:
+    """A kernel's command ``prefix`` with bubblewrap's ``args`` added at the end of its box's own (before its
+    ``--``); ``prefix`` as it is where it starts no box."""
+    start = _bwrap_at(prefix)
+    if start is None:
+        return prefix
+    end = prefix.index("--", start)
+    return [*prefix[:end], *args, *prefix[end:]]
+
+
+def install_font_list(fonts: Mapping[str, bytes], prefix: list[str], home: Path) -> list[str]:
+    """A copy of ``fonts`` (``matplotlib_font_list``) in the kernel's ``MPLCONFIGDIR`` (``home``/mpl), written by the
+    grader; under bubblewrap, whose tmpfs hides the grader's side of the private folder, each file is also bound
+    read-only at the same place in the box. Returns the kernel's command ``prefix`` with those binds."""
+    if not fonts:
+        return prefix
+    folder = home / "mpl"
+    folder.mkdir(parents=True, exist_ok=True)
+    binds = []
+    for name, content in sorted(fonts.items()):
+        (folder / name).write_bytes(content)
+        binds += ["--ro-bind", str(folder / name), str(folder / name)]
+    return with_box_args(prefix, binds)
 
 
 def probe(private: Path) -> Sandbox:

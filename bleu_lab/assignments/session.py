@@ -276,7 +276,7 @@ def matplotlib_font_list() -> dict[str, bytes]:
     """matplotlib's font list (``fontlist-v*.json``, name -> content) as a graded kernel builds it in its empty
     ``MPLCONFIGDIR`` on its first plot (fontconfig's list and each font's properties: a tenth of a CPU second here, a
     second or more where many fonts are installed). Built once, before any submission runs, by this Python in a
-    kernel's environment; each kernel then gets a copy (``install_font_list``). {} where it cannot be built (no
+    kernel's environment; each kernel then gets a copy (``sandbox.install_font_list``). {} where it cannot be built (no
     matplotlib): each kernel builds its own."""
     folder = Path(tempfile.mkdtemp(prefix="bleu-lab-fonts-", dir=private_root()))
     try:
@@ -289,25 +289,6 @@ def matplotlib_font_list() -> dict[str, bytes]:
         return {}
     finally:
         shutil.rmtree(folder, ignore_errors=True)
-
-
-def install_font_list(fonts: Mapping[str, bytes], prefix: list[str], home: Path) -> list[str]:
-    """A copy of ``fonts`` (``matplotlib_font_list``) in the kernel's ``MPLCONFIGDIR`` (``home``/mpl), written by the
-    grader; under bubblewrap, whose tmpfs hides the grader's side of the private folder, each file is also bound
-    read-only at the same place in the box. Returns the kernel's command ``prefix`` with those binds."""
-    if not fonts:
-        return prefix
-    folder = home / "mpl"
-    folder.mkdir(parents=True, exist_ok=True)
-    binds = []
-    for name, content in sorted(fonts.items()):
-        (folder / name).write_bytes(content)
-        binds += ["--ro-bind", str(folder / name), str(folder / name)]
-    start = next((i for i, arg in enumerate(prefix) if Path(arg).name == "bwrap"), None)
-    if start is None:
-        return prefix
-    end = prefix.index("--", start)
-    return [*prefix[:end], *binds, *prefix[end:]]
 
 
 def _cell_timeout(client, deadline: float) -> int:
