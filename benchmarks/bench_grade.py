@@ -26,6 +26,7 @@ empty lists): ``read_submission`` must refuse each in under a second.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import platform
@@ -41,7 +42,7 @@ from pathlib import Path
 import nbformat
 from _common import REPO
 
-from bleu_lab.cgroups import own_hierarchies, write_value
+from bleu_lab.cgroups import Cgroup, own_hierarchies
 
 # The grader in this process; its peak (VmHWM) on stderr, and each worker's in the file $WORKER_PEAKS (kB).
 MEASURED = """\
@@ -130,31 +131,25 @@ def time_bombs(paths: dict[str, Path]) -> None:
         print(f"bomb {name:<26} refused in {seconds:5.2f} s ({'ok' if seconds < 1 else 'over 1 s'}): {said}")
 
 
-def cpu_cgroup(name: str) -> Path | None:
-    """A new cgroup v2 folder under this process's own, whose ``cpu.stat`` counts every process moved into it and
-    every process they start (a box's kernels too, whoever reaps them); None where none can be made (not root,
-    no writable cgroup v2)."""
-    for hierarchy in own_hierarchies():
-        if hierarchy.version == 2:
-            try:
-                (folder := hierarchy.own / name).mkdir()
-            except OSError:
-                return None
-            return folder
-    return None
+def cpu_cgroup(name: str) -> Cgroup | None:
+    """A new cgroup (``bleu-lab-bench/name``, cgroup v2, under this process's own) whose ``cpu.stat`` counts every
+    process moved into it and every process they start (a box's kernels too, whoever reaps them); None where none
+    can be made (not root, no writable cgroup v2)."""
+    group = Cgroup.make(name, None, None, "bleu-lab-bench", [h for h in own_hierarchies() if h.version == 2])
+    return group if group.folders else None
 
 
-def cgroup_cpu_seconds(folder: Path) -> float:
-    """The CPU seconds counted in ``folder`` (its ``usage_usec``); then the cgroup is emptied and removed."""
-    usage = int(re.search(r"^usage_usec (\d+)$", (folder / "cpu.stat").read_text(), re.MULTILINE).group(1))
-    for _ in range(50):
-        try:
-            folder.rmdir()
-            break
-        except OSError:  # a process still in it
-            if (folder / "cgroup.kill").exists():
-                write_value(folder / "cgroup.kill", "1")
-            time.sleep(0.1)
+def cgroup_cpu_seconds(group: Cgroup) -> float:
+    """The CPU seconds counted in ``group`` (its ``usage_usec``); then whatever is left in it is ended and it is
+    removed."""
+    stat = (group.folders[0][0] / "cpu.stat").read_text()
+    usage = int(re.search(r"^usage_usec (\d+)$", stat, re.MULTILINE).group(1))
+    group.end()
+    for folder, _ in group.folders:  # the grader leaves its kernels' parent cgroup (empty) inside
+        for inside, _, _ in sorted(os.walk(folder), reverse=True)[:-1]:
+            with contextlib.suppress(OSError):
+                os.rmdir(inside)
+    group.remove()
     return usage / 1e6
 
 
@@ -166,7 +161,7 @@ def run(paths: list[Path], sandbox: str, jobs: int, timeout: float, cwd: Path) -
     done = subprocess.run([sys.executable, "-I", "-c", MEASURED, "grade", *map(str, paths), "--seed", "1",
                            "--timeout", str(timeout), "--sandbox", sandbox, "--jobs", str(jobs)],
                           capture_output=True, text=True, cwd=cwd, env={**os.environ, "WORKER_PEAKS": str(peaks)},
-                          preexec_fn=None if group is None else lambda: write_value(group / "cgroup.procs", "0"))
+                          preexec_fn=None if group is None else lambda: group.join(os.getpid()))
     seconds = time.monotonic() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = ((after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime) if group is None
@@ -195,7 +190,7 @@ def main() -> int:
           f"{args.timeout:g} s, one floods 300 MB of output)")
     probe = cpu_cgroup(f"bleu-lab-bench-grade-{os.getpid()}-probe")
     if probe is not None:
-        probe.rmdir()
+        probe.remove()
     print("CPU seconds counted by " + ("a cgroup of the run's own: every process of it" if probe else
           "getrusage: only processes their parents waited for (a box's kernels may be missed; run as root with a "
           "writable cgroup v2 to count them all)"))
