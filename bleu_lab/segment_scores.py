@@ -4,7 +4,8 @@ from people (expert MQM), read from a file and tested like BLEU.
 Two file formats, UTF-8 text read by ``data.read_lines`` (its bounds on size, lines and line length hold):
 
 - **long** (the format of Google's MQM release, ``data/wmt21/mqm_newstest2021_ende.avg_seg_scores.tsv``): one line
-  per system and segment, ``SYSTEM SCORE SEG_ID`` separated by tabs or spaces, ``SEG_ID`` the 1-based line number of
+  per system and segment, ``SYSTEM SCORE SEG_ID`` separated by tabs or spaces, or by commas (a CSV file, as
+  pandas' ``to_csv`` writes it: the separator is read off the first line), ``SEG_ID`` the 1-based line number of
   the segment; an optional first line naming the columns. A segment a system has no line for is not rated.
 - **one number per line** (what a metric's command line writes): one file per system, line i the score of segment i.
 
@@ -24,6 +25,7 @@ a mean the rows are [score, 1] and a set of rows scores sum(score) / sum(1) (``p
 
 from __future__ import annotations
 
+import csv
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -118,7 +120,7 @@ def scores_from_lines(name: str, files: Sequence[tuple[str, Sequence[str]]], sys
     _check_name(name)
     if not files:
         raise ValueError(f"{name}: no scores file given")
-    if len(files) == 1 and _is_long(files[0][1]):
+    if len(files) == 1 and _long_separator(files[0][1]) is not None:
         where, lines = files[0]
         table, column = parse_long_scores(lines, segments, where)
         missing = [s for s in systems if s not in table]
@@ -151,8 +153,37 @@ def read_line_scores(path: str | Path, name: str = "scores") -> np.ndarray:
 
 def parse_line_scores(lines: Sequence[str], where: str, name: str = "scores") -> np.ndarray:
     """``read_line_scores`` on the lines of file ``where``."""
-    return np.array([_number(line.strip(), f"{name} file {where}, line {number}")
-                     for number, line in enumerate(lines, 1)], dtype=float)
+    values = []
+    for number, line in enumerate(lines, 1):
+        at = f"{name} file {where}, line {number}"
+        try:
+            values.append(_number(line.strip(), at))
+        except ValueError as err:
+            raise ValueError(f"{err}{_line_hint(line, number, lines)}") from None
+    return np.array(values, dtype=float)
+
+
+def _line_hint(line: str, number: int, lines: Sequence[str]) -> str:
+    """Why a line of a one-number-per-line file may not be a number: a header line, or fields split by commas."""
+    if number == 1 and len(lines) > 1 and _is_number(lines[1]):
+        return ("; a header line? This format has none (line i is the score of segment i): remove the header line, "
+                "or give one file in the long format (system, score, segment id) with its header")
+    if "," in line:
+        fields = [f.strip() for f in line.split(",")]
+        if len(fields) == 2 and all(f.isdigit() for f in fields):
+            return "; write decimals with a point (0.5), not a comma"
+        return ("; this file is read as one number per line, and a comma separates nothing here: give one file per "
+                "system with one score per line, or one file in the long format (system, score, segment id per "
+                "line, separated by commas, tabs or spaces)")
+    return ""
+
+
+def _is_number(text: str) -> bool:
+    try:
+        _number(text.strip(), "")
+    except ValueError:
+        return False
+    return True
 
 
 def read_long_scores(path: str | Path, segments: int) -> tuple[dict[str, np.ndarray], str | None]:
@@ -163,17 +194,20 @@ def read_long_scores(path: str | Path, segments: int) -> tuple[dict[str, np.ndar
 
 def parse_long_scores(lines: Sequence[str], segments: int, where: str) -> tuple[dict[str, np.ndarray], str | None]:
     """``read_long_scores`` on the lines of file ``where``."""
-    first = lines[0].split() if lines else []
+    separator = _long_separator(lines) or ""
+    first = _fields(lines[0], separator) if lines else []
     column = first[1] if len(first) == 3 and not first[2].isdigit() else None
     table: dict[str, np.ndarray] = {}
     seen: set[tuple[str, int]] = set()
     for number, line in enumerate(lines[1:] if column else lines, 2 if column else 1):
         if not line.strip():
             continue
-        fields = line.split()
+        fields = _fields(line, separator)
         at = f"scores file {where}, line {number}"
         if len(fields) != 3:
-            raise ValueError(f"{at}: expected system, score and segment id, got {line[:80]!r}")
+            split = "commas" if separator else "tabs or spaces"
+            raise ValueError(f"{at}: expected system, score and segment id separated by {split} (as on the file's "
+                             f"first line), got {line[:80]!r}")
         system, score, seg = fields
         if not seg.isdigit() or not 1 <= int(seg) <= segments:
             raise ValueError(f"{at}: the segment id must be a line number from 1 to {segments}, got {seg[:20]!r}")
@@ -250,12 +284,23 @@ def _decimal_unit(values: np.ndarray) -> int:
     return 0
 
 
-def _is_long(lines: Sequence[str]) -> bool:
-    """A long-format file: its first line that is not empty has three fields (one-number files have one)."""
+def _long_separator(lines: Sequence[str]) -> str | None:
+    """How a long-format file separates its fields, read off its first line that is not empty: "," when that line
+    is three comma-separated fields, "" (tabs or spaces) when it is three such fields, None when it is not a long
+    file (one-number files have one field)."""
     for line in lines:
         if line.strip():
-            return len(line.split()) == 3
-    return False
+            if "," in line and len(_fields(line, ",")) == 3:
+                return ","
+            return "" if len(line.split()) == 3 else None
+    return None
+
+
+def _fields(line: str, separator: str) -> list[str]:
+    """A long-format line's fields: split on commas (quotes as in CSV) or on tabs and spaces."""
+    if not separator:
+        return line.split()
+    return [part.strip() for part in next(csv.reader([line]), [])]
 
 
 def _number(value: object, where: str) -> float:

@@ -343,3 +343,26 @@ def test_tau_past_the_bound_is_not_computed():
     many = np.arange(MAX_TAU_ITEMS + 1, dtype=float)
     result = tau_b(many, many)
     assert np.isnan(result.tau) and result.items == MAX_TAU_ITEMS + 1
+
+
+def test_a_comma_separated_long_file_is_read_as_the_tab_separated_one(tmp_path):
+    """pandas' to_csv writes the long format with commas (and a header): the same scores as with tabs."""
+    tabs = write(tmp_path, "l.tsv", "system\tscore\tseg_id\nA\t1.5\t1\nB\t-2\t1\nA\t0.5\t3\n")
+    commas = write(tmp_path, "l.csv", 'system,score,seg_id\nA,1.5,1\n"B",-2,1\nA, 0.5 ,3\n')
+    expected = read_segment_scores("X", tabs, ["A", "B"], 3, higher_is_better=True)
+    got = read_segment_scores("X", commas, ["A", "B"], 3, higher_is_better=True)
+    for system in ("A", "B"):
+        np.testing.assert_array_equal(got.scores[system], expected.scores[system])
+    assert got.mean("A") == 1.0 and got.unrated("B") == 2
+    with pytest.raises(ValueError, match=r"line 2: expected system, score and segment id separated by commas"):
+        read_segment_scores("X", write(tmp_path, "bad.csv", "A,1,1\nB\t1\t1\n"), ["A"], 3, higher_is_better=True)
+
+
+@pytest.mark.parametrize("text, words", [
+    ("COMET\n0.5\n0.25\n", r"a header line\? This format has none .*remove the header line"),
+    ("0.5\n0,25\n", "write decimals with a point"),
+    ("0.5\n0.25, 0.5, 0.1, 7\n", "a comma separates nothing here"),
+])
+def test_a_one_number_file_with_a_header_or_commas_says_what_to_change(tmp_path, text, words):
+    with pytest.raises(ValueError, match=words):
+        read_segment_scores("X", [write(tmp_path, "a.txt", text)], ["A"], 2, higher_is_better=True)

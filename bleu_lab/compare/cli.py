@@ -66,7 +66,8 @@ def build_parser(prog: str = "bleu-lab compare") -> argparse.ArgumentParser:
                         f"measured 3 to 6), and a segment of more than {MAX_TER_WORDS} words is refused")
     parser.add_argument("--scores", action="append", default=[], metavar="NAME=FILE[,FILE...]",
                         help="another metric's (or people's) score of every segment: one file in the long format "
-                        "(system, score, segment id per line, as Google's MQM release) or one file per system in "
+                        "(system, score, segment id per line, separated by tabs, spaces or commas, as Google's MQM "
+                        "release or a CSV file; an optional header line) or one file per system in "
                         "the order of --systems, one number per line; None = not rated. Repeat for more metrics; "
                         "each needs --higher-is-better NAME or --lower-is-better NAME")
     parser.add_argument("--higher-is-better", action="append", default=[], metavar="NAME",
