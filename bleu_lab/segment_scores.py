@@ -120,7 +120,7 @@ def scores_from_lines(name: str, files: Sequence[tuple[str, Sequence[str]]], sys
     _check_name(name)
     if not files:
         raise ValueError(f"{name}: no scores file given")
-    if len(files) == 1 and _long_separator(files[0][1]) is not None:
+    if len(files) == 1 and long_separator(files[0][1]) is not None:
         where, lines = files[0]
         table, column = parse_long_scores(lines, segments, where)
         missing = [s for s in systems if s not in table]
@@ -194,7 +194,7 @@ def read_long_scores(path: str | Path, segments: int) -> tuple[dict[str, np.ndar
 
 def parse_long_scores(lines: Sequence[str], segments: int, where: str) -> tuple[dict[str, np.ndarray], str | None]:
     """``read_long_scores`` on the lines of file ``where``."""
-    separator = _long_separator(lines) or ""
+    separator = long_separator(lines) or ""
     first = _fields(lines[0], separator) if lines else []
     column = first[1] if len(first) == 3 and not first[2].isdigit() else None
     table: dict[str, np.ndarray] = {}
@@ -218,6 +218,15 @@ def parse_long_scores(lines: Sequence[str], segments: int, where: str) -> tuple[
     if not table:
         raise ValueError(f"scores file {where} holds no scores")
     return table, column
+
+
+def rated_segments(lines: Sequence[str], segments: int, where: str) -> list[int]:
+    """The 1-based numbers of the segments a long-format file (lines of file ``where``) rates for any system."""
+    table, _ = parse_long_scores(lines, segments, where)
+    rated = np.zeros(segments, dtype=bool)
+    for values in table.values():
+        rated |= ~np.isnan(values)
+    return [int(i) + 1 for i in np.flatnonzero(rated)]
 
 
 def mean_interval(values: np.ndarray, n_samples: int, seed: int | None) -> tuple[float, float]:
@@ -284,7 +293,7 @@ def _decimal_unit(values: np.ndarray) -> int:
     return 0
 
 
-def _long_separator(lines: Sequence[str]) -> str | None:
+def long_separator(lines: Sequence[str]) -> str | None:
     """How a long-format file separates its fields, read off its first line that is not empty: "," when that line
     is three comma-separated fields, "" (tabs or spaces) when it is three such fields, None when it is not a long
     file (one-number files have one field)."""

@@ -334,7 +334,75 @@ def test_why_sees_tokenized_input_and_a_shifted_alignment(news):
     findings = why(shifted, refs, 30).findings
     assert any(f.kind == "alignment" and "51" in f.message for f in findings), findings
     with pytest.raises(ValueError, match="empty line"):
-        why(hyps[:50] + [""] + hyps[50:], refs, 30)
+        why(hyps[:50] + ["", ""] + hyps[50:], refs, 30)  # two lines more: no pairing is guessed
+
+
+def sacrebleu_score(hyps, refs) -> float:
+    """sacrebleu's corpus BLEU of per-segment references (None in a stream: no such reference, as sacrebleu reads)."""
+    width = max(len(seg) for seg in refs)
+    return sacrebleu.corpus_bleu(hyps, [[seg[k] if k < len(seg) else None for seg in refs]
+                                        for k in range(width)]).score
+
+
+def test_why_pairs_a_hypothesis_file_one_line_off_and_says_where(news):
+    """One line too many (an empty line slipped in at line 51) or too few (line 51 lost): every reading is on the
+    files paired where they match best, which gives sacrebleu's number on the intact files."""
+    hyps, refs = news
+    value = sacrebleu_score(hyps, refs)
+    result = why(hyps[:50] + [""] + hyps[50:], refs, f"{value:.2f}")
+    assert result.matches[0].label() == "sacrebleu corpus_bleu", result.verdict
+    assert result.matches[0].score == pytest.approx(value, rel=1e-12)
+    assert any(f.kind == "alignment" and "hypotheses have 161 lines and the references 160" in f.message
+               and "hypothesis line 51 left out" in f.message for f in result.findings), result.findings
+    lost = hyps[:50] + hyps[51:]
+    expected = sacrebleu_score(hyps[:50] + [""] + hyps[51:], refs)  # segment 51 scored as an empty output
+    result = why(lost, refs, f"{expected:.2f}")
+    assert result.matches[0].score == pytest.approx(expected, rel=1e-12), result.verdict
+    assert any("empty hypothesis for segment 51" in f.message for f in result.findings), result.findings
+
+
+def test_why_offers_the_reading_on_a_shifted_file_paired_again(news):
+    """The same number of lines, shifted from line 51 by an empty line: the number made on the file paired again
+    (line 51 left out) is found, and named as made on other segments."""
+    hyps, refs = news
+    shifted = hyps[:50] + [""] + hyps[50:-1]
+    expected = sacrebleu_score(hyps[:-1] + [""], refs)
+    result = why(shifted, refs, f"{expected:.2f}")
+    best = result.matches[0]
+    assert best.corpus.startswith("the segments paired again (hypothesis line 51 left out"), result.verdict
+    assert best.score == pytest.approx(expected, rel=1e-12)
+    assert any(f.kind == "alignment" and "is reproduced on the segments paired again" in f.message
+               for f in result.findings), result.findings
+
+
+def test_why_names_the_subset_of_segments_that_gives_the_number(news, tmp_path, capsys):
+    hyps, refs = news
+    rated = list(range(1, len(hyps) + 1, 3))
+    expected = sacrebleu_score([hyps[i - 1] for i in rated], [refs[i - 1] for i in rated])
+    result = why(hyps, refs, f"{expected:.2f}", segments={"rated.txt": rated})
+    best = result.matches[0]
+    assert best.label() == f"sacrebleu corpus_bleu on the {len(rated)} segments of rated.txt", result.verdict
+    assert best.score == pytest.approx(expected, rel=1e-12)
+    assert any(f.kind == "segments" and f"not on the {len(hyps)} segments as given" in f.message
+               for f in result.findings)
+    for bad, words in (({"r": [0]}, "from 1 to 160"), ({"r": [1, 1]}, "each once"), ({"r": [True]}, "from 1")):
+        with pytest.raises(ValueError, match=words):
+            why(hyps, refs, 30, segments=bad)
+    # the command line: a file of numbers, or a long-format scores file (the segments it rates)
+    news_dir = bleu_lab.data.corpus_dir() / "news"
+    hyp, ref_a, ref_b = (str(news_dir / f) for f in ("sys.fluent.de", "ref.A.de", "ref.B.de"))
+    numbers = tmp_path / "rated.txt"
+    numbers.write_text("".join(f"{i}\n" for i in rated), encoding="utf-8")
+    long = tmp_path / "mqm.tsv"
+    long.write_text("system\tscore\tseg_id\n" + "".join(f"s\t-1\t{i}\n" for i in rated), encoding="utf-8")
+    for subset in (numbers, long):
+        assert why_main(["why", hyp, ref_a, ref_b, "--segments", str(subset), "--reported", f"{expected:.2f}"]) == 0
+        out = capsys.readouterr().out
+        assert out.startswith(f"{expected:.2f} is reproduced by sacrebleu corpus_bleu on the {len(rated)} segments "
+                              f"of {subset.name}"), out
+    numbers.write_text("1\nseven\n", encoding="utf-8")
+    assert why_main(["why", hyp, ref_a, "--segments", str(numbers), "--reported", "30"]) == 2
+    assert "line 2: expected a segment number" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("reported,error", [
@@ -376,7 +444,8 @@ def test_cli_why(tmp_path, capsys):
     assert "sacrebleu corpus_bleu" in capsys.readouterr().out
     assert why_main(["why", str(hyp), str(ref), "--reported", "150"]) == 2
     assert "between 0 and 100" in capsys.readouterr().err
-    ref.write_text("one line only\n", encoding="utf-8")
+    hyp.write_text("the cat sat on the mat .\nhello world\nand a third line\n", encoding="utf-8")
+    ref.write_text("one line only\n", encoding="utf-8")  # two lines fewer: no pairing is guessed
     assert why_main(["why", str(hyp), str(ref), "--reported", "20"]) == 2
     assert "line" in capsys.readouterr().err
 

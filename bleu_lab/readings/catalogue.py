@@ -83,6 +83,7 @@ class Reading:
     mistake: bool = False  # a misuse of the library (input it does not expect), not one of its settings
     order: int = 4  # the longest n-grams counted (BLEU-4 unless a setting changes it)
     references: str = ""  # which of the given references, when not all of them: "reference A only"
+    corpus: str = ""  # which segments, when not the ones given: "the 527 segments of mqm.tsv", "realigned: ..."
     view: str = field(default="13a", repr=False)
     rule: str = field(default="closest", repr=False)
     equivalent: tuple[str, ...] = field(default=(), repr=False)  # other settings giving the same number
@@ -102,7 +103,8 @@ class Reading:
         """``name`` and its non-default settings, for tables."""
         shown = ", ".join(f"{k}={v!r}" for k, v in self.settings.items())
         label = f"{self.name} ({shown})" if shown else self.name
-        return f"{label} against {self.references}" if self.references else label
+        label = f"{label} against {self.references}" if self.references else label
+        return f"{label} on {self.corpus}" if self.corpus else label
 
 
 class Workspace:

@@ -15,7 +15,8 @@ from pathlib import Path
 
 from ..commands import note_empty_reference_lines
 from ..data import line_count_error, read_lines
-from .why import alignment_hint, why
+from ..segment_scores import long_separator, rated_segments
+from .why import REALIGN_FROM, alignment_hint, why
 
 EXIT_ERROR = 2
 
@@ -34,6 +35,10 @@ def build_parser(prog: str = "bleu-lab why") -> argparse.ArgumentParser:
                         help="the BLEU to explain, e.g. 27.3 (0-100; a 0-1 number is recognized too)")
     parser.add_argument("--tolerance", type=float, default=None, metavar="T",
                         help="how far a reading may be from SCORE (default: half a unit of its last decimal)")
+    parser.add_argument("--segments", action="append", default=[], metavar="FILE",
+                        help="a subset of the segments the number may have been computed on (repeatable): 1-based "
+                        "segment numbers, one per line, or a segment-scores file in the long format (system, score, "
+                        "segment id; e.g. the MQM release: the segments it rates)")
     parser.add_argument("--all", action="store_true", help="also list every reading with its score")
     return parser
 
@@ -45,13 +50,18 @@ def main(argv: Sequence[str], prog: str = "bleu-lab") -> int:
         hyps = read_lines(args.hypothesis, "hypothesis")
         streams = [read_lines(path, "reference") for path in args.references]
         for path, lines in zip(args.references, streams):
-            if len(lines) != len(hyps):
+            if len(lines) != len(streams[0]):
+                raise ValueError(line_count_error(f"reference file {path}", lines,
+                                                  f"reference file {args.references[0]}", streams[0]))
+            if len(lines) != len(hyps) and (abs(len(lines) - len(hyps)) > 1 or
+                                            min(len(lines), len(hyps)) < REALIGN_FROM):  # else why pairs them
                 err = line_count_error(f"reference file {path}", lines, f"hypothesis file {args.hypothesis}", hyps)
                 raise ValueError(f"{err}{alignment_hint(hyps, [[line] for line in lines])}")
         note_empty_reference_lines(args.references, streams, drop_option=None)
         names = reference_names(args.references)
+        subsets = {Path(path).name: segment_numbers(path, len(streams[0])) for path in args.segments}
         result = why(hyps, [list(refs) for refs in zip(*streams)], args.reported, tolerance=args.tolerance,
-                     reference_names=names)
+                     reference_names=names, segments=subsets)
     except (OSError, ValueError, TypeError) as err:
         print(f"{prog} why: error: {err}", file=sys.stderr)
         return EXIT_ERROR
@@ -62,6 +72,22 @@ def main(argv: Sequence[str], prog: str = "bleu-lab") -> int:
             score = "   n/a" if reading.score is None else f"{reading.score:8.2f}"
             print(f"  {score}  {reading.label()}")
     return 0
+
+
+def segment_numbers(path: str, segments: int) -> list[int]:
+    """The 1-based segment numbers file ``path`` names: one per line, or the segments a long-format scores file
+    (``segment_scores``) rates for any system."""
+    lines = read_lines(path, "segments")
+    if long_separator(lines) is not None:
+        return rated_segments(lines, segments, path)
+    numbers = []
+    for number, line in enumerate(lines, 1):
+        if line.strip():
+            if not line.strip().isdigit():
+                raise ValueError(f"segments file {path}, line {number}: expected a segment number (1 to {segments}) "
+                                 f"or a scores file in the long format, got {line[:40]!r}")
+            numbers.append(int(line))
+    return numbers
 
 
 def reference_names(paths: Sequence[str]) -> list[str]:

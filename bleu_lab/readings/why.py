@@ -4,6 +4,10 @@
     result.matches      # readings that give 27.3 (within the reported precision), closest first
     result.nearest      # the closest readings, whether or not they match
     result.findings     # input mistakes seen: reference layout, tokenized text, subword residue, scale, alignment
+
+When no reading with the library's defaults gives the number, ``why`` also tries the likeliest readings (at most one
+departure) on other corpora: a subset of the references, the segments of a named subset (``segments=``: e.g. only the
+ones people rated), and the two files paired again where their alignment shifts by one line.
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ import html
 import itertools
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from decimal import Decimal, InvalidOperation
 from numbers import Real
@@ -23,6 +27,7 @@ from ..validation import as_sequence, check_segment_lengths, plain_strings
 from .catalogue import SUBWORD_MARKERS, Reading, Workspace, readings, score, specs
 
 NEAREST = 5
+REALIGN_FROM = 4  # files one line apart are paired again (``realign``) when both have at least this many lines
 LIKELIER_CAUSES = ("Likelier than any reading below: the number was computed against another reference (or more of "
                    "them), on another version of the test set (other segments, other fixes), or from another output "
                    "file (another checkpoint, other post-processing).")
@@ -51,7 +56,7 @@ class WhyResult:
     readings: tuple[Reading, ...] = field(repr=False)
     workspace: Workspace = field(repr=False, compare=False)
     scaled: frozenset[str] = frozenset()  # labels of the matches that give the number on the 0–1 scale
-    workspaces: dict[str, Workspace] = field(default_factory=dict, repr=False, compare=False)  # per reference subset
+    workspaces: dict[str, Workspace] = field(default_factory=dict, repr=False, compare=False)  # per other corpus
     decimals: int | None = None  # how many decimals the reported number was written with
 
     @property
@@ -60,8 +65,8 @@ class WhyResult:
         return f"{self.reported:.{self.decimals}f}" if self.decimals is not None else f"{self.reported:g}"
 
     def workspace_of(self, reading: Reading) -> Workspace:
-        """The corpus ``reading`` was scored on (all the references, or the subset it names)."""
-        return self.workspaces.get(reading.references, self.workspace)
+        """The corpus ``reading`` was scored on (all the references and segments, or the subset it names)."""
+        return self.workspaces.get(reading.references or reading.corpus, self.workspace)
 
     @property
     def verdict(self) -> str:
@@ -111,6 +116,7 @@ def why(
     *,
     tolerance: float | None = None,
     reference_names: Sequence[str] | None = None,
+    segments: Mapping[str, Sequence[int]] | None = None,
 ) -> WhyResult:
     """Find the readings of BLEU that give ``reported`` on this corpus, and the input mistakes that show.
 
@@ -121,6 +127,11 @@ def why(
     (a 0–1 number is recognized too). ``tolerance``: how far a reading may be from it; by default half a unit of its
     last printed decimal (27.3 -> 0.05), so every reading that *rounds* to the reported number matches.
     ``reference_names``: one name per reference (e.g. the file names), for "computed against reference A only".
+    ``segments``: named subsets of the segments, {name: 1-based segment numbers} (e.g. the segments people rated),
+    for "computed on the 527 segments of mqm.tsv".
+
+    Hypotheses one line longer or shorter than the references are paired where the two match best (a hypothesis
+    line left out, or an empty hypothesis put in), and a finding says where; every reading is on that pairing.
 
     Among the matches, the reading with the fewest departures from its library's defaults leads, then one with all
     the references before one with a subset of them, a proper use of a library before a misuse (raw strings to
@@ -136,14 +147,24 @@ def why(
         raise ValueError("hypotheses is empty: give at least one hypothesis string")
     check_segment_lengths(hyps, "hypotheses")
     refs, findings = _per_segment(hyps, references)
+    if len(refs) != len(hyps):
+        given = len(hyps)
+        hyps, how = realign(hyps, refs)
+        findings.append(Finding("alignment", f"the hypotheses have {given} lines and the references {len(refs)}: "
+                                f"read with {how}, where the two files pair "
+                                "best; every reading below is on that pairing (sacrebleu and nltk refuse files of "
+                                "different lengths, and zip() silently drops the last segment)"))
+    subsets = _segment_subsets(segments, len(hyps))
     names = _reference_names(reference_names, refs)
     workspace = Workspace(hyps, refs)
     catalogue = readings(workspace)
     ranked = _rank(catalogue, value, tol)
     workspaces: dict[str, Workspace] = {}
-    if names and (not ranked or ranked[0][0].departures > 0):
-        for subset_ws, reading in _subset_readings(workspace, names):
-            workspaces[reading.references] = subset_ws
+    if not ranked or ranked[0][0].departures > 0:
+        others = _subset_readings(workspace, names) if names else []
+        others += _corpus_readings(workspace, subsets)
+        for other_ws, reading in others:
+            workspaces[reading.references or reading.corpus] = other_ws
             catalogue.append(reading)
         ranked = _rank(catalogue, value, tol)
     every = sorted(catalogue, key=lambda r: (r.score is None, r.score or 0.0))
@@ -156,6 +177,7 @@ def why(
         findings.append(Finding("scale", f"{text} looks like a score on the 0–1 scale (nltk, Hugging Face evaluate, "
                                 f"torchmetrics and d2l return 0–1): ×100 it is {value * 100:g}, which "
                                 f"{best.label()} gives; papers report BLEU on the 0–100 scale"))
+    findings += _corpus_findings(ranked, text, len(hyps))
     findings += _reference_findings(catalogue, ranked, value, text, tol, names, len(refs[0]))
     findings += _input_findings(workspace)
     if ranked:
@@ -175,7 +197,7 @@ def _rank(catalogue: Sequence[Reading], value: float, tol: float) -> list[tuple[
     A number printed on the 0–1 scale comes first from a library that prints 0–1, then from a reading of 0–100
     that happens to be that small, last from a 0–100 library's number divided by 100. Within each: fewest departures
     from the library's defaults, all the references before a subset of them, a proper use before a misuse, then the
-    closest."""
+    closest (a reading on other segments after one on the segments given)."""
     ranked = []
     for order, r in enumerate(catalogue):
         if r.score is None or not math.isfinite(r.score):
@@ -191,7 +213,8 @@ def _rank(catalogue: Sequence[Reading], value: float, tol: float) -> list[tuple[
                     tier = 0 if r.native_scale == 1 else 2
                 else:
                     tier = 1
-                key = (tier, r.departures, bool(r.references), r.mistake, round(distance / t, 6), order)
+                key = (tier, r.departures, bool(r.references), bool(r.corpus), r.mistake, round(distance / t, 6),
+                       order)
                 ranked.append((key, r, on_scale))
                 break
     ranked.sort(key=lambda m: m[0])
@@ -246,7 +269,8 @@ def _reference_findings(catalogue: Sequence[Reading], ranked: Sequence[tuple[Rea
                                 f"{best.references}, not against all {len(names)} references given: "
                                 f"{best.label()} gives {best.score:.2f}"))
         return findings
-    four = [r for r in catalogue if r.order == 4 and not r.mistake and not r.references and r.score is not None
+    four = [r for r in catalogue if r.order == 4 and not r.mistake and not r.references and not r.corpus
+            and r.score is not None
             and math.isfinite(r.score) and r.score <= 100 and r.view.partition(":")[0] not in CHARACTER_VIEWS]
     # (above 100: nltk's methods 5 and 7 at corpus level, which read the last segment; not a BLEU to compare with)
     target, t = (value * 100, tol * 100) if value <= 1 else (value, tol)
@@ -317,7 +341,8 @@ def _per_segment(hyps: list[str], references: object) -> tuple[list[list[str]], 
     else:
         raise TypeError("references must be a list with, per segment, a list of reference strings (or one string "
                         "per segment)")
-    if len(segments) != len(hyps):
+    if len(segments) != len(hyps) and (abs(len(segments) - len(hyps)) > 1 or
+                                       min(len(segments), len(hyps)) < REALIGN_FROM):  # else ``realign`` pairs them
         raise ValueError(f"hypotheses and references must have one entry per segment, but hypotheses has {len(hyps)} "
                          f"and references has {len(segments)}{alignment_hint(hyps, segments)}")
     for i, seg in enumerate(segments):
@@ -366,9 +391,22 @@ def _input_findings(workspace: Workspace) -> list[Finding]:
 
 def _shift_findings(hyps: Sequence[str], refs: Sequence[Sequence[str]]) -> list[Finding]:
     """A run of segments that matches its neighbour's references far better than its own: a shifted alignment."""
+    found = _shift(hyps, refs)
+    if found is None:
+        return []
+    line, shift = found
+    direction = "the next" if shift == 1 else "the previous"
+    return [Finding("alignment", f"from segment {line} on, hypotheses match {direction} segment's references far "
+                    f"better than their own: a line was probably added or dropped (an empty line?) near line {line}, "
+                    "shifting the alignment")]
+
+
+def _shift(hyps: Sequence[str], refs: Sequence[Sequence[str]]) -> tuple[int, int] | None:
+    """(the 1-based line where a shift starts, +1 or -1) when the hypotheses from there on match the next (+1) or the
+    previous (-1) segment's references far better than their own; None otherwise."""
     n = len(hyps)
     if n < 4:
-        return []
+        return None
     own = [_overlap(h, seg) for h, seg in zip(hyps, refs)]
     for shift in (1, -1):
         other = [_overlap(hyps[i], refs[i + shift]) if 0 <= i + shift < n else 0.0 for i in range(n)]
@@ -381,12 +419,93 @@ def _shift_findings(hyps: Sequence[str], refs: Sequence[Sequence[str]]) -> list[
         if best_k is not None and best_gain >= max(2.0, 0.25 * (n - best_k)):
             if best_k > 0 and not hyps[best_k - 1].strip():
                 best_k -= 1  # the empty line itself is where the shift starts
-            line = best_k + 1
-            direction = "the next" if shift == 1 else "the previous"
-            return [Finding("alignment", f"from segment {line} on, hypotheses match {direction} segment's references "
-                            f"far better than their own: a line was probably added or dropped (an empty line?) "
-                            f"near line {line}, shifting the alignment")]
-    return []
+            return best_k + 1, shift
+    return None
+
+
+def realign(hyps: Sequence[str], refs: Sequence[Sequence[str]]) -> tuple[list[str], str]:
+    """Hypotheses one line longer or shorter than the references, paired where the two match best: the hypothesis
+    line k left out, or an empty hypothesis put in for segment k, k chosen to maximize the summed word overlap of
+    every pair (an empty line first among equals). Returns the hypotheses and what was done."""
+    n_h, n_r = len(hyps), len(refs)
+    if n_h == n_r + 1:  # pairs: h_i with r_i before k, h_i with r_(i-1) after k
+        before = [_overlap(hyps[i], refs[i]) for i in range(n_r)]
+        after = [_overlap(hyps[i], refs[i - 1]) for i in range(1, n_h)]
+        gains = _split_sums(before, after)
+    elif n_h == n_r - 1:  # pairs: h_i with r_i before k, h_i with r_(i+1) from k on
+        before = [_overlap(hyps[i], refs[i]) for i in range(n_h)]
+        after = [_overlap(hyps[i], refs[i + 1]) for i in range(n_h)]
+        gains = _split_sums(before, after)
+    else:
+        raise ValueError(f"realign pairs files that differ by one line, not {n_h} hypotheses and {n_r} references")
+    best = max(gains)
+    ties = [k for k, gain in enumerate(gains) if gain >= best - 1e-9]
+    k = next((k for k in ties if k < n_h and not hyps[k].strip()), ties[0])
+    if n_h > n_r:
+        return [*hyps[:k], *hyps[k + 1:]], f"hypothesis line {k + 1} left out"
+    return [*hyps[:k], "", *hyps[k:]], f"an empty hypothesis for segment {k + 1} (no line of the hypothesis file)"
+
+
+def _split_sums(before: Sequence[float], after: Sequence[float]) -> list[float]:
+    """sum(before[:k]) + sum(after[k:]) for k = 0 .. len(after) (lists of one length), in one pass each way."""
+    heads = [0.0, *itertools.accumulate(before)]
+    tails = [*list(itertools.accumulate(reversed(after)))[::-1], 0.0]
+    return [heads[k] + tails[k] for k in range(len(after) + 1)]
+
+
+def _realigned(hyps: Sequence[str], refs: Sequence[Sequence[str]]) -> tuple[list[str], str] | None:
+    """Hypotheses of the same length as the references whose alignment shifts by one line from some line k: paired
+    again, with the line the shift starts at left out (an empty line appended) or an empty hypothesis put in (the
+    last line dropped)."""
+    found = _shift(hyps, refs)
+    if found is None:
+        return None
+    line, shift = found
+    k = line - 1
+    if shift == -1:  # from line k on, hypothesis i belongs to segment i - 1: line k is one too many
+        return [*hyps[:k], *hyps[k + 1:], ""], f"hypothesis line {line} left out and an empty last line"
+    return [*hyps[:k], "", *hyps[k:-1]], f"an empty hypothesis for segment {line} and the last line left out"
+
+
+def _segment_subsets(segments: object, n: int) -> dict[str, list[int]]:
+    """The named subsets of ``segments`` as 0-based positions, checked: {name: 1-based segment numbers}."""
+    if segments is None:
+        return {}
+    if not isinstance(segments, Mapping):
+        raise TypeError("segments must be a dict {name: 1-based segment numbers}, e.g. {'rated': [1, 4, 7]}")
+    subsets = {}
+    for name, numbers in segments.items():
+        numbers = as_sequence(numbers, f"segments[{name!r}]", "1-based segment numbers")
+        bad = next((x for x in numbers if isinstance(x, bool) or not isinstance(x, int) or not 1 <= x <= n), None)
+        if bad is not None:
+            raise ValueError(f"segments[{name!r}] must hold segment numbers from 1 to {n}, got {bad!r}")
+        if not numbers or len(set(numbers)) != len(numbers):
+            raise ValueError(f"segments[{name!r}] must name at least one segment, each once")
+        subsets[str(name)] = [x - 1 for x in sorted(numbers)]
+    return subsets
+
+
+def _corpus_readings(workspace: Workspace, subsets: Mapping[str, Sequence[int]]) -> list[tuple[Workspace, Reading]]:
+    """The readings with at most one departure from their library's defaults on other segments: each named subset,
+    and the hypotheses paired again where their alignment shifts by one line."""
+    hyps, refs = workspace.hypotheses, workspace.references
+    corpora = [(Workspace([hyps[i] for i in rows], [refs[i] for i in rows]), f"the {len(rows)} segments of {name}")
+               for name, rows in subsets.items() if len(rows) < len(hyps)]
+    realigned = _realigned(hyps, refs)
+    if realigned is not None:
+        corpora.append((Workspace(realigned[0], refs), f"the segments paired again ({realigned[1]})"))
+    return [(ws, replace(score(spec, ws), corpus=what)) for ws, what in corpora
+            for spec in specs(ws) if spec.departures <= 1 and not spec.mistake]
+
+
+def _corpus_findings(ranked: Sequence[tuple[Reading, bool]], text: str, n: int) -> list[Finding]:
+    """The leading reading is on other segments than the ones given: say which."""
+    if not ranked or not ranked[0][0].corpus:
+        return []
+    best = ranked[0][0]
+    kind = "alignment" if "paired again" in best.corpus else "segments"
+    return [Finding(kind, f"{text} is reproduced on {best.corpus}, not on the {n} segments as given: {best.label()} "
+                    f"gives {best.score:.2f}")]
 
 
 OPTIONAL_BY_LANGUAGE = {"Japanese": "ja-mecab"}
