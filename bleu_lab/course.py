@@ -5,7 +5,8 @@
                                       NAME.new-2.ipynb if you changed NAME.new.ipynb too: nothing you edit is replaced)
     bleu-lab lessons DIR --no-solutions
                                       graded work: the lessons as handed out, no worked solutions (the default when
-                                      BLEU_LAB_GRADED=1); worked solutions an earlier copy left untouched are deleted
+                                      BLEU_LAB_GRADED=1); worked solutions an earlier copy left untouched are deleted;
+                                      with BLEU_LAB_RELEASED=FILE only the numbered lessons FILE has released so far
     bleu-lab lab [DIR]                the same copy, then JupyterLab with DIR as its root
     bleu-lab guide [--open]           where the instructor's guide, the hub settings and the course files are
 
@@ -18,13 +19,14 @@ run tells a file the student changed (kept as it is) from one that bleu_lab ship
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import hashlib
 import json
 import os
 import signal
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from importlib import resources
@@ -44,6 +46,10 @@ LESSONS = "notebooks/*.ipynb"
 # Graded work: the switch of the hub settings (jupyter-settings/jupyterhub_config.py, z2jh/config.yaml's
 # singleuser.extraEnv) and the default of --no-solutions: "1" hands out the lessons without worked solutions.
 GRADED_ENV = "BLEU_LAB_GRADED"
+# Graded work, one lesson at a time: the instructor's list of released lessons (``read_released``), which the hub hands
+# to each student's start command. Only the numbered lessons wait for it; the playground and the comparison page don't.
+RELEASED_ENV = "BLEU_LAB_RELEASED"
+NUMBERED_LESSON = "notebooks/[0-9][0-9]_*.ipynb"
 EXIT_ERROR = 2
 # An upload reaches the kernel as one websocket message holding every file chosen at once; Jupyter's servers take at
 # most 10 MiB by default, and a bigger message is dropped without a word. voila.json and ``bleu-lab lab`` set it to
@@ -124,6 +130,7 @@ class CopyReport:
     edited_offers: list[str] = field(default_factory=list)  # NAME.new.ipynb files the student changed: kept
     yours: list[str] = field(default_factory=list)  # changed by the student, no newer version
     unchanged: list[str] = field(default_factory=list)
+    withheld: list[str] = field(default_factory=list)  # graded: numbered lessons not released yet (not copied)
     removed: list[str] = field(default_factory=list)  # graded: worked solutions an earlier copy left, untouched
     kept_solutions: list[str] = field(default_factory=list)  # graded: ... and the ones the student changed
 
@@ -150,6 +157,9 @@ class CopyReport:
                          f"them): {', '.join(self.removed)}")
         for relative in self.kept_solutions:
             lines.append(f"  kept {relative} (a worked solution that you changed; graded work hands out none)")
+        if self.withheld:
+            lines.append(f"  not released yet: {len(self.withheld)} lessons (your instructor releases them one at a "
+                         "time; they appear here when released)")
         if not (self.added or self.replaced or self.kept or self.removed):
             lines.append(f"  up to date ({len(self.unchanged) + len(self.yours)} files)")
         return "\n".join(lines)
@@ -207,7 +217,8 @@ def offer(directory: Path, relative: str, shipped: bytes, offers: dict[str, str]
 
 
 def copy_course(directory: Path | str = DEFAULT_DIR, *, update: bool = False,
-                source: Path | None = None, solutions: bool = True) -> CopyReport:
+                source: Path | None = None, solutions: bool = True,
+                released: Collection[str] | None = None) -> CopyReport:
     """Copy the course into ``directory``: new files are added, nothing the student changed is overwritten.
 
     A file already there is replaced only when it is byte for byte what bleu_lab wrote last time (the manifest's
@@ -218,6 +229,9 @@ def copy_course(directory: Path | str = DEFAULT_DIR, *, update: bool = False,
     ``solutions=False`` (graded work) copies the lessons as handed out (``bleu_lab.handout.student_copy``: no
     ``%load`` of a worked solution, no pointers to them, no exercise outputs) and no worked solutions; a solution
     file an earlier copy wrote and the student never changed is deleted, a changed one is kept, and both are named.
+
+    ``released`` (graded work, one lesson at a time): the names of the numbered lessons to hand out (e.g.
+    ``{"03_brevity_penalty"}``); the others are not copied (``CopyReport.withheld``). None: every lesson.
     """
     if not isinstance(directory, (str, Path)):
         raise TypeError(f"directory must be a path (str or Path), not {type(directory).__name__}")
@@ -232,6 +246,10 @@ def copy_course(directory: Path | str = DEFAULT_DIR, *, update: bool = False,
     offers = read_offers(directory)
     report = CopyReport(directory, graded=not solutions)
     files = {relative: source / relative for relative in course_files(source, solutions=solutions)}
+    if released is not None:
+        report.withheld = [r for r in files if _matches(r, NUMBERED_LESSON) and Path(r).stem not in released]
+        for relative in report.withheld:
+            del files[relative]
     if source == course_root():
         files.update(package_sources())
     if not solutions:
@@ -261,6 +279,55 @@ def copy_course(directory: Path | str = DEFAULT_DIR, *, update: bool = False,
     record = {"bleu_lab": __version__, "files": manifest, **({"offered": offers} if offers else {})}
     _write(directory / MANIFEST_NAME, (json.dumps(record, indent=1, sort_keys=True) + "\n").encode("utf-8"))
     return report
+
+
+def read_released(path: Path | str, *, now: dt.datetime | None = None,
+                  lessons: Collection[str] | None = None) -> set[str]:
+    """The numbered lessons released by ``now`` (default: this moment, the server's local time) in the instructor's
+    file ``path``: one lesson a line, its notebook's name, optionally followed by the date and time it opens
+    (``03_brevity_penalty 2026-12-01 09:00``, the server's local time; a date alone opens at midnight); ``#`` starts
+    a comment. A lesson not in the file, or opening later, is not handed out. Errors name the file and the line."""
+    path = Path(path)
+    now = dt.datetime.now() if now is None else now
+    known = set(lessons) if lessons is not None else {Path(r).stem for r in course_files(solutions=False)
+                                                       if _matches(r, NUMBERED_LESSON)}
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        raise ValueError(f"{RELEASED_ENV}: cannot read the released lessons' file {path}: {err}") from None
+    released = set()
+    for number, line in enumerate(text.splitlines(), 1):
+        name, _, when = line.partition("#")[0].strip().partition(" ")
+        if not name:
+            continue
+        if name.endswith(".ipynb"):
+            name = name[: -len(".ipynb")]
+        if name not in known:
+            raise ValueError(f"{path}, line {number}: {name!r} is not a lesson; the lessons are "
+                             f"{', '.join(sorted(known))}")
+        opens = _opening(when.strip(), f"{path}, line {number}")
+        if opens is None or opens <= now:
+            released.add(name)
+    return released
+
+
+def _opening(text: str, where: str) -> dt.datetime | None:
+    """A lesson's opening time written as YYYY-MM-DD or YYYY-MM-DD HH:MM ('' = open now)."""
+    if not text:
+        return None
+    for form in ("%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M", "%Y-%m-%d"):
+        try:
+            return dt.datetime.strptime(" ".join(text.split()), form)
+        except ValueError:
+            continue
+    raise ValueError(f"{where}: the opening time must be YYYY-MM-DD or YYYY-MM-DD HH:MM (the server's local time), "
+                     f"got {text!r}")
+
+
+def released_from_environment() -> set[str] | None:
+    """The lessons released so far by the file ``BLEU_LAB_RELEASED`` names (None when it is unset or empty)."""
+    value = os.environ.get(RELEASED_ENV, "").strip()
+    return read_released(value) if value else None
 
 
 def _matches(relative: str, pattern: str) -> bool:
@@ -438,8 +505,10 @@ def main(argv: Sequence[str], prog: str = "bleu-lab") -> int:
                 print(open_guide())
             return 0
         graded = args.no_solutions or graded_from_environment()
+        released = released_from_environment() if graded else None
         new = not (args.directory / MANIFEST_NAME).exists()
-        report = copy_course(args.directory, update=getattr(args, "update", False), solutions=not graded)
+        report = copy_course(args.directory, update=getattr(args, "update", False), solutions=not graded,
+                             released=released)
     except (OSError, ValueError) as err:
         print(f"{prog}: error: {err}", file=sys.stderr)
         return EXIT_ERROR
@@ -449,7 +518,7 @@ def main(argv: Sequence[str], prog: str = "bleu-lab") -> int:
     if args.command == "lessons":
         print(f"Open the lessons with: {prog} lab {args.directory}{' --no-solutions' if args.no_solutions else ''}")
         return 0
-    open_file = FIRST_LESSON if new else None
+    open_file = FIRST_LESSON if new and FIRST_LESSON not in report.withheld else None
     process = subprocess.Popen(lab_command(args.directory, open_file, extra), cwd=args.directory)
     # a stop request to this wrapper (e.g. from a process manager) stops JupyterLab too, instead of orphaning it
     signal.signal(signal.SIGTERM, lambda signum, frame: process.send_signal(signum))

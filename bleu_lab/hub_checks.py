@@ -171,3 +171,31 @@ def start_problems(*, group: str, python: Path, scripts: Iterable[Path], package
         problems += private_problems("the worked solutions (graded work)", solutions, gids,
                                      f"chmod -R go-rwx {solutions} (as root; or delete the folder)")
     return problems
+
+
+def released_problems(path: Path, gids: frozenset[int]) -> list[str]:
+    """One line each if students cannot read the released lessons' file (each student's start command reads it) or
+    could change it, and so release a lesson themselves: neither it nor a folder above it may be writable by others
+    (a sticky folder such as /tmp excepted) or by the students' group, or belong to a student."""
+    problems = usable_problems("the released lessons' file", path, READ, gids)
+    for where in (path, *path.resolve().parents):
+        info = where.stat()
+        sticky = where.is_dir() and info.st_mode & stat.S_ISVTX
+        if (info.st_mode & 0o002 and not sticky) or (info.st_mode & 0o020 and info.st_gid in gids):
+            problems.append(f"students could change the released lessons' file {path}: {where} ({describe(where)}) "
+                            f"is writable by them; chmod go-w {where}")
+            break
+        if info.st_uid != 0 and _a_student(info.st_uid, gids):
+            problems.append(f"students could change the released lessons' file {path}: {where} belongs to a "
+                            f"student ({describe(where)}); keep it in a folder of root's, e.g. /etc/bleu-lab")
+            break
+    return problems
+
+
+def _a_student(uid: int, gids: frozenset[int]) -> bool:
+    """Whether the user ``uid`` is in one of the students' groups ``gids``."""
+    try:
+        user = pwd.getpwuid(uid)
+    except KeyError:
+        return False
+    return bool(gids & set(os.getgrouplist(user.pw_name, user.pw_gid)))

@@ -54,10 +54,12 @@ from bleu_lab.course import (
     DEFAULT_DIR,
     FIRST_LESSON,
     GRADED_ENV,
+    RELEASED_ENV,
     SOLUTIONS,
     course_files,
     course_root,
     graded_from_environment,
+    read_released,
 )
 
 c = get_config()  # noqa: F821 (defined by traitlets when it loads this file)
@@ -113,6 +115,22 @@ except ValueError as err:
     sys.exit(f"bleu_lab jupyterhub_config: {err}")
 if GRADED:  # `bleu-lab lessons` in the start command reads it: the lessons as handed out, no worked solutions
     c.Spawner.environment[GRADED_ENV] = "1"
+# One lesson at a time: BLEU_LAB_RELEASED=/etc/bleu-lab/released.txt lists the numbered lessons handed out so far (one
+# a line, optionally with the date and time it opens: "03_brevity_penalty 2026-12-01 09:00"). Each student's start
+# command reads it at every login, so a line added (or an opening time passed) releases the lesson at the next one.
+RELEASED = os.environ.get(RELEASED_ENV, "").strip()
+if RELEASED:
+    if not GRADED:
+        sys.exit(f"bleu_lab jupyterhub_config: {RELEASED_ENV} releases graded lessons one at a time: set "
+                 f"{GRADED_ENV}=1 too (without it every lesson is handed out, with its worked solution)")
+    RELEASED = os.path.abspath(RELEASED)
+    try:
+        print(f"bleu_lab jupyterhub_config: released so far ({RELEASED}): "
+              f"{', '.join(sorted(read_released(RELEASED))) or 'none'}", file=sys.stderr)
+    except ValueError as err:
+        sys.exit(f"bleu_lab jupyterhub_config: {err}")
+    c.Spawner.environment[RELEASED_ENV] = RELEASED
+    c.Spawner.default_url = "/lab/tree/notebooks"  # the first lesson may not be released yet
 
 # --- private by default, checked before the hub starts -------------------------------------------------------------
 STATE = Path.cwd()  # the hub's database, cookie secret and proxy token live in its working directory
@@ -124,6 +142,8 @@ PROBLEMS = hub_checks.start_problems(
     package=Path(bleu_lab.__file__).parent,
     course=[course_root() / f for f in course_files(solutions=not GRADED)] + [SINGLEUSER_CONFIG],
     state=STATE, solutions=SOLUTIONS_DIR if GRADED else None)
+if RELEASED:
+    PROBLEMS += hub_checks.released_problems(Path(RELEASED), hub_checks.group_members(STUDENTS_GROUP)[0])
 if PROBLEMS:
     sys.exit("bleu_lab jupyterhub_config: the hub does not start until these are fixed (one per line):\n  "
              + "\n  ".join(PROBLEMS))

@@ -310,6 +310,53 @@ def test_no_solutions_hands_out_what_bleu_lab_release_hands_out(tmp_path):
     assert not course.copy_course(target, solutions=False).added  # a second graded copy adds nothing
 
 
+def test_graded_lessons_are_handed_out_one_at_a_time_as_the_released_file_says(tmp_path, monkeypatch, capsys):
+    """BLEU_LAB_RELEASED names the numbered lessons released so far, each optionally with its opening time: the others
+    are not copied (the playground and the comparison page are); a line added releases its lesson at the next copy."""
+    released = tmp_path / "released.txt"
+    released.write_text("# week 1\n03_brevity_penalty\n04_putting_it_together.ipynb 2999-01-01 09:00\n")
+    monkeypatch.setenv("BLEU_LAB_GRADED", "1")
+    monkeypatch.setenv("BLEU_LAB_RELEASED", str(released))
+    target = tmp_path / "course"
+    assert main(["lessons", str(target)]) == 0
+    assert sorted(p.name for p in target.glob("notebooks/*.ipynb")) == [
+        "03_brevity_penalty.ipynb", "compare_app.ipynb", "playground.ipynb"]
+    assert "not released yet: 12 lessons" in capsys.readouterr().out
+    assert not (target / "notebooks" / "solutions").exists()
+    released.write_text("03_brevity_penalty\n04_putting_it_together 2020-01-01 09:00\n")  # opened since
+    assert main(["lessons", str(target)]) == 0
+    assert (target / "notebooks" / "04_putting_it_together.ipynb").is_file()
+    assert "added notebooks/04_putting_it_together.ipynb" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("text, words", [
+    ("03_brevity\n", r"released.txt, line 1: '03_brevity' is not a lesson; the lessons are 00_start_here, "),
+    ("\n03_brevity_penalty 1 Dec\n", r"line 2: the opening time must be YYYY-MM-DD or YYYY-MM-DD HH:MM"),
+])
+def test_a_bad_released_file_is_refused_naming_the_line(tmp_path, monkeypatch, capsys, text, words):
+    released = tmp_path / "released.txt"
+    released.write_text(text)
+    with pytest.raises(ValueError, match=words):
+        course.read_released(released)
+    monkeypatch.setenv("BLEU_LAB_GRADED", "1")
+    monkeypatch.setenv("BLEU_LAB_RELEASED", str(released))
+    assert main(["lessons", str(tmp_path / "course")]) == 2
+    assert re.search(words, capsys.readouterr().err)
+    assert not (tmp_path / "course").exists()
+
+
+def test_released_opening_times_are_read_in_the_servers_local_time(tmp_path):
+    released = tmp_path / "released.txt"
+    released.write_text("03_brevity_penalty 2026-12-01 09:00\n04_putting_it_together 2026-12-01\n")
+    at = course.dt.datetime
+    assert course.read_released(released, now=at(2026, 11, 30, 23, 59)) == set()
+    assert course.read_released(released, now=at(2026, 12, 1, 0, 0)) == {"04_putting_it_together"}
+    assert course.read_released(released, now=at(2026, 12, 1, 9, 0)) == {"03_brevity_penalty",
+                                                                          "04_putting_it_together"}
+    with pytest.raises(ValueError, match="cannot read the released lessons' file"):
+        course.read_released(tmp_path / "missing.txt")
+
+
 def test_no_solutions_removes_the_untouched_solutions_of_an_earlier_copy_and_keeps_changed_ones(tmp_path, capsys):
     target = tmp_path / "bleu-lab-course"
     assert main(["lessons", str(target)]) == 0  # an earlier copy, with the worked solutions

@@ -301,3 +301,49 @@ def test_graded_mode_is_one_switch_on_both_hubs(monkeypatch, tmp_path):
     assert not [path for path in asked["course"] if "solutions" in path.parts]
     _, _, ours = z2jh_values()
     assert ours["singleuser"]["extraEnv"]["BLEU_LAB_GRADED"] in ("0", "1")
+
+
+def test_graded_lessons_one_at_a_time_reach_each_students_start_command(monkeypatch, tmp_path):
+    """BLEU_LAB_RELEASED: read (and checked) when the hub starts, handed to each student's `bleu-lab lessons`, and the
+    login opens the lessons' folder (the first lesson may not be out yet); without graded work it is refused."""
+    from bleu_lab import hub_checks
+
+    released = tmp_path / "released.txt"
+    released.write_text("03_brevity_penalty\n")
+    checked = []  # the real check runs in the next test (pytest's folders are private: students could not read it)
+    monkeypatch.setattr(hub_checks, "released_problems", lambda path, gids: checked.append(path) or [])
+    config, _ = load_one_server_config(monkeypatch, tmp_path, BLEU_LAB_GRADED="1", BLEU_LAB_RELEASED=str(released))
+    assert config.Spawner.environment["BLEU_LAB_RELEASED"] == str(released)
+    assert config.Spawner.default_url == "/lab/tree/notebooks" and checked == [released]
+    released.write_text("3\n")
+    with pytest.raises(SystemExit, match=r"released.txt, line 1: '3' is not a lesson"):
+        load_one_server_config(monkeypatch, tmp_path, BLEU_LAB_GRADED="1", BLEU_LAB_RELEASED=str(released))
+    with pytest.raises(SystemExit, match="releases graded lessons one at a time: set BLEU_LAB_GRADED=1 too"):
+        load_one_server_config(monkeypatch, tmp_path, BLEU_LAB_GRADED="0", BLEU_LAB_RELEASED=str(released))
+
+
+def test_the_released_file_must_be_readable_and_unchangeable_by_students():
+    import tempfile
+
+    from bleu_lab.hub_checks import released_problems
+
+    with tempfile.TemporaryDirectory() as folder:  # in /tmp (sticky): pytest's own folders are private
+        Path(folder).chmod(0o755)
+        check_released_file_modes(Path(folder) / "released.txt", released_problems)
+
+
+def check_released_file_modes(released: Path, released_problems) -> None:
+    released.write_text("03_brevity_penalty\n")
+    students = frozenset({released.stat().st_gid + 12345})  # a group owning none of these files
+    released.chmod(0o644)
+    assert released_problems(released, students) == []
+    released.chmod(0o646)
+    assert released_problems(released, students) == [
+        f"students could change the released lessons' file {released}: {released} (mode 646, root:root) is "
+        f"writable by them; chmod go-w {released}"]
+    released.chmod(0o664)  # group-writable: a problem only when the group is the students'
+    assert released_problems(released, students) == []
+    assert "is writable by them" in released_problems(released, frozenset({released.stat().st_gid}))[0]
+    released.chmod(0o640)
+    assert released_problems(released, students)[0].startswith("students cannot use the released lessons' file")
+

@@ -264,10 +264,15 @@ def test_private_homes_database_and_graded_work_on_a_real_hub() -> None:
             state.chmod(0o700)
             assert not list(state.glob("jupyterhub.sqlite*"))  # nothing created before the checks pass
 
-            # Graded work with the solutions closed as the guide says: the hub starts.
+            # Graded work with the solutions closed as the guide says, one lesson at a time (lessons 0 and 1 out,
+            # lesson 3 opening in 2999): the hub starts.
             solutions.chmod(0o700)
-            with hub_harness.running_hub(state, local_users=True, env={**env, "BLEU_LAB_GRADED": "1"},
-                                         bin_dir=bin_dir) as hub:
+            released = base / "released.txt"
+            released.write_text("00_start_here\n01_ngrams_and_clipping  # week 1\n"
+                                "03_brevity_penalty 2999-01-01 09:00\n")
+            released.chmod(0o644)
+            graded = {**env, "BLEU_LAB_GRADED": "1", "BLEU_LAB_RELEASED": str(released)}
+            with hub_harness.running_hub(state, local_users=True, env=graded, bin_dir=bin_dir) as hub:
                 try:
                     check_running_hub(hub, homes, state, ada, ben, solutions)
                 except BaseException:
@@ -341,6 +346,11 @@ def check_running_hub(hub, homes: Path, state: Path, ada: str, ben: str, solutio
         text = lesson.read_text(encoding="utf-8")
         assert "%load" not in text and json.dumps(SCRATCH_CELL)[1:-1] in text
     assert not (homes / ben / "bleu-lab-course" / "notebooks" / "solutions").exists()
+    # one lesson at a time: Ben, new to the course, got only the released lessons (and the playground)
+    assert sorted(p.name for p in (homes / ben / "bleu-lab-course" / "notebooks").glob("*.ipynb")) == [
+        "00_start_here.ipynb", "01_ngrams_and_clipping.ipynb", "compare_app.ipynb", "playground.ipynb"]
+    assert "not released yet: 11 lessons" in hub.log()
+    assert "released so far (" in hub.log() and "): 00_start_here, 01_ngrams_and_clipping" in hub.log()
     ada_solutions = homes / ada / "bleu-lab-course" / "notebooks" / "solutions"
     assert sorted(p.name for p in ada_solutions.iterdir()) == ["01_clip.py"]  # the one she changed stays
     assert (ada_solutions / "01_clip.py").read_text() == "# Ada's own attempt\n"
