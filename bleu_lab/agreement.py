@@ -298,8 +298,8 @@ class GroupedTau:
     left_out: int
 
     def __str__(self) -> str:
-        return (f"tau_b {self.tau:+.3f} grouped {_grouping_words(self.grouping)} ({self.groups:,} groups averaged, "
-                f"{self.left_out:,} left out: tau undefined)")
+        return (f"tau_b {self.tau:+.3f}, grouping {_grouping_words(self.grouping)} ({self.groups:,} group(s) "
+                f"averaged, {self.left_out:,} left out: tau undefined)")
 
 
 @dataclass(frozen=True)
@@ -317,13 +317,13 @@ class TieCalibration:
     groups: int
 
     def __str__(self) -> str:
-        return (f"acc*_eq {self.accuracy:.3f} at epsilon {self.epsilon:.4g} grouped {_grouping_words(self.grouping)} "
-                f"({self.groups:,} groups; uncalibrated acc_eq {self.uncalibrated:.3f}; a constant metric "
+        return (f"acc*_eq {self.accuracy:.3f} at epsilon {self.epsilon:.4g}, grouping {_grouping_words(self.grouping)} "
+                f"({self.groups:,} group(s); uncalibrated acc_eq {self.uncalibrated:.3f}; a constant metric "
                 f"{self.constant:.3f})")
 
 
 def _grouping_words(grouping: str) -> str:
-    return {"none": "not at all (pooled)", "system": "by system", "item": "by item"}[grouping]
+    return {"none": "none (pooled)", "system": "by system", "item": "by item"}[grouping]
 
 
 def score_groups(metric: object, human: object, grouping: str) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -375,8 +375,8 @@ def grouped_tau_b(metric: object, human: object, grouping: str = "item") -> Grou
             continue
         taus.append(pair_counts(xs.tolist(), ys.tolist()).tau_b)
     if not taus:
-        raise ValueError(f"Kendall's tau is undefined in every group ({_grouping_words(grouping)}): each has fewer "
-                         "than two scores or one list all tied")
+        raise ValueError(f"Kendall's tau is undefined in every group (grouping {_grouping_words(grouping)}): each "
+                         "has fewer than two scores or one list all tied")
     return GroupedTau(float(np.mean(taus)), grouping, len(taus), len(groups) - len(taus))
 
 
@@ -395,7 +395,7 @@ def tie_calibrated_accuracy(metric: object, human: object, grouping: str = "item
         raise ValueError("no group has two scores to pair")
     total = sum(len(xs) * (len(xs) - 1) // 2 for xs, _ in groups)
     if total > MAX_CALIBRATION_PAIRS:
-        raise ValueError(f"{total:,} pairs to calibrate ({_grouping_words(grouping)}); the limit is "
+        raise ValueError(f"{total:,} pairs to calibrate (grouping {_grouping_words(grouping)}); the limit is "
                          f"{MAX_CALIBRATION_PAIRS:,}: group by item or by system, or use fewer segments")
     gaps, gains, base, constant = [], [], 0.0, 0.0
     for xs, ys in groups:
