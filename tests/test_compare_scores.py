@@ -134,6 +134,15 @@ def test_metric_agreement_per_system_and_pooled_equal_scipy():
     assert result.pooled.tau == pytest.approx(scipy.stats.kendalltau(pooled_x, pooled_y).statistic)
     assert result.system_accuracy == pytest.approx(2 / 3)  # a<b, a<c agree; b>c does not
     assert result.system_tau == pytest.approx(scipy.stats.kendalltau([1, 2, 3], [1, 3, 2]).statistic)
+    # by item: each segment's three (two where b is unrated) systems, tau_b averaged where defined
+    taus = []
+    for i in range(30):
+        xs = [x[s][i] for s in "abc" if not np.isnan(y[s][i])]
+        ys = [y[s][i] for s in "abc" if not np.isnan(y[s][i])]
+        if len(set(xs)) > 1 and len(set(ys)) > 1:
+            taus.append(scipy.stats.kendalltau(xs, ys).statistic)
+    assert (result.item.tau, result.item.items) == (pytest.approx(np.mean(taus)), len(taus))
+    assert result.item_constant <= result.item_accuracy <= 1 and result.item_epsilon >= 0
 
 
 def test_disagreements_rank_the_furthest_apart_first():
@@ -315,6 +324,12 @@ def test_cli_on_the_eight_mqm_rated_systems(tmp_path):
     found = next(a for a in data["agreement"] if a["y"] == "MQM")
     assert found["per_system_tau"][system] == pytest.approx(expected)
     assert found["per_system_segments"][system] == len(rated) == 527
+    # grouped by item, the figures mt-metrics-eval's KendallVariants(average_by='item', variant='b') and
+    # KendallWithTiesOpt(average_by='item', sample_rate=1.0) give on these scores (tests/test_agreement_grouped.py)
+    assert (found["item_tau"], found["item_segments_averaged"]) == (pytest.approx(0.08111071452983898), 476)
+    assert found["item_acc_eq_calibrated"] == pytest.approx(0.46625101653564704)
+    assert found["item_epsilon"] == pytest.approx(82.03479440184583)
+    assert found["item_acc_eq_constant"] == pytest.approx(0.46570886419083807)
 
 
 def test_paired_mean_rows_sum_decimals_exactly_and_floats_as_floats():
