@@ -112,3 +112,17 @@ def test_lesson_12_item_grouped_finding():
     online_w = agreement.tie_calibrated_accuracy(bleu[w:w + 1], human[w:w + 1], "system")
     assert online_w.accuracy == pytest.approx(online_w.constant, abs=1e-12)
     assert f"acc\\*_eq is {online_w.accuracy:.3f}, the experts' own tie share" in text
+
+
+# --- lesson 11: compare-mt's resampling ------------------------------------------------------------------------------
+
+
+def test_lesson_11_compare_mt_draws_half_with_replacement():
+    import inspect
+
+    from compare_mt import sign_utils
+
+    source = inspect.getsource(sign_utils.eval_with_paired_bootstrap)
+    assert "sample_ratio=0.5" in source and "np.random.choice(ids, size=sample_size, replace=True)" in source
+    text = markdown("11_read_your_outputs")
+    assert "with *half* as many segments as the test set (`sample_ratio=0.5`), drawn with replacement" in text
