@@ -126,3 +126,23 @@ def test_lesson_11_compare_mt_draws_half_with_replacement():
     assert "sample_ratio=0.5" in source and "np.random.choice(ids, size=sample_size, replace=True)" in source
     text = markdown("11_read_your_outputs")
     assert "with *half* as many segments as the test set (`sample_ratio=0.5`), drawn with replacement" in text
+
+
+def test_lesson_12_system_level_taus_carry_their_interval():
+    """+0.71 (sentence BLEU averaged) and +0.79 (corpus BLEU, reference C) on eight systems, with lesson 10's
+    bootstrap over systems: no ties, so tau = 2 x accuracy - 1 in every draw."""
+    from bleu_lab.significance import percentile_interval
+
+    mqm = {(r.system, r.segment): r.score for r in load_mqm_segments(list(RATED_SYSTEMS)) if r.rated}
+    rows = {(r.system, r.segment): r for r in load_segment_metrics()}
+    segments = sorted({s for _, s in rows})
+    human = [np.mean([mqm[n, s] for s in segments]) for n in RATED_SYSTEMS]
+    table = {row.system: row for row in load_system_scores()}
+    lows = []
+    for scores in ([np.mean([rows[n, s].bleu for s in segments]) for n in RATED_SYSTEMS],
+                   [table[n].bleu["C"] for n in RATED_SYSTEMS]):
+        assert agreement.kendall_tau(scores, human) == pytest.approx(2 * agreement.pairwise_accuracy(scores, human) - 1)
+        low, high = percentile_interval(agreement.resampled_pairwise_accuracy(scores, human, n_samples=2000, seed=1))
+        lows.append(f"{2 * low - 1:+.2f}")
+        assert high == 1
+    assert f"from about {lows[0]} and {lows[1]} up to +1" in markdown(LESSON_12)
