@@ -243,6 +243,17 @@ def test_every_export_carries_the_scores(news, tmp_path):
                  "Where BLEU and the other metrics disagree most", "every system's output of segment"):
         assert text in page
     assert "MQM (lower is better" in str(c)
+    # every output names the grouping of each agreement figure (issue 45)
+    assert {"item_tau", "item_acc_eq_calibrated", "item_epsilon", "item_acc_eq_constant"} <= set(data["agreement"][0])
+    csv_header = (tmp_path / "agreement.csv").read_text(encoding="utf-8").splitlines()[0].split(",")
+    assert {"pooled_tau", "item_tau", "item_acc_eq_calibrated"} <= set(csv_header)
+    for text in ("segment τ_b, no grouping", "τ_b by system: ", "τ_b by item", "acc*_eq by item", "WMT23 and WMT24"):
+        assert text in page
+    assert "(no grouping)" in c.to_latex() and "(by item)" in c.to_latex()
+    terminal = str(c)
+    assert "(no grouping: " in terminal and "(by item: averaged over " in terminal and "acc*_eq" in terminal
+    rated = c.metrics[0].systems[0].rated
+    assert f"over its rated ones (MQM: {rated:,}" in terminal
 
 
 def test_compare_systems_refuses_scores_it_cannot_use():

@@ -1170,6 +1170,8 @@ def metrics_text(c: ComparisonData) -> list[str]:
     if c.agreement:
         lines.append("segment tau_b grouped by system (one per system): in --html, --json and --csv "
                      "(agreement.csv); what each grouping compares: bleu_lab.agreement.GROUPINGS")
+        lines.append(f"system level: corpus BLEU and chrF over all {len(c):,} segments, each --scores metric's mean "
+                     f"over its rated ones ({_rated_span(c)})")
     return lines
 
 
@@ -1281,6 +1283,15 @@ def metric_examples_html(c: ComparisonData, m) -> str:
             "system with the " + ("higher" if m.higher_is_better else "lower") + " score.</div>" + "".join(parts))
 
 
+def _rated_span(c: ComparisonData) -> str:
+    """How many segments each --scores metric rates per system, e.g. 'MQM: 527 of 1,002 per system'."""
+    parts = []
+    for m in c.metrics:
+        low, high = min(s.rated for s in m.systems), max(s.rated for s in m.systems)
+        parts.append(f"{m.name}: {low:,}{'' if low == high else f' to {high:,}'} of {len(c):,} per system")
+    return "; ".join(parts)
+
+
 def agreement_html(c: ComparisonData) -> str:
     """Every pair of metrics: segment-level Kendall's τ_b pooled and per system, system-level accuracy and τ."""
     if not c.agreement:
@@ -1296,8 +1307,9 @@ def agreement_html(c: ComparisonData) -> str:
     note = (f"<div style='{NOTE}'>Each metric turned so that higher is better; a segment counts where both have a "
             "score. τ_b as scipy.stats.kendalltau computes it; – where it is undefined (every score tied) or not "
             f"computed (more than {MAX_TAU_ITEMS:,} segments). System "
-            "level: each system's corpus BLEU and chrF, each --scores metric's mean; pairwise accuracy counts a pair "
-            f"of systems both order the same way. {_esc(AGREEMENT_SOURCES)}</div>")
+            f"level: each system's corpus BLEU and chrF over all {len(c):,} segments, each --scores metric's mean "
+            f"over its rated ones ({_esc(_rated_span(c))}); pairwise accuracy counts a pair of systems both order the "
+            f"same way. {_esc(AGREEMENT_SOURCES)}</div>")
     return _table("Metrics and people, segment by segment and system by system", head, rows, note)
 
 
