@@ -250,6 +250,7 @@ def test_every_export_carries_the_scores(news, tmp_path):
     for text in ("segment τ_b, no grouping", "τ_b by system: ", "τ_b by item", "acc*_eq by item", "WMT23 and WMT24"):
         assert text in page
     assert "(no grouping)" in c.to_latex() and "(by item)" in c.to_latex()
+    assert "its axis turned so that better is up" in page  # MQM's errors plotted downwards, as in lesson 12
     terminal = str(c)
     assert "(no grouping: " in terminal and "(by item: averaged over " in terminal and "acc*_eq" in terminal
     rated = c.metrics[0].systems[0].rated

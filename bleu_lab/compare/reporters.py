@@ -1328,18 +1328,24 @@ def scatter_html(c: ComparisonData) -> str:
         tau = next((a.pooled.tau for a in c.agreement if {a.x, a.y} == {"BLEU", m.name}), float("nan"))
         distinct = len(set(ys))
         desc = (f"Scatter plot: {len(xs)} segments (every system's rated segments), sentence BLEU (0 to 100) across, "
-                f"{m.name} ({m.direction}) up, from {min(ys):.2f} to {max(ys):.2f} with {distinct} distinct values"
+                f"{m.name} ({m.direction}) up"
+                + ("" if m.higher_is_better else ", its axis turned so that better is up, from the highest score at "
+                   "the bottom to the lowest at the top")
+                + f", from {min(ys):.2f} to {max(ys):.2f} with {distinct} distinct values"
                 f"{', jittered so that equal values show as a band' if distinct < len(ys) / 4 else ''}. Kendall's τ_b "
                 f"between them (no grouping): {_float(tau)}. The agreement table holds the numbers.")
         jitter = 0.15 if distinct < len(ys) / 4 else 0.0
 
-        def draw(ax, xs=xs, ys=ys, jitter=jitter):
+        def draw(ax, xs=xs, ys=ys, jitter=jitter, turn=not m.higher_is_better):
             plots.segment_scatter(ax, xs, ys, jitter=jitter)
             ax.set_xlim(-2, 102)
+            if turn:  # lower is better: better up, as for BLEU and as lesson 12 plots MQM
+                ax.invert_yaxis()
 
         figures.append((plots.figure_svg(f"Sentence BLEU and {m.name}", "sentence BLEU", m.name, draw, desc,
                                          FIGSIZE, (0.12, 0.15, 0.96, 0.9)),
-                        f"Each dot a segment of one system; {m.name} is {m.direction}."))
+                        f"Each dot a segment of one system; {m.name} is {m.direction}"
+                        + ("." if m.higher_is_better else ", so its axis is turned: better is up, as for BLEU.")))
     return _figures_html(figures)
 
 
