@@ -1342,8 +1342,8 @@ def scatter_html(c: ComparisonData) -> str:
             if turn:  # lower is better: better up, as for BLEU and as lesson 12 plots MQM
                 ax.invert_yaxis()
 
-        figures.append((plots.figure_svg(f"Sentence BLEU and {m.name}", "sentence BLEU", m.name, draw, desc,
-                                         FIGSIZE, (0.12, 0.15, 0.96, 0.9)),
+        figures.append((plots.figure_svg(f"Sentence BLEU and {m.name}", "sentence BLEU", f"{m.name} (better ↑)", draw,
+                                         desc, FIGSIZE, (0.12, 0.15, 0.96, 0.9)),
                         f"Each dot a segment of one system; {m.name} is {m.direction}"
                         + ("." if m.higher_is_better else ", so its axis is turned: better is up, as for BLEU.")))
     return _figures_html(figures)
