@@ -580,7 +580,8 @@ def pairs_html(c: ComparisonData) -> str:
         head += [f"p({test}), Holm-adjusted" for test in ("AR", "BS")]
     rows = []
     for p in c.all_pairs:
-        cells = [f"{_esc(p.system)} − {_esc(p.baseline)}", f"{p.difference:+.2f}",
+        pair = f"<span style='white-space:nowrap'>{_esc(p.system)} − {_esc(p.baseline)}</span>"  # not a letter a line
+        cells = [pair, f"{p.difference:+.2f}",
                  "[{:+.2f}, {:+.2f}]".format(*p.bootstrap.difference_interval), f"{p.randomization.p_value:.4f}",
                  f"{p.bootstrap.p_value:.4f}", f"{p.bootstrap.sacrebleu_p_value:.4f}",
                  _esc(describe_accuracy(estimated_accuracy(p.difference, "BLEU")))]
