@@ -381,7 +381,7 @@ def grouped_tau_b(metric: object, human: object, grouping: str = "item") -> Grou
 
 
 def tie_calibrated_accuracy(metric: object, human: object, grouping: str = "item") -> TieCalibration:
-    """acc*_eq of Deutsch et al. (2023, "Ties Matter", https://aclanthology.org/2023.emnlp-main.798/, section 5):
+    """acc*_eq of Deutsch et al. (2023, "Ties Matter", https://aclanthology.org/2023.emnlp-main.798/):
     acc_eq = (C + T_xy) / P in each group of ``grouping``, averaged over the groups, where a pair whose metric scores
     differ by at most epsilon counts as a metric tie; epsilon is chosen to maximise the average.
 
