@@ -22,6 +22,15 @@ concordant, discordant, tied in x only, in y only, or in both, the five counts f
 (C + T_xy) / P, is ``pairwise_accuracy`` with the default rule.
 Scores where lower is better (an MQM error score, TER) must be negated first.
 
+Segment-level statistics need a **grouping** (mt-metrics-eval's ``average_by``, ``GROUPINGS``): which pairs of
+(system, segment) scores are compared. ``"none"`` pools every score in one list (pairs of any two segments of any
+systems); ``"system"`` compares two segments of the same system and averages over systems (largely: does the metric
+see which source sentences are hard?); ``"item"`` compares the systems' translations of the same source segment and
+averages over segments: the question "which translation of this sentence is better?", the grouping of the WMT23 and
+WMT24 metrics tasks (mt-metrics-eval ``tasks.py``: ``KendallWithTiesOpt``, ``avg_by='item'``). ``grouped_tau_b``
+and ``tie_calibrated_accuracy`` take scores as a systems x segments table and compute them as mt-metrics-eval's
+``stats.py`` does (``KendallVariants``, ``KendallWithTiesOpt``, ``sample_rate=1``).
+
 How sure is an accuracy measured on a few systems? ``resampled_pairwise_accuracy`` redraws the systems with
 replacement (a bootstrap over systems) and computes the accuracy of each draw; the spread of those values shows how
 much the number owes to which systems happened to be in the table, and with one seed two metrics get the same draws,
@@ -263,3 +272,148 @@ def _check_scores(names: object, metric: object, human: object) -> tuple[list[fl
     if len(names) < 2:
         raise ValueError(f"agreement needs at least two systems (a pair to compare), got {len(names)}")
     return lists[0], lists[1]
+
+
+# How segment-level scores are grouped into lists before a statistic is computed (mt-metrics-eval's average_by).
+GROUPINGS = {
+    "none": "no grouping: every (system, segment) score in one list, pairs of any two segments of any systems "
+            "(mt-metrics-eval average_by='none')",
+    "system": "by system: pairs of two segments of the same system, the statistic averaged over systems "
+              "(average_by='sys')",
+    "item": "by item: pairs of two systems' translations of the same source segment, the statistic averaged over "
+            "segments (average_by='item', as in the WMT23 and WMT24 metrics tasks)",
+}
+
+MAX_CALIBRATION_PAIRS = 10_000_000  # about 250 MB of work arrays; tie_calibrated_accuracy refuses more first
+
+
+@dataclass(frozen=True)
+class GroupedTau:
+    """Kendall's tau_b averaged over the groups of ``grouping`` (``GROUPINGS``): ``groups`` averaged, ``left_out``
+    where it is undefined (fewer than two scores, or every score of one list tied)."""
+
+    tau: float
+    grouping: str
+    groups: int
+    left_out: int
+
+    def __str__(self) -> str:
+        return (f"tau_b {self.tau:+.3f}, grouping {_grouping_words(self.grouping)} ({self.groups:,} group(s) "
+                f"averaged, {self.left_out:,} left out: tau undefined)")
+
+
+@dataclass(frozen=True)
+class TieCalibration:
+    """Deutsch et al.'s acc*_eq: the pairwise accuracy acc_eq = (C + T_xy) / P averaged over the groups of
+    ``grouping``, with metric differences |x_i - x_j| <= ``epsilon`` counted as ties, at the ``epsilon`` that
+    maximises it; ``uncalibrated`` is acc_eq with the metric's own ties only (epsilon 0); ``constant`` what a
+    metric that ties every pair gets (the share of pairs people tie, averaged over the groups)."""
+
+    accuracy: float
+    epsilon: float
+    uncalibrated: float
+    constant: float
+    grouping: str
+    groups: int
+
+    def __str__(self) -> str:
+        return (f"acc*_eq {self.accuracy:.3f} at epsilon {self.epsilon:.4g}, grouping {_grouping_words(self.grouping)} "
+                f"({self.groups:,} group(s); uncalibrated acc_eq {self.uncalibrated:.3f}; a constant metric "
+                f"{self.constant:.3f})")
+
+
+def _grouping_words(grouping: str) -> str:
+    return {"none": "none (pooled)", "system": "by system", "item": "by item"}[grouping]
+
+
+def score_groups(metric: object, human: object, grouping: str) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The (metric, human) lists of each group of ``grouping`` from two systems x segments tables (one row per
+    system, one column per segment; NaN where a score is missing, left out with its partner): one list for
+    ``"none"``, one per row for ``"system"``, one per column for ``"item"``; groups of fewer than two scores are
+    left out."""
+    if grouping not in GROUPINGS:
+        raise ValueError(f"grouping must be one of {', '.join(map(repr, GROUPINGS))}, not {grouping!r}")
+    tables = []
+    for label, table in (("metric", metric), ("human", human)):
+        try:
+            array = np.asarray(table, dtype=float)
+        except (TypeError, ValueError):
+            raise TypeError(f"{label} must be a table of numbers, one row per system and one column per segment"
+                            ) from None
+        if array.ndim != 2 or array.size == 0:
+            raise ValueError(f"{label} must be a table with one row per system and one column per segment (2-D), "
+                             f"not of shape {array.shape}")
+        if np.isinf(array).any():
+            raise ValueError(f"{label} must hold finite numbers (NaN marks a missing score; no infinity)")
+        tables.append(array)
+    m, h = tables
+    if m.shape != h.shape:
+        raise ValueError(f"metric is {m.shape[0]} systems x {m.shape[1]} segments and human {h.shape[0]} x "
+                         f"{h.shape[1]}: give both for the same systems and segments")
+    if grouping == "none":
+        m, h = m.reshape(1, -1), h.reshape(1, -1)
+    elif grouping == "item":
+        m, h = m.T, h.T
+    groups = []
+    for row_m, row_h in zip(m, h):
+        both = ~np.isnan(row_m) & ~np.isnan(row_h)
+        if both.sum() >= 2:
+            groups.append((row_m[both], row_h[both]))
+    return groups
+
+
+def grouped_tau_b(metric: object, human: object, grouping: str = "item") -> GroupedTau:
+    """Kendall's tau_b of each group of ``grouping`` (``score_groups``), averaged over the groups where it is
+    defined (mt-metrics-eval ``stats.Correlation.KendallVariants(average_by=..., variant='b')``: undefined groups,
+    e.g. a segment every system got the same human score for, are left out of the mean)."""
+    groups = score_groups(metric, human, grouping)
+    taus = []
+    for xs, ys in groups:
+        if len(xs) > MAX_TAU_ITEMS:
+            raise ValueError(f"a group of {len(xs):,} scores: pair_counts takes at most {MAX_TAU_ITEMS:,}")
+        if np.all(xs == xs[0]) or np.all(ys == ys[0]):
+            continue
+        taus.append(pair_counts(xs.tolist(), ys.tolist()).tau_b)
+    if not taus:
+        raise ValueError(f"Kendall's tau is undefined in every group (grouping {_grouping_words(grouping)}): each "
+                         "has fewer than two scores or one list all tied")
+    return GroupedTau(float(np.mean(taus)), grouping, len(taus), len(groups) - len(taus))
+
+
+def tie_calibrated_accuracy(metric: object, human: object, grouping: str = "item") -> TieCalibration:
+    """acc*_eq of Deutsch et al. (2023, "Ties Matter", https://aclanthology.org/2023.emnlp-main.798/):
+    acc_eq = (C + T_xy) / P in each group of ``grouping``, averaged over the groups, where a pair whose metric scores
+    differ by at most epsilon counts as a metric tie; epsilon is chosen to maximise the average.
+
+    As their tau_optimization.py (mt-metrics-eval, ``KendallWithTiesOpt(sample_rate=1.0)``): the candidates are 0
+    and every |x_i - x_j| of a pair in a group, and the smallest candidate with the highest accuracy is taken
+    (accuracies within 1e-9 of each other count as equal: they are float sums). Every pair is visited once: at
+    most ``MAX_CALIBRATION_PAIRS``, checked before any work.
+    """
+    groups = score_groups(metric, human, grouping)
+    if not groups:
+        raise ValueError("no group has two scores to pair")
+    total = sum(len(xs) * (len(xs) - 1) // 2 for xs, _ in groups)
+    if total > MAX_CALIBRATION_PAIRS:
+        raise ValueError(f"{total:,} pairs to calibrate (grouping {_grouping_words(grouping)}); the limit is "
+                         f"{MAX_CALIBRATION_PAIRS:,}: group by item or by system, or use fewer segments")
+    gaps, gains, base, constant = [], [], 0.0, 0.0
+    for xs, ys in groups:
+        i, j = np.triu_indices(len(xs), 1)
+        dx, dy = xs[i] - xs[j], ys[i] - ys[j]
+        weight = 1.0 / (len(groups) * len(i))  # each group's accuracy counts 1 / #groups
+        agree = np.sign(dx) == np.sign(dy)  # concordant or tied in both: acc_eq's numerator
+        human_tie = dy == 0
+        base += weight * np.count_nonzero(agree)
+        constant += weight * np.count_nonzero(human_tie)
+        gaps.append(np.abs(dx))
+        gains.append(weight * (human_tie.astype(float) - agree))  # what turning this pair into a metric tie adds
+    gap, gain = np.concatenate(gaps), np.concatenate(gains)
+    order = np.argsort(gap, kind="stable")
+    gap, running = gap[order], base + np.cumsum(gain[order])
+    last = np.flatnonzero(np.concatenate((gap[1:] != gap[:-1], [True])))  # the last pair of each distinct gap
+    candidates = np.concatenate(([0.0], gap[last]))
+    values = np.concatenate(([base], running[last]))  # a pair tied in x gains nothing: epsilon 0 is acc_eq
+    best = int(np.flatnonzero(values >= values.max() - 1e-9)[0])
+    return TieCalibration(float(values[best]), float(candidates[best]), float(values[0]), float(constant), grouping,
+                          len(groups))

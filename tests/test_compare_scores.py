@@ -134,6 +134,15 @@ def test_metric_agreement_per_system_and_pooled_equal_scipy():
     assert result.pooled.tau == pytest.approx(scipy.stats.kendalltau(pooled_x, pooled_y).statistic)
     assert result.system_accuracy == pytest.approx(2 / 3)  # a<b, a<c agree; b>c does not
     assert result.system_tau == pytest.approx(scipy.stats.kendalltau([1, 2, 3], [1, 3, 2]).statistic)
+    # by item: each segment's three (two where b is unrated) systems, tau_b averaged where defined
+    taus = []
+    for i in range(30):
+        xs = [x[s][i] for s in "abc" if not np.isnan(y[s][i])]
+        ys = [y[s][i] for s in "abc" if not np.isnan(y[s][i])]
+        if len(set(xs)) > 1 and len(set(ys)) > 1:
+            taus.append(scipy.stats.kendalltau(xs, ys).statistic)
+    assert (result.item.tau, result.item.items) == (pytest.approx(np.mean(taus)), len(taus))
+    assert result.item_constant <= result.item_accuracy <= 1 and result.item_epsilon >= 0
 
 
 def test_disagreements_rank_the_furthest_apart_first():
@@ -234,6 +243,18 @@ def test_every_export_carries_the_scores(news, tmp_path):
                  "Where BLEU and the other metrics disagree most", "every system's output of segment"):
         assert text in page
     assert "MQM (lower is better" in str(c)
+    # every output names the grouping of each agreement figure (issue 45)
+    assert {"item_tau", "item_acc_eq_calibrated", "item_epsilon", "item_acc_eq_constant"} <= set(data["agreement"][0])
+    csv_header = (tmp_path / "agreement.csv").read_text(encoding="utf-8").splitlines()[0].split(",")
+    assert {"pooled_tau", "item_tau", "item_acc_eq_calibrated"} <= set(csv_header)
+    for text in ("segment τ_b, no grouping", "τ_b by system: ", "τ_b by item", "acc*_eq by item", "WMT23 and WMT24"):
+        assert text in page
+    assert "(no grouping)" in c.to_latex() and "(by item)" in c.to_latex()
+    assert "its axis turned so that better is up" in page  # MQM's errors plotted downwards, as in lesson 12
+    terminal = str(c)
+    assert "(no grouping: " in terminal and "(by item: averaged over " in terminal and "acc*_eq" in terminal
+    rated = c.metrics[0].systems[0].rated
+    assert f"over its rated ones (MQM: {rated:,}" in terminal
 
 
 def test_compare_systems_refuses_scores_it_cannot_use():
@@ -315,6 +336,12 @@ def test_cli_on_the_eight_mqm_rated_systems(tmp_path):
     found = next(a for a in data["agreement"] if a["y"] == "MQM")
     assert found["per_system_tau"][system] == pytest.approx(expected)
     assert found["per_system_segments"][system] == len(rated) == 527
+    # grouped by item, the figures mt-metrics-eval's KendallVariants(average_by='item', variant='b') and
+    # KendallWithTiesOpt(average_by='item', sample_rate=1.0) give on these scores (tests/test_agreement_grouped.py)
+    assert (found["item_tau"], found["item_segments_averaged"]) == (pytest.approx(0.08111071452983898), 476)
+    assert found["item_acc_eq_calibrated"] == pytest.approx(0.46625101653564704)
+    assert found["item_epsilon"] == pytest.approx(82.03479440184583)
+    assert found["item_acc_eq_constant"] == pytest.approx(0.46570886419083807)
 
 
 def test_paired_mean_rows_sum_decimals_exactly_and_floats_as_floats():

@@ -5,11 +5,15 @@ against each other, segment by segment and system by system.
   (``segment_scores.mean_interval``); every pair of systems gets the paired bootstrap (shift p) and approximate
   randomization on the segments both have a score for (``segment_scores.paired_mean_rows``).
 - Agreement of two metrics x and y, each turned so that higher is better (a lower-is-better score negated):
-  segment-level Kendall's tau_b (``agreement.pair_counts``; as ``scipy.stats.kendalltau`` computes it) over each
-  system's segments rated by both, and pooled over every system's; system-level pairwise accuracy (``agreement.
-  pairwise_accuracy``, ties by sign) and Kendall's tau of the system scores. tau_b leaves tied pairs out of its
-  numerator and shrinks its denominator: with MQM, most segments tie at 0 errors, and Deutsch et al. (2023, "Ties
-  Matter", https://aclanthology.org/2023.emnlp-main.798/) show how much the handling of ties changes the verdict.
+  segment-level Kendall's tau_b (``agreement.pair_counts``; as ``scipy.stats.kendalltau`` computes it) in each of
+  mt-metrics-eval's three groupings (``agreement.GROUPINGS``): by system (each system's segments rated by both), no
+  grouping (pooled over every system's) and by item (the systems' scores of each segment, averaged over the
+  segments); by item also Deutsch et al.'s tie-calibrated acc*_eq of x against y (``agreement.
+  tie_calibrated_accuracy``) with its epsilon and what a constant metric gets; system-level pairwise accuracy
+  (``agreement.pairwise_accuracy``, ties by sign) and Kendall's tau of the system scores. tau_b leaves tied pairs
+  out of its numerator and shrinks its denominator: with MQM, most segments tie at 0 errors, and Deutsch et al.
+  (2023, "Ties Matter", https://aclanthology.org/2023.emnlp-main.798/) show how much the handling of ties changes
+  the verdict.
 - How big is a difference: Kocmi et al. (2024, "Navigating the Metrics Maze",
   https://aclanthology.org/2024.acl-long.110) fitted how often a difference of a given size agrees with people, for
   BLEU, chrF and learned metrics (``delta_accuracy``); a ``--scores`` metric named like one of them gets its fit.
@@ -30,7 +34,7 @@ from itertools import combinations
 
 import numpy as np
 
-from ..agreement import MAX_TAU_ITEMS, pair_counts, pairwise_accuracy
+from ..agreement import MAX_TAU_ITEMS, grouped_tau_b, pair_counts, pairwise_accuracy, tie_calibrated_accuracy
 from ..delta_accuracy import estimated_accuracy, fit_for
 from ..segment_scores import SegmentScores, mean_interval, paired_mean_rows
 from ..significance import (
@@ -219,10 +223,14 @@ class MetricAgreement:
 
     x: str
     y: str
-    per_system: dict[str, Tau]  # segment-level, each system's segments rated in both
-    pooled: Tau  # segment-level, every system's segments together
+    per_system: dict[str, Tau]  # segment-level, grouped by system: each system's segments rated in both
+    pooled: Tau  # segment-level, no grouping: every system's segments together
     system_accuracy: float  # system-level pairwise accuracy (ties by sign)
     system_tau: float  # system-level Kendall's tau_b (NaN when undefined)
+    item: Tau  # segment-level, grouped by item: each segment's tau_b over the systems, averaged (items: segments)
+    item_accuracy: float  # acc*_eq by item (Deutsch et al. 2023's tie calibration of x against y; NaN: no pair)
+    item_epsilon: float  # the calibrated threshold: x differences up to it count as ties
+    item_constant: float  # acc_eq by item of a constant metric (every pair tied): the figure to beat
 
 
 def tau_b(x: Sequence[float], y: Sequence[float]) -> Tau:
@@ -263,7 +271,25 @@ def metric_agreement(
     else:
         accuracy = system_tau = float("nan")
     return MetricAgreement(x, y, per_system, tau_b(np.concatenate(pooled_x), np.concatenate(pooled_y)), accuracy,
-                           system_tau)
+                           system_tau, *_by_item(segment_x, segment_y))
+
+
+def _by_item(segment_x: Mapping[str, np.ndarray], segment_y: Mapping[str, np.ndarray]
+             ) -> tuple[Tau, float, float, float]:
+    """Item-grouped tau_b (and how many segments it averages) and tie-calibrated acc*_eq with its epsilon and a
+    constant metric's, NaN where no segment has two systems scored in both."""
+    table_x = np.vstack([segment_x[n] for n in segment_x]).astype(float)
+    table_y = np.vstack([segment_y[n] for n in segment_x]).astype(float)
+    try:
+        grouped = grouped_tau_b(table_x, table_y, "item")
+        item = Tau(grouped.tau, grouped.groups)
+    except ValueError:
+        item = Tau(float("nan"), 0)
+    try:
+        calibrated = tie_calibrated_accuracy(table_x, table_y, "item")
+    except ValueError:
+        return item, float("nan"), float("nan"), float("nan")
+    return item, calibrated.accuracy, calibrated.epsilon, calibrated.constant
 
 
 def every_agreement(segment: Mapping[str, Mapping[str, np.ndarray]], system: Mapping[str, Mapping[str, float]]

@@ -580,7 +580,8 @@ def pairs_html(c: ComparisonData) -> str:
         head += [f"p({test}), Holm-adjusted" for test in ("AR", "BS")]
     rows = []
     for p in c.all_pairs:
-        cells = [f"{_esc(p.system)} − {_esc(p.baseline)}", f"{p.difference:+.2f}",
+        pair = f"<span style='white-space:nowrap'>{_esc(p.system)} − {_esc(p.baseline)}</span>"  # not a letter a line
+        cells = [pair, f"{p.difference:+.2f}",
                  "[{:+.2f}, {:+.2f}]".format(*p.bootstrap.difference_interval), f"{p.randomization.p_value:.4f}",
                  f"{p.bootstrap.p_value:.4f}", f"{p.bootstrap.sacrebleu_p_value:.4f}",
                  _esc(describe_accuracy(estimated_accuracy(p.difference, "BLEU")))]
@@ -974,11 +975,16 @@ def to_html(c: ComparisonData, path: str | Path | None = None, title: str = "ble
 # --- metrics beside BLEU: --scores metrics, agreement of every pair of metrics, how big a difference is -----------
 
 AGREEMENT_SOURCES = (
-    "Segment-level MQM: professional translators' error annotations (Freitag et al. 2021, “Experts, Errors, and "
-    "Context”, TACL, https://aclanthology.org/2021.tacl-1.87/); metrics set against it as in the WMT21 metrics task "
-    "(Freitag et al. 2021, https://aclanthology.org/2021.wmt-1.73/). Kendall's τ_b leaves tied pairs out of its "
-    "numerator and shrinks its denominator: with MQM most segments tie at 0 errors, and how ties are handled changes "
-    "which metric looks best (Deutsch et al. 2023, “Ties Matter”, https://aclanthology.org/2023.emnlp-main.798/)."
+    "Segment-level MQM: professional translators' error annotations (the method and its weights: Freitag et al. "
+    "2021a, “Experts, Errors, and Context”, TACL, https://aclanthology.org/2021.tacl-1.87/; the WMT21 newstest "
+    "ratings: Freitag et al. 2021b, WMT21 metrics task, https://aclanthology.org/2021.wmt-1.73/). Each segment-level "
+    "figure names its grouping (mt-metrics-eval's average_by): no grouping (every system's segments in one list), by "
+    "system (two segments of one system, averaged over the systems), by item (two systems' translations of one "
+    "segment, averaged over the segments, as the WMT23 and WMT24 metrics tasks group). Kendall's τ_b leaves tied pairs "
+    "out of its numerator and shrinks its denominator: with MQM most segments tie at 0 errors, and how ties are "
+    "handled changes which metric looks best; acc*_eq is the pairwise accuracy with tie calibration (differences up "
+    "to ε count as ties, ε chosen to maximise it), to be read beside a constant metric's, one that ties every pair "
+    "(Deutsch et al. 2023, “Ties Matter”, https://aclanthology.org/2023.emnlp-main.798/)."
 )
 KOCMI_NOTE = ("est. accuracy: how often a difference of this size in this metric agrees with human judgements, from "
               "the fits of Kocmi et al. 2024 (“Navigating the Metrics Maze”, https://aclanthology.org/2024.acl-long.110)"
@@ -1031,9 +1037,13 @@ def _holm(pairs) -> tuple[list[float], list[float]]:
 
 
 def _agreement_dict(a) -> dict:
+    """pooled_*: segment level, no grouping; per_system_*: grouped by system; item_*: grouped by item."""
     return {"x": a.x, "y": a.y, "pooled_tau": _num(a.pooled.tau), "pooled_segments": a.pooled.items,
             "per_system_tau": {n: _num(t.tau) for n, t in a.per_system.items()},
             "per_system_segments": {n: t.items for n, t in a.per_system.items()},
+            "item_tau": _num(a.item.tau), "item_segments_averaged": a.item.items,
+            "item_acc_eq_calibrated": _num(a.item_accuracy), "item_epsilon": _num(a.item_epsilon),
+            "item_acc_eq_constant": _num(a.item_constant),
             "system_pairwise_accuracy": _num(a.system_accuracy), "system_tau": _num(a.system_tau)}
 
 
@@ -1117,12 +1127,18 @@ def metrics_latex(c: ComparisonData) -> list[str]:
                       "segments [95% bootstrap interval] (rated segments, + unrated left out); -- no rated segment. "
                       "A mean of segment scores, not a corpus score of the bucket."]
     if c.agreement:
-        lines += ["", r"\begin{tabular}{llrrr}", r"\hline",
-                  r"Metric & Metric & segment $\tau_b$ (pooled) & system acc. & system $\tau_b$ \\", r"\hline"]
-        lines += [f"{latex_escape(a.x)} & {latex_escape(a.y)} & {a.pooled.tau:.3f} & {a.system_accuracy:.3f} & "
-                  f"{a.system_tau:.3f} \\\\" for a in c.agreement]
+        lines += ["", r"\begin{tabular}{llrrrrr}", r"\hline",
+                  r"Metric & Metric & seg. $\tau_b$ (no grouping) & seg. $\tau_b$ (by item) & "
+                  r"acc$^*_{eq}$ (by item) & system acc. & system $\tau_b$ \\", r"\hline"]
+        lines += [f"{latex_escape(a.x)} & {latex_escape(a.y)} & {a.pooled.tau:.3f} & {a.item.tau:.3f} & "
+                  f"{a.item_accuracy:.3f} & {a.system_accuracy:.3f} & {a.system_tau:.3f} \\\\" for a in c.agreement]
         lines += [r"\hline", r"\end{tabular}",
-                  "% Kendall's tau_b as scipy.stats.kendalltau; each metric turned so that higher is better."]
+                  "% Kendall's tau_b as scipy.stats.kendalltau; each metric turned so that higher is better. No "
+                  "grouping: every system's segments in one list; by item: the systems' scores of each segment, "
+                  "averaged over the segments (mt-metrics-eval average_by='item'). acc*_eq: Deutsch et al. (2023)'s "
+                  "tie-calibrated pairwise accuracy of the first metric against the second; "
+                  + "; ".join(f"{a.x} vs {a.y}: epsilon {a.item_epsilon:.4g}, a constant metric "
+                              f"{a.item_constant:.3f}" for a in c.agreement) + "."]
     return lines
 
 
@@ -1147,8 +1163,16 @@ def metrics_text(c: ComparisonData) -> list[str]:
                      f"{len(m.examples)} segments where a system and the baseline differ most in {m.name}: in --html, "
                      "--json and --csv (metric_examples.csv)")
     for a in c.agreement:
-        lines.append(f"{a.x} vs {a.y}: segment tau_b {a.pooled.tau:.3f} ({a.pooled.items} segments, pooled), "
-                     f"system pairwise accuracy {a.system_accuracy:.3f}, system tau_b {a.system_tau:.3f}")
+        lines.append(f"{a.x} vs {a.y}: segment tau_b {a.pooled.tau:.3f} (no grouping: {a.pooled.items} segments "
+                     f"pooled), {a.item.tau:.3f} (by item: averaged over {a.item.items} segments); by item, "
+                     f"tie-calibrated acc*_eq {a.item_accuracy:.3f} at epsilon {a.item_epsilon:.4g} (a constant "
+                     f"metric: {a.item_constant:.3f}); system pairwise accuracy {a.system_accuracy:.3f}, system tau_b "
+                     f"{a.system_tau:.3f}")
+    if c.agreement:
+        lines.append("segment tau_b grouped by system (one per system): in --html, --json and --csv "
+                     "(agreement.csv); what each grouping compares: bleu_lab.agreement.GROUPINGS")
+        lines.append(f"system level: corpus BLEU and chrF over all {len(c):,} segments, each --scores metric's mean "
+                     f"over its rated ones ({_rated_span(c)})")
     return lines
 
 
@@ -1260,20 +1284,33 @@ def metric_examples_html(c: ComparisonData, m) -> str:
             "system with the " + ("higher" if m.higher_is_better else "lower") + " score.</div>" + "".join(parts))
 
 
+def _rated_span(c: ComparisonData) -> str:
+    """How many segments each --scores metric rates per system, e.g. 'MQM: 527 of 1,002 per system'."""
+    parts = []
+    for m in c.metrics:
+        low, high = min(s.rated for s in m.systems), max(s.rated for s in m.systems)
+        parts.append(f"{m.name}: {low:,}{'' if low == high else f' to {high:,}'} of {len(c):,} per system")
+    return "; ".join(parts)
+
+
 def agreement_html(c: ComparisonData) -> str:
     """Every pair of metrics: segment-level Kendall's τ_b pooled and per system, system-level accuracy and τ."""
     if not c.agreement:
         return ""
-    head = ["metrics", "segment τ_b, pooled (segments)", *[f"τ_b, {_esc(n)}" for n in c.names],
-            "system pairwise accuracy", "system τ_b"]
+    head = ["metrics", "segment τ_b, no grouping (segments)", *[f"τ_b by system: {_esc(n)}" for n in c.names],
+            "τ_b by item (segments averaged)", "acc*_eq by item (ε; a constant metric)", "system pairwise accuracy",
+            "system τ_b"]
     rows = [[f"{_esc(a.x)} vs {_esc(a.y)}", f"{_float(a.pooled.tau)} ({a.pooled.items})",
-             *[_float(a.per_system[n].tau) for n in c.names], _float(a.system_accuracy), _float(a.system_tau)]
+             *[_float(a.per_system[n].tau) for n in c.names], f"{_float(a.item.tau)} ({a.item.items})",
+             f"{_float(a.item_accuracy)} ({_float(a.item_epsilon, '{:.4g}')}; {_float(a.item_constant)})",
+             _float(a.system_accuracy), _float(a.system_tau)]
             for a in c.agreement]
     note = (f"<div style='{NOTE}'>Each metric turned so that higher is better; a segment counts where both have a "
             "score. τ_b as scipy.stats.kendalltau computes it; – where it is undefined (every score tied) or not "
             f"computed (more than {MAX_TAU_ITEMS:,} segments). System "
-            "level: each system's corpus BLEU and chrF, each --scores metric's mean; pairwise accuracy counts a pair "
-            f"of systems both order the same way. {_esc(AGREEMENT_SOURCES)}</div>")
+            f"level: each system's corpus BLEU and chrF over all {len(c):,} segments, each --scores metric's mean "
+            f"over its rated ones ({_esc(_rated_span(c))}); pairwise accuracy counts a pair of systems both order the "
+            f"same way. {_esc(AGREEMENT_SOURCES)}</div>")
     return _table("Metrics and people, segment by segment and system by system", head, rows, note)
 
 
@@ -1292,18 +1329,24 @@ def scatter_html(c: ComparisonData) -> str:
         tau = next((a.pooled.tau for a in c.agreement if {a.x, a.y} == {"BLEU", m.name}), float("nan"))
         distinct = len(set(ys))
         desc = (f"Scatter plot: {len(xs)} segments (every system's rated segments), sentence BLEU (0 to 100) across, "
-                f"{m.name} ({m.direction}) up, from {min(ys):.2f} to {max(ys):.2f} with {distinct} distinct values"
+                f"{m.name} ({m.direction}) up"
+                + ("" if m.higher_is_better else ", its axis turned so that better is up, from the highest score at "
+                   "the bottom to the lowest at the top")
+                + f", from {min(ys):.2f} to {max(ys):.2f} with {distinct} distinct values"
                 f"{', jittered so that equal values show as a band' if distinct < len(ys) / 4 else ''}. Kendall's τ_b "
-                f"between them: {_float(tau)}. The agreement table holds the numbers.")
+                f"between them (no grouping): {_float(tau)}. The agreement table holds the numbers.")
         jitter = 0.15 if distinct < len(ys) / 4 else 0.0
 
-        def draw(ax, xs=xs, ys=ys, jitter=jitter):
+        def draw(ax, xs=xs, ys=ys, jitter=jitter, turn=not m.higher_is_better):
             plots.segment_scatter(ax, xs, ys, jitter=jitter)
             ax.set_xlim(-2, 102)
+            if turn:  # lower is better: better up, as for BLEU and as lesson 12 plots MQM
+                ax.invert_yaxis()
 
-        figures.append((plots.figure_svg(f"Sentence BLEU and {m.name}", "sentence BLEU", m.name, draw, desc,
-                                         FIGSIZE, (0.12, 0.15, 0.96, 0.9)),
-                        f"Each dot a segment of one system; {m.name} is {m.direction}."))
+        figures.append((plots.figure_svg(f"Sentence BLEU and {m.name}", "sentence BLEU", f"{m.name} (better ↑)", draw,
+                                         desc, FIGSIZE, (0.12, 0.15, 0.96, 0.9)),
+                        f"Each dot a segment of one system; {m.name} is {m.direction}"
+                        + ("." if m.higher_is_better else ", so its axis is turned: better is up, as for BLEU.")))
     return _figures_html(figures)
 
 
