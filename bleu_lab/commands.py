@@ -51,13 +51,14 @@ def missing_lessons_packages() -> list[str]:
 
 
 def lessons_install_command() -> str:
-    """The one command that installs the lessons' packages into this environment: in a clone, the README's set-up
-    (requirements.txt's pinned versions, the clone installed editable); from a wheel, the wheel's "lessons" extra."""
+    """The one command that installs the lessons' packages into this environment, and the folder to run it in: in a
+    clone, the README's set-up (requirements.txt's pinned versions, the clone installed editable); from a wheel, the
+    wheel's "lessons" extra."""
     python = shlex.quote(sys.executable)
     package = Path(__file__).resolve().parent
     clone = package.parent
     if not (package / "course_files").is_dir() and (clone / "requirements.txt").is_file():
-        return f"{python} -m pip install -r {shlex.quote(str(clone / 'requirements.txt'))} -e {shlex.quote(str(clone))}"
+        return f"{python} -m pip install -r requirements.txt -e . (in {clone})"
     wheel = f"bleu_lab-{__version__}-py3-none-any.whl"
     return f'{python} -m pip install "{wheel}[lessons]" (in the folder holding {wheel})'
 
@@ -68,9 +69,9 @@ def require_lessons(command: str, prog: str = "bleu-lab") -> int:
     missing = missing_lessons_packages()
     if not missing:
         return 0
-    print(f"{prog} {command}: error: this needs the lessons' packages (JupyterLab, ipywidgets, Voila, nbclient...), "
-          f"and this is bleu_lab's base install, without {', '.join(missing)}: install them with "
-          f"{lessons_install_command()}", file=sys.stderr)
+    which = "none of them" if len(missing) == len(LESSONS_PACKAGES) else f"not {', '.join(missing)}"
+    print(f"{prog} {command}: error: this needs the lessons' packages (JupyterLab, ipywidgets, Voila, nbclient...) "
+          f"and this environment has {which}: add them with {lessons_install_command()}", file=sys.stderr)
     return EXIT_ERROR
 
 
