@@ -69,9 +69,9 @@ def require_lessons(command: str, prog: str = "bleu-lab") -> int:
     missing = missing_lessons_packages()
     if not missing:
         return 0
-    which = "none of them" if len(missing) == len(LESSONS_PACKAGES) else f"not {', '.join(missing)}"
+    which = "them" if len(missing) == len(LESSONS_PACKAGES) else ", ".join(missing)
     print(f"{prog} {command}: error: this needs the lessons' packages (JupyterLab, ipywidgets, Voila, nbclient...) "
-          f"and this environment has {which}: add them with {lessons_install_command()}", file=sys.stderr)
+          f"and this environment lacks {which}: add them with {lessons_install_command()}", file=sys.stderr)
     return EXIT_ERROR
 
 
