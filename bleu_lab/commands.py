@@ -54,7 +54,7 @@ def lessons_install_command() -> str:
     """The one command that installs the lessons' packages into this environment, and the folder to run it in: in a
     clone, the README's set-up (requirements.txt's pinned versions, the clone installed editable); from a wheel, the
     wheel's "lessons" extra."""
-    python = shlex.quote(sys.executable)
+    python = sys.executable if sys.platform == "win32" else shlex.quote(sys.executable)  # PowerShell: no quotes
     package = Path(__file__).resolve().parent
     clone = package.parent
     if not (package / "course_files").is_dir() and (clone / "requirements.txt").is_file():
