@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# A wheel alone gives the whole course. Builds the sdist, and the wheel from it, installs the wheel (with the versions
-# requirements.txt pins) in a clean venv outside the repository, and from an empty folder: imports bleu_lab, loads the
-# shipped data, copies the lessons with `bleu-lab lessons` (twice: the second run keeps a changed lesson; then a graded
-# copy, --no-solutions), finds the guide with `bleu-lab guide`, runs one
-# lesson top to bottom from the copy, releases the assignments and grades a solved lesson (full marks); then builds a
-# Gradescope autograder carrying the wheel, and runs its setup.sh and run_autograder in a temporary /autograder.
+# A wheel alone gives the whole course. Builds the sdist, and the wheel from it, installs the wheel with its "lessons"
+# extra (the README's one command for a student; the versions requirements.txt pins) in a clean venv outside the
+# repository, and from an empty folder: imports bleu_lab, loads the shipped data, copies the lessons with `bleu-lab
+# lessons` (twice: the second run keeps a changed lesson; then a graded copy, --no-solutions), finds the guide with
+# `bleu-lab guide`, runs one lesson top to bottom from the copy, releases the assignments and grades a solved lesson
+# (full marks); then builds a Gradescope autograder carrying the wheel, and runs its setup.sh and run_autograder in a
+# temporary /autograder.
 # Usage: .ci/wheel_check.sh [PYTHON]   (default python3)
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
@@ -25,10 +26,10 @@ for item in notebooks/00_start_here.ipynb notebooks/solutions/ data/news/ref.A.d
     grep -q "^[^/]*/$item" "$work/sdist.txt" || { echo "the sdist lacks $item" >&2; exit 1; }
 done
 
-echo "== install the wheel in a clean venv"
+echo "== install the wheel with its lessons extra in a clean venv"
 grep -v '^\./' "$repo/requirements.txt" > "$work/constraints.txt"  # the pins, without the clone's local folders
 "$python" -m venv --clear "$work/venv"
-"$work/venv/bin/pip" install -q -c "$work/constraints.txt" "$wheel"
+"$work/venv/bin/pip" install -q -c "$work/constraints.txt" "$wheel[lessons]"  # the README's one command for a student
 bin="$work/venv/bin"
 mkdir "$work/empty"
 cd "$work/empty"

@@ -28,7 +28,7 @@ import unicodedata
 import warnings
 from collections.abc import Sequence
 
-from .commands import add_version, note_empty_reference_lines, run_with_clear_errors
+from .commands import add_version, note_empty_reference_lines, require_lessons, run_with_clear_errors
 from .data import line_count_error, read_lines, references_per_segment
 from .explain import explain
 from .sacrebleu_style import corpus_score
@@ -46,6 +46,8 @@ from .tokenization import ALL_TOKENIZERS, OPTIONAL_TOKENIZERS, TOKENIZERS
 DEFAULT_SAMPLES, DEFAULT_TRIALS = 1000, 10000  # sacrebleu's defaults for --paired-bs-n and --paired-ar-n
 CLASSROOM_COMMANDS = ("release", "grade", "gradescope", "collect")
 COURSE_COMMANDS = ("lessons", "lab", "guide")
+# The commands that need the lessons' packages (the "lessons" extra); the others work on the base install.
+LESSONS_COMMANDS = (*CLASSROOM_COMMANDS, "lessons", "lab", "classroom")
 
 
 class _HelpFormatter(argparse.HelpFormatter):
@@ -112,6 +114,8 @@ def build_parser(prog: str = "bleu-lab") -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None, prog: str = "bleu-lab") -> int:
     """Run the command line; return the exit code (0, or 2 after printing a one-line error)."""
     argv = sys.argv[1:] if argv is None else list(argv)
+    if argv and argv[0] in LESSONS_COMMANDS and (refused := require_lessons(argv[0], prog)):
+        return refused
     if argv and argv[0] in CLASSROOM_COMMANDS:  # instructors' subcommands, before the scoring parser
         from .assignments.cli import main as assignments_main
 

@@ -1,4 +1,5 @@
-"""What every ``bleu-lab`` command shares: one-line errors, ``--version``, and inputs and outputs checked before work.
+"""What every ``bleu-lab`` command shares: one-line errors, ``--version``, inputs and outputs checked before work, and
+the one command that installs the lessons' packages where a command needs them and the base install lacks them.
 
 The scoring command (``bleu_lab.cli``) and ``bleu-lab compare`` (``bleu_lab.compare.cli``) both import this module;
 it imports neither, so the commands' dependencies point one way.
@@ -9,6 +10,7 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import shlex
 import sys
 import warnings
 from collections.abc import Callable, Sequence
@@ -17,6 +19,15 @@ from pathlib import Path
 from .version import __version__
 
 EXIT_ERROR = 2
+# The base install (``pip install bleu_lab``) has no Jupyter package. What the course's commands need beyond it (the
+# "lessons" extra of pyproject.toml; tests/test_layers.py checks the two agree), by import name -> distribution:
+# JupyterLab and the lessons' packages (lessons, lab), Voila (classroom), a kernel and notebook files (release, grade,
+# gradescope, collect).
+LESSONS_PACKAGES = {
+    "IPython": "ipython", "ipykernel": "ipykernel", "ipywidgets": "ipywidgets", "jupyter_server": "jupyter_server",
+    "jupyterlab": "jupyterlab", "nbclient": "nbclient", "nbformat": "nbformat", "nltk": "nltk",
+    "traitlets": "traitlets", "voila": "voila",
+}
 
 
 def version_text(prog: str = "bleu-lab") -> str:
@@ -30,6 +41,38 @@ def version_text(prog: str = "bleu-lab") -> str:
         except PackageNotFoundError:
             peers.append(f"{name} not installed")
     return f"{prog} {__version__} ({', '.join(peers)}, Python {platform.python_version()})"
+
+
+def missing_lessons_packages() -> list[str]:
+    """The lessons' packages (distribution names) this environment lacks, found without importing any of them."""
+    from importlib.util import find_spec
+
+    return sorted(dist for module, dist in LESSONS_PACKAGES.items() if find_spec(module) is None)
+
+
+def lessons_install_command() -> str:
+    """The one command that installs the lessons' packages into this environment, and the folder to run it in: in a
+    clone, the README's set-up (requirements.txt's pinned versions, the clone installed editable); from a wheel, the
+    wheel's "lessons" extra."""
+    python = sys.executable if sys.platform == "win32" else shlex.quote(sys.executable)  # PowerShell: no quotes
+    package = Path(__file__).resolve().parent
+    clone = package.parent
+    if not (package / "course_files").is_dir() and (clone / "requirements.txt").is_file():
+        return f"{python} -m pip install -r requirements.txt -e . (in {clone})"
+    wheel = f"bleu_lab-{__version__}-py3-none-any.whl"
+    return f'{python} -m pip install "{wheel}[lessons]" (in the folder holding {wheel})'
+
+
+def require_lessons(command: str, prog: str = "bleu-lab") -> int:
+    """0 if the lessons' packages are installed; else print one line naming the missing ones and the command that
+    installs them, and return ``EXIT_ERROR`` (for ``command``, which needs them)."""
+    missing = missing_lessons_packages()
+    if not missing:
+        return 0
+    which = "them" if len(missing) == len(LESSONS_PACKAGES) else ", ".join(missing)
+    print(f"{prog} {command}: error: this needs the lessons' packages (JupyterLab, ipywidgets, Voila, nbclient...) "
+          f"and this environment lacks {which}: add them with {lessons_install_command()}", file=sys.stderr)
+    return EXIT_ERROR
 
 
 def add_version(parser: argparse.ArgumentParser, prog: str = "bleu-lab") -> None:

@@ -369,8 +369,9 @@ def unpacked_with_tools(autograder_zip: Path, tmp_path: Path) -> tuple[Path, str
 @pytest.mark.parametrize("image", ["python 3.12", "python 3.10 only"])
 def test_setup_sh_installs_the_carried_wheel_and_nothing_else(autograder_zip, tmp_path, image):
     """setup.sh, run against stand-ins: a Python >= 3.11 is used as it is; with only 3.10 (Ubuntu 22.04, Gradescope's
-    default image) it asks apt for python3.11. Then one pip install: the wheel of the zip, pinned by constraints.txt;
-    then bubblewrap from apt, where it is missing."""
+    default image) it asks apt for python3.11. Then one pip install: the wheel of the zip with its "lessons" extra
+    (the kernel and notebook packages grading needs), pinned by constraints.txt; then bubblewrap from apt, where it is
+    missing."""
     root, wheel, tools = unpacked_with_tools(autograder_zip, tmp_path)
     if image == "python 3.12":
         (tools / "python3.12").write_text(STUB.format(version_ok=0))
@@ -390,7 +391,7 @@ def test_setup_sh_installs_the_carried_wheel_and_nothing_else(autograder_zip, tm
     python = "python3.12" if image == "python 3.12" else "python3.11"
     expected = [f"{python} -c import sys; sys.exit(sys.version_info < (3, 11))",
                 f"{python} -m venv {root}/bleu-lab-venv",
-                f"venv-pip install --no-cache-dir -c {root}/source/constraints.txt {root}/source/{wheel}"]
+                f"venv-pip install --no-cache-dir -c {root}/source/constraints.txt {root}/source/{wheel}[lessons]"]
     if image != "python 3.12":
         expected = ["python3 -c import sys; sys.exit(sys.version_info < (3, 11))",
                     "apt-get update", "apt-get install -y python3.11 python3.11-venv", *expected[1:]]
@@ -416,8 +417,8 @@ def test_setup_sh_falls_back_when_the_pinned_versions_do_not_install(autograder_
     assert done.returncode == 0, done.stderr
     assert "constraints.txt do not install on this Python" in done.stderr
     pips = [c for c in log.read_text().splitlines() if c.startswith("venv-pip ")]
-    assert pips == [f"venv-pip install --no-cache-dir -c {root}/source/constraints.txt {root}/source/{wheel}",
-                    f"venv-pip install --no-cache-dir {root}/source/{wheel}"]
+    assert pips == [f"venv-pip install --no-cache-dir -c {root}/source/constraints.txt {root}/source/{wheel}[lessons]",
+                    f"venv-pip install --no-cache-dir {root}/source/{wheel}[lessons]"]
 
 
 def test_gradescope_command_refuses_what_it_cannot_build(tmp_path, capsys):

@@ -72,10 +72,11 @@ if ! "$python" -m venv "$root/bleu-lab-venv"; then  # Ubuntu ships venv's pip ap
     apt-get install -y "$(basename "$python")-venv"
     "$python" -m venv "$root/bleu-lab-venv"
 fi
-if ! "$root/bleu-lab-venv/bin/pip" install --no-cache-dir -c "$source/constraints.txt" "$source"/bleu_lab-*.whl; then
+wheel="$(echo "$source"/bleu_lab-*.whl)"  # with its "lessons" extra: the kernel and notebook packages grading needs
+if ! "$root/bleu-lab-venv/bin/pip" install --no-cache-dir -c "$source/constraints.txt" "$wheel[lessons]"; then
     # constraints.txt holds the versions of the instructor's Python; a release may not exist for this one
     echo "setup.sh: the versions in constraints.txt do not install on this Python: the newest that fit instead" >&2
-    "$root/bleu-lab-venv/bin/pip" install --no-cache-dir "$source"/bleu_lab-*.whl
+    "$root/bleu-lab-venv/bin/pip" install --no-cache-dir "$wheel[lessons]"
 fi
 "$root/bleu-lab-venv/bin/python" -I -c \
     'import sys; from bleu_lab.assignments.gradescope import check_config; check_config(sys.argv[1])' "$source"
