@@ -39,6 +39,7 @@ from ..exercises import LessonGrading
 from . import lesson_gradings
 from .grade import NotebookGrade
 from .gradebook import by_hand_column, marks_table
+from .private import write_private
 
 EXPORTER = "https://github.com/instructure/canvas-lms/blob/master/lib/gradebook_exporter.rb"
 IMPORTER = "https://github.com/instructure/canvas-lms/blob/master/lib/gradebook_importer.rb"
@@ -274,7 +275,7 @@ def _write(book: Gradebook, out: Path, index: int, scores: Mapping[int, str]) ->
         if id(row) in scores:
             cells[-1] = scores[id(row)]
         writer.writerow(cells)
-    Path(out).write_bytes(("\ufeff" if book.bom else "").encode() + buffer.getvalue().encode("utf-8"))
+    write_private(Path(out), ("\ufeff" if book.bom else "").encode() + buffer.getvalue().encode("utf-8"))
 
 
 def write_canvas(book: Gradebook, out: Path, grades: Sequence[NotebookGrade],

@@ -22,6 +22,7 @@ if the grader's own files changed during a run (marks withheld from there on, an
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -43,9 +44,11 @@ from .gradebook import (
 )
 from .gradescope import DEFAULT_TIMEOUT as GRADESCOPE_TIMEOUT
 from .gradescope import build_autograder
+from .private import open_folders, private_umask
 from .release import release
 
 EXIT_ERROR = 2
+PRIVATE_COMMANDS = ("collect", "grade", "release")  # run under umask 077: everything they write is private
 
 
 def build_parser(prog: str = "bleu-lab") -> argparse.ArgumentParser:
@@ -211,9 +214,33 @@ def _canvas_from_marks(args: argparse.Namespace, prog: str) -> int:
 
 
 def main(argv: Sequence[str], prog: str = "bleu-lab") -> int:
-    """Run ``release`` or ``grade``; return the exit code."""
+    """Run ``release``, ``grade``, ``collect`` or ``gradescope``; return the exit code. The first three run under
+    umask 077 (``private``): every folder they make is 0700 and every file 0600."""
     args = build_parser(prog).parse_args(argv)
+    with private_umask() if args.command in PRIVATE_COMMANDS else contextlib.nullcontext():
+        return _run(args, prog)
+
+
+def output_folders(args: argparse.Namespace) -> list[tuple[str, Path]]:
+    """The folders that exist already which a command writes into, each with the option that names it (the folders
+    it makes below them, such as a student's, are made or kept 0700 by the command itself)."""
+    found: list[tuple[str, Path | None]] = []
+    if args.command == "release":
+        found = [("release", args.outdir)]
+    elif args.command == "grade":
+        found = [(flag, path.parent) for flag, path in (("--csv", args.csv), ("--gradescope", args.gradescope),
+                                                         ("-o", args.output)) if path is not None]
+        found.append(("--feedback", args.feedback))
+    elif args.command == "collect" and args.return_dir is None and args.to is not None:
+        manifest = args.manifest or args.to.parent / f"{args.lesson}-collected.csv"
+        found = [("--to", args.to), ("the manifest", manifest.parent)]
+    return [(what, path) for what, path in found if path is not None and path.is_dir()]
+
+
+def _run(args: argparse.Namespace, prog: str) -> int:
     try:
+        for line in open_folders(output_folders(args)):
+            print(f"{prog} {args.command}: {line}", file=sys.stderr)
         if args.command == "release":
             notebooks = args.notebooks or default_notebooks_dir()
             done = release(args.outdir, notebooks, force=args.force)
