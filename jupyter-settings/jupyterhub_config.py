@@ -135,9 +135,9 @@ if PROBLEMS:
     sys.exit("bleu_lab jupyterhub_config: the hub does not start until these are fixed (one per line):\n  "
              + "\n  ".join(PROBLEMS))
 hub_checks.private_database(DATABASE)  # root only (600): it holds every user's name and the hub's tokens
-print(f"bleu_lab jupyterhub_config: checked: groups {STUDENTS_GROUP!r} and {INSTRUCTORS_GROUP!r} exist; students can "
-      f"run {sys.executable} and read the course; no student can read another's home (group {STUDENTS_GROUP!r}, "
-      f"each student's own groups and the homes' ACLs), {STATE} or {DATABASE.name}"
+print(f"bleu_lab jupyterhub_config: checked: students can run {sys.executable} and read the course; groups "
+      f"{STUDENTS_GROUP!r} and {INSTRUCTORS_GROUP!r} exist; no student can read another's home (group "
+      f"{STUDENTS_GROUP!r}, each student's own groups and the homes' ACLs), {STATE} or {DATABASE.name}"
       + (f"; graded work: no student can read {SOLUTIONS_DIR}" if GRADED else ""), file=sys.stderr)
 
 # --- idle servers are stopped ------------------------------------------------------------------------------------

@@ -3,7 +3,8 @@ shipped jupyterhub_config.py and real local accounts (created with the guide's `
 as root; tests/hub_harness.py says what else the test swaps): homes and database private, a student's kernel
 cannot read another's files, graded mode hands out no worked solutions, and the start check refuses, in one line
 with its fix, a home other students can read, a Python they cannot run, an open state folder and readable
-solutions in graded mode.
+solutions in graded mode, a group the config names that does not exist, and a student whose primary group is
+another's.
 
 The hub test skips with a reason where it does not run as root (CI runs it as root, with BLEU_LAB_REQUIRE_HUB=1).
 """
@@ -330,6 +331,23 @@ def test_private_homes_database_and_graded_work_on_a_real_hub() -> None:
             assert not [line for line in lines if "home" in line]
             state.chmod(0o700)
             assert not list(state.glob("jupyterhub.sqlite*"))  # nothing created before the checks pass
+            # Issue 44: a missing instructors' group (every login failed with HTTP 500) and a student whose primary
+            # group is another's (useradd -g ... -K HOME_MODE=0750): refused, one line each with its fix.
+            carl, missing = f"blt{suffix}c", f"blt{suffix}-no-such-group"
+            subprocess.run(["useradd", "--create-home", "--home-dir", str(homes / carl), "-g", ada, "--groups", group,
+                            "-K", "HOME_MODE=0750", "--shell", "/bin/sh", carl], check=True, capture_output=True)
+            try:
+                refused = hub_harness.refused_start(state, bin_dir, {**env, "BLEU_LAB_INSTRUCTORS_GROUP": missing},
+                                                     local_users=True)
+            finally:
+                subprocess.run(["userdel", "--remove", carl], capture_output=True)
+            lines = [line.strip() for line in refused.stdout.splitlines()]
+            assert refused.returncode != 0, refused.stdout[-3000:]
+            assert f"the group {missing!r} (the instructors', hub admins) does not exist, so every login would fail " \
+                f"(PAM's getgrnam({missing!r}) raises KeyError): groupadd {missing}, then add its members (usermod " \
+                f"-aG {missing} LOGIN)" in lines, refused.stdout[-3000:]
+            opened = f"{carl}'s home {homes / carl} is open to other students through its group {ada} (mode 750, "
+            assert [line for line in lines if line.startswith(f"{opened}{carl}:{ada}; {ada} in it): chmod 700")], lines
 
             # Graded work with the solutions closed as the guide says: the hub starts.
             solutions.chmod(0o700)
