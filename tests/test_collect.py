@@ -389,6 +389,9 @@ def round_trip():
                          '"Doe, Alice",1001,S1001,alice,"Section A, Monday",,\r\n'
                          '"Roe, Bob",1002,S1002,bob@uni.example,Section A,1.00,50.00\r\n'
                          '"Student, Test",1099,,,Section A,,\r\n', encoding="utf-8")
+    earlier = root / "marks.csv"  # an earlier run's export, open to all: rewritten, it is private too
+    earlier.write_text("student\n", encoding="utf-8")
+    earlier.chmod(0o644)
     run = [str(BLEU_LAB)]
     collected = subprocess.run([*run, "collect", L0, "--homes", str(homes), "--to", str(submitted)],
                                capture_output=True, text=True, timeout=120)

@@ -58,7 +58,7 @@ from .gradebook import (
 )
 from .gradescope import DEFAULT_TIMEOUT as GRADESCOPE_TIMEOUT
 from .gradescope import build_autograder
-from .private import open_folders, private_umask
+from .private import close_file, open_folders, private_umask
 from .release import release
 
 EXIT_ERROR = 2
@@ -223,9 +223,11 @@ def _grade(args: argparse.Namespace, prog: str) -> int:
         return code
     if args.csv is not None:
         write_marks_csv(args.csv, grades, by_hand)
+        close_file(args.csv)  # 0600 even where an earlier run's file was rewritten in place
         print(f"{prog}: wrote {args.csv} ({len(grades)} notebooks)", file=sys.stderr)
     if args.gradescope is not None:
         write_gradescope(args.gradescope, gradescope_results(grades))
+        close_file(args.gradescope)
         print(f"{prog}: wrote {args.gradescope}", file=sys.stderr)
     if args.feedback is not None:
         pages = write_feedback(args.feedback, grades, args.feedback_hidden, by_hand)

@@ -4,10 +4,10 @@ On a shared server the students are the other users: a manifest, a marks CSV, a 
 lesson that they can read gives away classmates' marks or the answers. So these commands run under umask 077
 (``private_umask``, at the command line's entry: every folder they make is 0700 and every file 0600, whatever folder
 they write into), the files they write are new files renamed into place (``write_private``: a file an earlier run left
-with mode 644 is replaced, never rewritten in place), and before any work each command warns, one line per folder,
-when a folder it writes into is open to another user (``open_folders``): its files are still private, but their
-names (the students') can be listed. The one thing students read, a handout, is handed out by copying it (see
-docs/instructor.md, *Releasing and collecting assignments*).
+with mode 644 is replaced, never rewritten in place; an export written by other code is closed after, ``close_file``),
+and before any work each command warns, one line per folder, when a folder it writes into is open to another user
+(``open_folders``): its files are still private, but their names (the students') can be listed. The one thing students
+read, a handout, is handed out by copying it (see docs/instructor.md, *Releasing and collecting assignments*).
 """
 
 from __future__ import annotations
@@ -49,6 +49,13 @@ def write_private(path: Path, data: bytes | Callable[[Path], object]) -> None:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def close_file(path: Path) -> None:
+    """Make ``path`` (a file this user wrote in place, e.g. over one an earlier run left with mode 644) mode 0600."""
+    info = os.lstat(path)
+    if stat.S_ISREG(info.st_mode) and info.st_uid == os.geteuid() and info.st_mode & 0o077:
+        os.chmod(path, 0o600)
 
 
 def private_folder(path: Path) -> Path:
