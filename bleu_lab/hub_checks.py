@@ -9,8 +9,15 @@ every student's server fail with "Permission denied" after a 120 s timeout, and 
 Permissions are judged as the kernel judges them (POSIX mode bits, path resolution) for a student: a user who owns
 none of these files and whose groups are ``gids`` (the students' group). To open a file, every folder on its way
 must grant search (x) and the file read (r): the owner's bits apply to the owner, the group's to a member of the
-file's group, the others' to everyone else. Access control lists (``getfacl``) and mandatory access control are not
-read; they can only take permissions away, except an ACL that grants more, which this check does not see.
+file's group, the others' to everyone else. A home is judged for every other student with that student's own groups
+(primary and supplementary, ``os.getgrouplist``): students created with a shared primary group (``useradd -g users``)
+and homes of mode 750 are open to one another, whatever the students' group. A home's access control list
+(``system.posix_acl_access``, what ``setfacl`` writes) is read too: an entry that lets another student or a group of
+one in is a problem. Mandatory access control (SELinux, AppArmor) is not read, nor other files' ACLs.
+
+A login also fails where a group the config names (the students', the instructors') does not exist: PAM's group
+check raises ``KeyError: getgrnam(): name not found`` for every login, in the hub's log only. ``group_problems`` names
+each missing group with the ``groupadd`` that fixes it.
 """
 
 from __future__ import annotations
@@ -109,13 +116,93 @@ def _allowed(path: Path, want: int, gids: frozenset[int]) -> bool:
         return True
 
 
-def home_problems(homes: Mapping[str, Path], gids: frozenset[int]) -> list[str]:
-    """One line for each home that another student can enter or list (mode 700 keeps them out)."""
+def home_problems(homes: Mapping[str, Path], gids: frozenset[int],
+                  groups_of: Mapping[str, frozenset[int]] | None = None) -> list[str]:
+    """One line for each home that another student can enter or list (mode 700 keeps them out, unless an ACL lets
+    one in): a student in none of its groups but ``gids`` (the students' group), and each other student with their
+    own groups, ``groups_of`` (``student_groups``)."""
     problems = []
+    by_gid: dict[int, list[str]] = {}
+    for other, theirs in sorted((groups_of or {}).items()):
+        for gid in theirs:
+            by_gid.setdefault(gid, []).append(other)
     for user, home in sorted(homes.items()):
-        if home.is_dir() and (refused_at(home, SEARCH, gids) is None or refused_at(home, READ, gids) is None):
+        if not home.is_dir():
+            continue
+        if refused_at(home, SEARCH, gids) is None or refused_at(home, READ, gids) is None:
             problems.append(f"{user}'s home {home} is open to other students ({describe(home)}): chmod 700 {home}")
+            continue
+        group = home.stat().st_gid
+        mates = [other for other in by_gid.get(group, []) if other != user]
+        if mates and _group_bits(home) & (READ | SEARCH) and refused_at(home.parent, SEARCH, (groups_of or {})[
+                mates[0]]) is None:
+            name = _name(grp.getgrgid, group)
+            problems.append(f"{user}'s home {home} is open to other students through its group {name} "
+                            f"({describe(home)}; {_some(mates)} in it): chmod 700 {home}, and give each student a "
+                            f"group of their own (useradd without -g {name}: USERGROUPS_ENAB yes, Debian's default)")
+            continue
+        let_in = _acl_lets_in(home, user, groups_of or {}, by_gid)
+        if let_in:
+            problems.append(f"{user}'s home {home} is open to other students through its access control list "
+                            f"({let_in}): setfacl -b {home}, then chmod 700 {home}")
     return problems
+
+
+def _group_bits(path: Path) -> int:
+    """The permission bits (r 4, w 2, x 1) that ``path`` grants a member of its group: the mode's group bits, or,
+    where it has an ACL (whose mask the mode's group bits then show), the owning group's entry within the mask."""
+    entries = acl_entries(path)
+    if not entries:
+        return (path.stat().st_mode >> 3) & 7
+    mask = next((perm for tag, perm, _ in entries if tag == ACL_MASK), 7)
+    return next((perm for tag, perm, _ in entries if tag == ACL_GROUP_OBJ), 0) & mask
+
+
+def _some(names: list[str]) -> str:
+    return ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+
+
+ACL_XATTR = "system.posix_acl_access"
+ACL_USER, ACL_GROUP_OBJ, ACL_GROUP, ACL_MASK = 0x02, 0x04, 0x08, 0x10  # tags of linux/posix_acl_xattr.h
+
+
+def acl_entries(path: Path) -> list[tuple[int, int, int]]:
+    """The access ACL of ``path`` as (tag, permission bits, id) entries, [] where it has none (or the system keeps
+    none): the extended attribute's layout is linux/posix_acl_xattr.h's, a 4-byte version (2) then 8 bytes an entry
+    (tag and permission as 16-bit, id as 32-bit, little-endian)."""
+    import struct
+
+    try:
+        raw = os.getxattr(path, ACL_XATTR)
+    except (OSError, AttributeError):  # ENODATA (none), ENOTSUP (a file system without ACLs), not Linux
+        return []
+    if len(raw) < 4 or (len(raw) - 4) % 8 or struct.unpack_from("<I", raw)[0] != 2:
+        return []
+    return [struct.unpack_from("<HHI", raw, offset) for offset in range(4, len(raw), 8)]
+
+
+def _acl_lets_in(home: Path, owner: str, groups_of: Mapping[str, frozenset[int]],
+                 by_gid: Mapping[int, list[str]]) -> str:
+    """The ACL entry of ``home`` that lets another student enter or list it ("user:bob:r-x"), or ""."""
+    entries = acl_entries(home)
+    mask = next((perm for tag, perm, _ in entries if tag == ACL_MASK), 7)
+    for tag, perm, number in entries:
+        if not perm & mask & (READ | SEARCH):
+            continue
+        if tag == ACL_USER:
+            name = _name(pwd.getpwuid, number)
+            if name != owner and name in groups_of:
+                return f"user:{name}:{_rwx(perm & mask)}"
+        elif tag in (ACL_GROUP, ACL_GROUP_OBJ):
+            gid = home.stat().st_gid if tag == ACL_GROUP_OBJ else number
+            mates = [other for other in by_gid.get(gid, []) if other != owner]
+            if mates:
+                return f"group:{_name(grp.getgrgid, gid)}:{_rwx(perm & mask)}, {_some(mates)} in it"
+    return ""
+
+
+def _rwx(perm: int) -> str:
+    return "".join(letter if perm & bit else "-" for bit, letter in ((4, "r"), (2, "w"), (1, "x")))
 
 
 def private_problems(what: str, folder: Path, gids: frozenset[int], fix: str = "") -> list[str]:
@@ -150,14 +237,42 @@ def group_members(group: str) -> tuple[frozenset[int], dict[str, Path]]:
     return frozenset({entry.gr_gid}), homes
 
 
+def student_groups(homes: Mapping[str, Path]) -> dict[str, frozenset[int]]:
+    """Each student's groups, primary and supplementary (``os.getgrouplist``), by login."""
+    found = {}
+    for user in homes:
+        try:
+            entry = pwd.getpwnam(user)
+            found[user] = frozenset(os.getgrouplist(user, entry.pw_gid))
+        except (KeyError, OSError):
+            continue
+    return found
+
+
+def group_problems(groups: Mapping[str, str]) -> list[str]:
+    """One line for each group the config names (``{name: what it is for}``) that does not exist, with its fix."""
+    problems = []
+    for name, role in groups.items():
+        try:
+            grp.getgrnam(name)
+        except KeyError:
+            problems.append(f"the group {name!r} ({role}) does not exist, so every login would fail (PAM's "
+                            f"getgrnam({name!r}) raises KeyError): groupadd {name}, then add its members "
+                            f"(usermod -aG {name} LOGIN)")
+    return problems
+
+
 def start_problems(*, group: str, python: Path, scripts: Iterable[Path], package: Path, course: Iterable[Path],
-                   state: Path, solutions: Path | None) -> list[str]:
+                   state: Path, solutions: Path | None, other_groups: Mapping[str, str] | None = None) -> list[str]:
     """Everything that must hold before a hub for the members of ``group`` starts, one line per problem (empty:
-    start). ``python`` and ``scripts`` run as the student (the start command); ``package`` (bleu_lab's folder) and
-    the ``course`` files are read by the student; ``state`` (the hub's database, cookie secret and log) must be
-    private; ``solutions`` (graded work only) must be unreadable by students."""
+    start). ``group`` and ``other_groups`` (``{name: what it is for}``, e.g. the instructors') must exist;
+    ``python`` and ``scripts`` run as the student (the start command); ``package`` (bleu_lab's folder) and the
+    ``course`` files are read by the student; no student's home may be open to another (``home_problems``); ``state``
+    (the hub's database, cookie secret and log) must be private; ``solutions`` (graded work only) must be unreadable
+    by students."""
+    problems = group_problems({group: "the students'", **(other_groups or {})})
     gids, homes = group_members(group)
-    problems = usable_problems("the hub's Python", python, SEARCH, gids)
+    problems += usable_problems("the hub's Python", python, SEARCH, gids)
     for script in scripts:
         problems += usable_problems("the hub's command", script, READ | SEARCH, gids)
     problems += tree_problems("bleu_lab", package, gids, skip=[solutions] if solutions else [])
@@ -165,7 +280,7 @@ def start_problems(*, group: str, python: Path, scripts: Iterable[Path], package
     if course_problems:  # one line: a closed folder (e.g. the solutions, closed for graded work) closes many files
         more = f" (and {len(course_problems) - 1} more course files)" if len(course_problems) > 1 else ""
         problems.append(course_problems[0] + more)
-    problems += home_problems(homes, gids)
+    problems += home_problems(homes, gids, student_groups(homes))
     problems += private_problems("the hub's state folder", state, gids)
     if solutions is not None:
         problems += private_problems("the worked solutions (graded work)", solutions, gids,

@@ -2,9 +2,10 @@
 
 Install (as root, one environment for the hub and the students; docs/instructor.md, "On one server"):
 
-    python3 -m venv /opt/bleu-lab-hub
+    /usr/bin/python3 -m venv /opt/bleu-lab-hub      # the system's Python: one under /root is refused
     /opt/bleu-lab-hub/bin/pip install "bleu_lab-0.1.0-py3-none-any.whl[hub]"
     npm install -g configurable-http-proxy@5.3.0
+    groupadd students && groupadd instructors         # both must exist (the start check below)
     install -d -m 700 /srv/bleu-lab-hub && cd /srv/bleu-lab-hub
     /opt/bleu-lab-hub/bin/jupyterhub -f "$(/opt/bleu-lab-hub/bin/python -c \
         'from bleu_lab.course import course_root; print(course_root() / "jupyter-settings/jupyterhub_config.py")')"
@@ -22,9 +23,11 @@ with every spawner. (On Kubernetes, z2jh's ``singleuser.lifecycleHooks.postStart
 
 Private by default, checked: when it starts, this config makes the hub's database readable by root only (mode
 600; JupyterHub creates it 644) and refuses to start, printing one line per problem with its fix, where a student
-could not run the hub's Python or read bleu_lab and the course (every server start would fail, after a timeout), or
-could read another student's home (create them mode 700: docs/instructor.md), the hub's state folder (this working
-directory: mode 700) or, for graded work, the worked solutions (bleu_lab.hub_checks).
+could not run the hub's Python or read bleu_lab and the course (every server start would fail, after a timeout),
+where a group it names does not exist (every login would fail), or where a student could read another student's
+home (create them mode 700, each student with a group of their own: docs/instructor.md; a shared primary group and
+homes of mode 750, or an ACL, are found), the hub's state folder (this working directory: mode 700) or, for graded
+work, the worked solutions (bleu_lab.hub_checks).
 
 Graded work: start the hub with BLEU_LAB_GRADED=1 in its environment. Each student's server then copies the lessons
 as handed out, without worked solutions (``bleu-lab lessons --no-solutions``: solution files an earlier copy left
@@ -66,11 +69,14 @@ c = get_config()  # noqa: F821 (defined by traitlets when it loads this file)
 
 # --- who logs in -------------------------------------------------------------------------------------------------
 # Local users (PAM, JupyterHub's default authenticator): the students' accounts on this machine, with private homes
-# (mode 700; docs/instructor.md, "On one server"), e.g.
-#   groupadd students && useradd --create-home -K HOME_MODE=0700 --groups students alice && passwd alice
-# The students' group: "students", or another name in BLEU_LAB_STUDENTS_GROUP.
+# (mode 700) and a group of their own each (no shared primary group); docs/instructor.md's runbook, e.g.
+#   groupadd students && groupadd instructors
+#   useradd --create-home -K HOME_MODE=0700 --groups students alice && passwd alice
+# The students' group: "students", or another name in BLEU_LAB_STUDENTS_GROUP; the instructors' (hub admins: they
+# see and can stop every student's server): "instructors", or BLEU_LAB_INSTRUCTORS_GROUP. Both must exist: PAM's
+# group check fails every login otherwise (the start check below refuses to start).
 STUDENTS_GROUP = os.environ.get("BLEU_LAB_STUDENTS_GROUP", "students")
-INSTRUCTORS_GROUP = "instructors"  # hub admins: they see and can stop every student's server
+INSTRUCTORS_GROUP = os.environ.get("BLEU_LAB_INSTRUCTORS_GROUP", "instructors")
 c.JupyterHub.authenticator_class = "pam"
 c.PAMAuthenticator.allowed_groups = {STUDENTS_GROUP, INSTRUCTORS_GROUP}
 c.PAMAuthenticator.admin_groups = {INSTRUCTORS_GROUP}
@@ -141,15 +147,17 @@ PROBLEMS = hub_checks.start_problems(
     group=STUDENTS_GROUP, python=Path(sys.executable), scripts=[BIN / "bleu-lab", BIN / "jupyterhub-singleuser"],
     package=Path(bleu_lab.__file__).parent,
     course=[course_root() / f for f in course_files(solutions=not GRADED)] + [SINGLEUSER_CONFIG],
-    state=STATE, solutions=SOLUTIONS_DIR if GRADED else None)
+    state=STATE, solutions=SOLUTIONS_DIR if GRADED else None,
+    other_groups={INSTRUCTORS_GROUP: "the instructors', hub admins"})
 if RELEASED:
     PROBLEMS += hub_checks.released_problems(Path(RELEASED), hub_checks.group_members(STUDENTS_GROUP)[0])
 if PROBLEMS:
     sys.exit("bleu_lab jupyterhub_config: the hub does not start until these are fixed (one per line):\n  "
              + "\n  ".join(PROBLEMS))
 hub_checks.private_database(DATABASE)  # root only (600): it holds every user's name and the hub's tokens
-print(f"bleu_lab jupyterhub_config: checked: students can run {sys.executable} and read the course; no student "
-      f"can read another's home (group {STUDENTS_GROUP!r}), {STATE} or {DATABASE.name}"
+print(f"bleu_lab jupyterhub_config: checked: students can run {sys.executable} and read the course; groups "
+      f"{STUDENTS_GROUP!r} and {INSTRUCTORS_GROUP!r} exist; no student can read another's home (group "
+      f"{STUDENTS_GROUP!r}, each student's own groups and the homes' ACLs), {STATE} or {DATABASE.name}"
       + (f"; graded work: no student can read {SOLUTIONS_DIR}" if GRADED else ""), file=sys.stderr)
 
 # --- idle servers are stopped ------------------------------------------------------------------------------------

@@ -12,6 +12,9 @@ single-user settings, the server root, the default URL, the idle culler service 
   With ``local_users=True`` (tests/test_hub_private.py and tests/test_hub_fallback.py, as root, with accounts they
   created) the spawner is the shipped config's one without systemd, bleu_lab.hub_fallback.FallbackSpawner
   (LocalProcessSpawner with a cgroup per student): each server runs as its student, in the student's real home;
+- the groups: the shipped config refuses to start where a group it names (the students', the instructors') does not
+  exist; the DummyAuthenticator's users are in no group, so a group not given in the environment is one that exists
+  and whose members have no home (``no_homes_group``), which the start check passes;
 - the addresses: the proxy, the hub and the servers on 127.0.0.1 at free ports; as root, `--allow-root` for the
   single-user server (which otherwise refuses to run as root);
 - the culler's timings, on request (``idle_timeout``), and the hub's activity interval, so a test can wait for it;
@@ -81,6 +84,8 @@ def missing() -> str | None:
 TEST_CONFIG = """\
 import os
 c = get_config()  # noqa
+for _group in ("BLEU_LAB_STUDENTS_GROUP", "BLEU_LAB_INSTRUCTORS_GROUP"):  # the groups must exist (module docstring)
+    os.environ.setdefault(_group, {no_homes_group!r})
 load_subconfig({shipped!r})
 c.JupyterHub.authenticator_class = "dummy"
 c.DummyAuthenticator.password = {password!r}
@@ -147,6 +152,19 @@ class Hub:
         return path.read_text(errors="replace") if path.exists() else ""
 
 
+def no_homes_group() -> str:
+    """A group that exists and none of whose members has a home folder (so the start check has no home to check:
+    Debian's sync user, for one, has nogroup as its primary group and /bin as its home)."""
+    import grp
+
+    names = [entry.gr_name for entry in sorted(grp.getgrall(), key=lambda entry: -entry.gr_gid)]
+    for name in names:
+        _, homes = hub_checks.group_members(name)
+        if not any(home.is_dir() for home in homes.values()):
+            return name
+    raise RuntimeError("no group here is without members with a home: the hub's start check needs one")
+
+
 def write_config(root: Path, port: int, *, idle_timeout: int = 0, cull_every: int = 5, activity_interval: int = 5,
                  local_users: bool = False) -> Path:
     """The test's jupyterhub_config.py in ``root`` (the shipped config, then what the module docstring lists)."""
@@ -154,7 +172,8 @@ def write_config(root: Path, port: int, *, idle_timeout: int = 0, cull_every: in
     config.write_text(TEST_CONFIG.format(
         shipped=str(SHIPPED_CONFIG), password=PASSWORD, homes=str(root / "home"), port=port, hub_port=free_port(),
         proxy_api_port=free_port(), proxy=proxy_command(), activity_interval=activity_interval,
-        as_root=os.geteuid() == 0, idle_timeout=idle_timeout, cull_every=cull_every, local_users=local_users),
+        as_root=os.geteuid() == 0, idle_timeout=idle_timeout, cull_every=cull_every, local_users=local_users,
+        no_homes_group=no_homes_group()),
         encoding="utf-8")
     return config
 

@@ -84,7 +84,11 @@ def gradebook(tmp_path) -> Path:
 def test_the_import_holds_the_identity_columns_the_points_row_and_the_lessons_marks(gradebook, tmp_path):
     grades = [_grade("alice", L3), _grade("bob", L3, lost=2), _grade("s1004", L3, lost=5), _grade("zed", L3)]
     out = tmp_path / "import.csv"
-    report = write_canvas(read_gradebook(gradebook), out, grades, {"alice": {WRITTEN: 2.0}})
+    with pytest.raises(ValueError, match=r"^--canvas: 1 students of the batch are not in Canvas's gradebook \(zed\)"):
+        write_canvas(read_gradebook(gradebook), out, grades, {"alice": {WRITTEN: 2.0}}, points=7)
+    assert not out.exists()
+    report = write_canvas(read_gradebook(gradebook), out, grades, {"alice": {WRITTEN: 2.0}}, points=7,
+                          allow_missing=True)
     read = canvas_reads(out)
     column = f"Lesson 3: {L3} (12345)"
     assert read["assignments"] == [column] and read["points"] == {column: "7.00"}
@@ -116,7 +120,7 @@ def test_sis_login_id_is_matched_first_and_a_semicolon_export_with_a_bom_comes_b
     book = read_gradebook(path)
     assert book.delimiter == ";" and book.bom
     out = tmp_path / "import.csv"
-    report = write_canvas(book, out, [_grade("alice", L3, lost=1)], {"alice": {WRITTEN: 1.5}})
+    report = write_canvas(book, out, [_grade("alice", L3, lost=1)], {"alice": {WRITTEN: 1.5}}, points=7)
     assert report.matched == {"alice": "SIS Login ID"}
     assert out.read_bytes().startswith(b"\xef\xbb\xbf")
     read = canvas_reads(out)
@@ -128,15 +132,28 @@ def test_points_that_do_not_fit_are_refused_never_rescaled(gradebook, tmp_path):
     book = read_gradebook(gradebook)
     out = tmp_path / "import.csv"
     rows = [{"student": "alice", f"{L3}: total": 5, WRITTEN: ""}]
-    with pytest.raises(ValueError, match=r"worth 10 points and 00_start_here's marks are out of 2: set"):
+    with pytest.raises(ValueError, match=r"worth 10 points and 00_start_here is worth 2: set the assignment's points "
+                       "in Canvas to 2 "):
         canvas_import(book, out, [{"student": "alice", f"{L0}: total": 2}], L0, lesson_gradings()[L0],
                       "Lesson 1 (12301)")
     book.points[book.header.index(f"Lesson 3: {L3} (12345)")] = "4.00"
-    with pytest.raises(ValueError, match="out of 5 plus its written answers"):
+    with pytest.raises(ValueError, match=r"worth 4 points and 03_brevity_penalty is worth 6 \(5 for its checks, 1 for "
+                       r"each of its 1 written answers\): set the assignment's points in Canvas to 6 and export again "
+                       r"\(marks"):
+        canvas_import(book, out, rows, L3, lesson_gradings()[L3], points=4)  # --points cannot make room for less
+    book.points[book.header.index(f"Lesson 3: {L3} (12345)")] = "10.00"  # issue 44: 10 for a 6-point lesson
+    with pytest.raises(ValueError, match=r"worth 10 points and 03_brevity_penalty is worth 6 .* or give --points 10 "
+                       r"if the written answers are worth 5 together"):
         canvas_import(book, out, rows, L3, lesson_gradings()[L3])
+    with pytest.raises(ValueError, match=r"^--points 7: Canvas's 'Lesson 3: 03_brevity_penalty \(12345\)' is worth 10"):
+        canvas_import(book, out, rows, L3, lesson_gradings()[L3], points=7)
+    assert canvas_import(book, out, rows, L3, lesson_gradings()[L3], points=10).points_possible == 10
+    book.points[book.header.index(f"Lesson 3: {L3} (12345)")] = "6.00"  # the lesson's total: no --points needed
+    assert canvas_import(book, out, rows, L3, lesson_gradings()[L3]).points_possible == 6
+    out.unlink()
     book.points[book.header.index(f"Lesson 3: {L3} (12345)")] = "7.00"
     with pytest.raises(ValueError, match=r"alice's marks by hand for 03_brevity_penalty \(3\) exceed .* \(2 of 7"):
-        canvas_import(book, out, [{**rows[0], WRITTEN: 3}], L3, lesson_gradings()[L3])
+        canvas_import(book, out, [{**rows[0], WRITTEN: 3}], L3, lesson_gradings()[L3], points=7)
     with pytest.raises(ValueError, match="--assignment 'Lesson 9': no such assignment"):
         canvas_import(book, out, rows, L3, lesson_gradings()[L3], "Lesson 9")
     with pytest.raises(ValueError, match="no assignment's title holds '00_start_here': name the lesson's with"):
@@ -144,7 +161,7 @@ def test_points_that_do_not_fit_are_refused_never_rescaled(gradebook, tmp_path):
     with pytest.raises(ValueError, match="one lesson's column, and this batch has 2 lessons"):
         write_canvas(book, out, [_grade("alice", L3), _grade("alice", L0)])
     assert not out.exists()
-    assert canvas_import(book, out, rows, L3, lesson_gradings()[L3], "12345").assignment.endswith("(12345)")
+    assert canvas_import(book, out, rows, L3, lesson_gradings()[L3], "12345", 7).assignment.endswith("(12345)")
 
 
 def test_a_file_that_is_no_canvas_export_is_refused_in_one_line(tmp_path):
@@ -157,6 +174,18 @@ def test_a_file_that_is_no_canvas_export_is_refused_in_one_line(tmp_path):
         read_gradebook(path)
     path.write_bytes(EXPORT.encode("latin-1", "replace").replace(b"Doe", b"D\xf6e"))
     with pytest.raises(ValueError, match="not UTF-8"):
+        read_gradebook(path)
+    # issue 43: a student named "Points Possible" (a display name is the student's choice), before or after the others
+    for row in ('"Points Possible",1005,S1005,pp@uni.example,Section B,,5.00,,,,,,\r\n',
+                "    Points Possible,,,,,1,1\r\n"):
+        for where in ('"Doe, Alice"', '"Student, Test"'):
+            path.write_text(EXPORT.replace(where, row + where, 1), encoding="utf-8")
+            with pytest.raises(ValueError, match=r"^--canvas .*, line (4|8): a (second row|row after the students) "
+                               r"named 'Points Possible' \(a student of that name\?\): Canvas writes one such row"):
+                read_gradebook(path)
+    path.write_text(EXPORT.replace("    Points Possible,", '"Points Possible",1005,S1005,pp@uni.example,Section B,,5.00'
+                                   ",,,,,,\r\n    Points Possible,", 1), encoding="utf-8")
+    with pytest.raises(ValueError, match=r"line 3: a row with a student's ID \(1005\) named 'Points Possible'"):
         read_gradebook(path)
 
 
@@ -199,6 +228,18 @@ def test_grade_refuses_canvas_options_before_grading(gradebook, tmp_path, capsys
     assert assignments_main(["grade", str(notebook), "--lesson", L0, "--canvas", str(gradebook), "-o",
                              str(tmp_path / "i.csv")]) == 2
     assert "no assignment's title holds '00_start_here'" in capsys.readouterr().err
+    canvas = ["--canvas", str(gradebook), "-o", str(tmp_path / "i.csv")]
+    assert assignments_main(["grade", str(notebook), *canvas]) == 2  # issue 44: 7 points for a 6-point lesson
+    assert "is worth 7 points and 03_brevity_penalty is worth 6 (5 for its checks, 1 for each of its 1 written " \
+        "answers): set the assignment's points in Canvas to 6 and export again, or give --points 7" in (
+            capsys.readouterr().err)
+    stranger = tmp_path / "zed" / f"{L3}.ipynb"  # a student the gradebook does not have
+    stranger.parent.mkdir()
+    stranger.write_text("{}", encoding="utf-8")
+    assert assignments_main(["grade", str(notebook), str(stranger), *canvas, "--points", "7"]) == 2
+    assert "bleu-lab: error: --canvas: 1 students of the batch are not in Canvas's gradebook (zed): their marks " \
+        "would never reach it. Add them to the course and export the gradebook again, or give --allow-missing" in (
+            capsys.readouterr().err)
     assert not (tmp_path / "i.csv").exists()
     manual = tmp_path / "marks.csv"
     manual.write_text("student,notes\nalice,\n", encoding="utf-8")
@@ -213,7 +254,8 @@ def test_marks_by_hand_reach_canvas_from_the_marks_csv_alone_without_grading_aga
     filled = tmp_path / "marks-by-hand.csv"  # the instructor's spreadsheet, saved as CSV: alice's answer gets 1.5
     filled.write_text("\n".join([text[0], text[1].replace(",,4,", ",1.5,4,", 1), text[2]]) + "\n", encoding="utf-8")
     out = tmp_path / "import.csv"
-    assert assignments_main(["grade", "--manual", str(filled), "--canvas", str(gradebook), "-o", str(out)]) == 0
+    assert assignments_main(["grade", "--manual", str(filled), "--canvas", str(gradebook), "-o", str(out),
+                             "--points", "7"]) == 0
     assert "matched 2 by login" in capsys.readouterr().err
     cells = {sid: s["cells"][f"Lesson 3: {L3} (12345)"] for sid, s in canvas_reads(out)["students"].items()}
     assert (cells["1001"], cells["1002"], cells["1003"]) == ("5.5", "5", "4.00")

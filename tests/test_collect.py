@@ -16,9 +16,11 @@ import os
 import pwd
 import secrets
 import shutil
+import socket
 import stat
 import subprocess
 import sys
+import tempfile
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -146,6 +148,65 @@ def test_collect_refuses_bad_options_in_one_line(hostile_homes, tmp_path, capsys
                              str(hostile_homes / "alice" / "submitted")]) == 2
     assert "is inside --homes" in capsys.readouterr().err and not (hostile_homes / "alice" / "submitted").exists()
     assert not (tmp_path / "in").exists()
+
+
+@pytest.fixture
+def tmpfs_dir(tmp_path) -> Path:
+    """A folder on a file system with 64-bit times (tmpfs: /dev/shm), where a student can set an mtime of 1e15 s
+    (ext4 caps it at 2446); else tmp_path."""
+    shm = Path("/dev/shm")
+    if not (shm.is_dir() and os.access(shm, os.W_OK)):
+        yield tmp_path
+        return
+    folder = shm / f"bleu-lab-collect-{secrets.token_hex(4)}"
+    folder.mkdir(mode=0o700)
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_collect_goes_on_past_any_one_home(tmpfs_dir):
+    """Issue 44: a Unix socket in place of the notebook, an mtime no date holds and a hard link each cost only their
+    own home (one line in the manifest); the homes after them are collected."""
+    homes, target = tmpfs_dir / "home", tmpfs_dir / "course" / "submitted"
+    _notebook(homes, "amy", b'{"amy": 1}')
+    with socket.socket(socket.AF_UNIX) as sock:  # the issue's: bind() where the lesson was
+        sock.bind(str(_home(homes, "ben").joinpath(*NOTEBOOK, f"{L3}.ipynb")))
+        future = _notebook(homes, "cat", b'{"cat": 1}')
+        os.utime(future, (1e15, 1e15))
+        outside = tmpfs_dir / "someone-elses.ipynb"
+        outside.write_bytes(b'{"not dan": 1}')
+        os.link(outside, _home(homes, "dan").joinpath(*NOTEBOOK, f"{L3}.ipynb"))
+        _notebook(homes, "zoe", b'{"zoe": 1}')
+        assert assignments_main(["collect", L3, "--homes", str(homes), "--to", str(target), "--deadline",
+                                 DEADLINE.isoformat()]) == 0
+    rows = _manifest(target.parent / f"{L3}-collected.csv")
+    assert {s: r["status"] for s, r in rows.items()} == {
+        "amy": "collected", "ben": "refused", "cat": "refused", "dan": "refused", "zoe": "collected"}
+    assert rows["ben"]["note"].endswith("is not a regular file (a socket)")
+    if os.stat(future).st_mtime == 1e15:  # the file system holds it (tmpfs, btrfs, XFS)
+        assert "its modification time (1000000000000000 s after 1970) is out of range" in rows["cat"]["note"]
+    assert rows["dan"]["note"].endswith("has 2 hard links: it may be another's file (save the lesson again, as a "
+                                        "file of its own)")
+    assert sorted(p.relative_to(target).as_posix() for p in target.rglob("*.ipynb")) == [
+        f"amy/{L3}/{L3}.ipynb", f"zoe/{L3}/{L3}.ipynb"]
+
+
+def test_as_root_a_file_the_student_does_not_own_is_refused(real_student, tmp_path):
+    """A file root (or anyone) left in a student's home is not the student's submission, whatever its mode."""
+    home = Path(real_student.pw_dir)
+    folder = home.joinpath(*NOTEBOOK)
+    folder.mkdir(parents=True)
+    for path in (home / NOTEBOOK[0], folder):
+        os.chown(path, real_student.pw_uid, real_student.pw_gid)
+    (folder / f"{L3}.ipynb").write_bytes(b"{}")  # root's
+    report = collect(L3, home.parent, tmp_path / "submitted")
+    [row] = report.rows
+    assert row.status == "refused" and f"is not the student's: owned by root (uid 0), not by the home's owner " \
+        f"{real_student.pw_name} (uid {real_student.pw_uid})" in row.note
+    os.chown(folder / f"{L3}.ipynb", real_student.pw_uid, real_student.pw_gid)
+    assert collect(L3, home.parent, tmp_path / "submitted").rows[0].status == "collected"
 
 
 def test_a_deadline_without_a_zone_is_local_time():
@@ -306,10 +367,11 @@ def test_a_page_shows_hidden_cases_only_as_the_policy_allows_and_escapes_the_not
 
 
 @pytest.fixture(scope="module")
-def round_trip(tmp_path_factory):
+def round_trip():
     """The hub's round trip with the real commands: alice saved the solved lesson 0, bob the untouched one, carol
     planted a link; collect, grade --feedback --csv --canvas, return."""
-    root = tmp_path_factory.mktemp("hub")
+    root = Path(tempfile.mkdtemp(prefix="bleu-lab-round-trip-"))
+    root.chmod(0o755)  # a folder every user can enter, as /srv/grading is on a hub: what is written must be private
     course = root / "release"
     release(course, REPO / "notebooks")
     homes = root / "home"
@@ -327,6 +389,9 @@ def round_trip(tmp_path_factory):
                          '"Doe, Alice",1001,S1001,alice,"Section A, Monday",,\r\n'
                          '"Roe, Bob",1002,S1002,bob@uni.example,Section A,1.00,50.00\r\n'
                          '"Student, Test",1099,,,Section A,,\r\n', encoding="utf-8")
+    earlier = root / "marks.csv"  # an earlier run's export, open to all: rewritten, it is private too
+    earlier.write_text("student\n", encoding="utf-8")
+    earlier.chmod(0o644)
     run = [str(BLEU_LAB)]
     collected = subprocess.run([*run, "collect", L0, "--homes", str(homes), "--to", str(submitted)],
                                capture_output=True, text=True, timeout=120)
@@ -336,7 +401,8 @@ def round_trip(tmp_path_factory):
                             capture_output=True, text=True, timeout=900)
     returned = subprocess.run([*run, "collect", "--return", str(root / "feedback"), "--homes", str(homes)],
                               capture_output=True, text=True, timeout=120)
-    return root, homes, collected, graded, returned
+    yield root, homes, collected, graded, returned
+    shutil.rmtree(root, ignore_errors=True)
 
 
 def test_round_trip_collects_grades_and_returns_each_page_to_its_home(round_trip):
@@ -365,3 +431,38 @@ def test_round_trip_collects_grades_and_returns_each_page_to_its_home(round_trip
         f"Student,ID,SIS User ID,SIS Login ID,Section,Lesson 0: {L0} (222)", "    Points Possible,,,,,2.00",
         '"Doe, Alice",1001,S1001,alice,"Section A, Monday",2', '"Roe, Bob",1002,S1002,bob@uni.example,Section A,0',
         '"Student, Test",1099,,,Section A,']
+
+
+PEEK = """\
+import os, sys
+for path in sys.argv[1:]:
+    try:
+        os.listdir(path) if os.path.isdir(path) else open(path, "rb").read(1)
+        print("READ", path)
+    except PermissionError:
+        print("DENIED", path)
+"""
+
+
+def test_round_trip_writes_nothing_another_user_can_read(round_trip):
+    """Issues 43 and 44: in a folder every user can enter, what release, collect and grade wrote (the solved lessons,
+    the manifest, the collected notebooks, marks.csv, the feedback pages, Canvas's file) is 0700 / 0600, and a real
+    second user (nobody) can open none of it; grade warns that the folder is open."""
+    root, _, _, graded, _ = round_trip
+    written = [p for p in root.rglob("*") if not p.is_relative_to(root / "home") and p.name != "Grades-BLEU.csv"]
+    assert {"marks.csv", "import.csv", f"{L0}-collected.csv", f"{L0}.html", "solved", "student"} <= {
+        p.name for p in written}
+    modes = {p.relative_to(root).as_posix(): oct(stat.S_IMODE(p.lstat().st_mode)) for p in written}
+    assert {k: v for k, v in modes.items() if v != ("0o700" if (root / k).is_dir() else "0o600")} == {}, modes
+    assert (f"bleu-lab grade: warning: --csv writes into {root}, which other users can enter or list (mode 755, "
+            f"root:root): the files written there are private (mode 600), but their names show; chmod 700 {root}"
+            if os.geteuid() == 0 else f"writes into {root}, which other users can enter") in graded.stderr
+    if os.geteuid() != 0:
+        return  # only root can be another user here (CI runs as root)
+    try:
+        nobody = pwd.getpwnam("nobody")
+    except KeyError:
+        pytest.skip("no user nobody on this system")
+    seen = subprocess.run(["/usr/bin/python3", "-I", "-c", PEEK, *map(str, written)], capture_output=True, text=True,
+                          user=nobody.pw_uid, group=nobody.pw_gid, extra_groups=[], timeout=60, check=True)
+    assert seen.stdout.splitlines() == [f"DENIED {p}" for p in written], seen.stdout

@@ -3,7 +3,8 @@ shipped jupyterhub_config.py and real local accounts (created with the guide's `
 as root; tests/hub_harness.py says what else the test swaps): homes and database private, a student's kernel
 cannot read another's files, graded mode hands out no worked solutions, and the start check refuses, in one line
 with its fix, a home other students can read, a Python they cannot run, an open state folder and readable
-solutions in graded mode.
+solutions in graded mode, a group the config names that does not exist, and a student whose primary group is
+another's.
 
 The hub test skips with a reason where it does not run as root (CI runs it as root, with BLEU_LAB_REQUIRE_HUB=1).
 """
@@ -17,6 +18,7 @@ import pwd
 import shutil
 import sqlite3
 import stat
+import struct
 import subprocess
 import sys
 import tempfile
@@ -156,8 +158,74 @@ def test_the_database_is_made_private_and_sqlite_takes_the_empty_file(open_dir):
         assert db.execute("select name from users").fetchall() == [("ada",)]
 
 
-def test_a_missing_group_has_no_homes_to_check():
-    assert hub_checks.group_members("bleu-lab-no-such-group-" + uuid.uuid4().hex[:8]) == (frozenset(), {})
+def test_a_missing_group_has_no_homes_to_check_and_stops_the_start():
+    """Issue 44: the config's `instructors` group missing made every login fail (HTTP 500, KeyError in the log)."""
+    missing = "bleu-lab-no-such-group-" + uuid.uuid4().hex[:8]
+    assert hub_checks.group_members(missing) == (frozenset(), {})
+    assert hub_checks.group_problems({missing: "the instructors', hub admins"}) == [
+        f"the group {missing!r} (the instructors', hub admins) does not exist, so every login would fail (PAM's "
+        f"getgrnam({missing!r}) raises KeyError): groupadd {missing}, then add its members (usermod -aG {missing} "
+        "LOGIN)"]
+    assert hub_checks.group_problems({hub_harness.no_homes_group(): "the students'"}) == []
+
+
+def test_students_with_a_shared_primary_group_or_an_acl_are_found(open_dir):
+    """Issue 44: `useradd -g users -G students -K HOME_MODE=0750` passed the start check, yet one student read
+    another's home; so does an ACL entry (setfacl -m u:bob:rx). Each is a real account, and the other student really
+    lists the home before the check names it."""
+    if os.geteuid() != 0 or shutil.which("useradd") is None:
+        pytest.skip("creates local accounts (useradd): needs root (CI runs it as root)")
+    suffix = uuid.uuid4().hex[:6]
+    students, shared, amy, bob = f"blt{suffix}", f"blt{suffix}u", f"blt{suffix}a", f"blt{suffix}b"
+    homes = open_dir / "home"
+    homes.mkdir(mode=0o755)
+    made_groups, made = [], []
+    try:
+        for group in (students, shared):
+            subprocess.run(["groupadd", group], check=True, capture_output=True)
+            made_groups.append(group)
+        for name in (amy, bob):  # the issue's set-up: one primary group for all, homes 750
+            subprocess.run(["useradd", "--create-home", "--home-dir", str(homes / name), "-g", shared, "-G", students,
+                            "-K", "HOME_MODE=0750", "--shell", "/bin/sh", name], check=True, capture_output=True)
+            made.append(name)
+        gids, members = hub_checks.group_members(students)
+        groups_of = hub_checks.student_groups(members)
+
+        def bob_lists_amys_home() -> bool:
+            entry = pwd.getpwnam(bob)
+            done = subprocess.run(["/usr/bin/python3", "-I", "-c", f"import os; os.listdir({str(homes / amy)!r})"],
+                                  user=entry.pw_uid, group=entry.pw_gid, extra_groups=list(groups_of[bob]),
+                                  capture_output=True, timeout=60)
+            return done.returncode == 0
+
+        assert bob_lists_amys_home()
+        assert hub_checks.home_problems(members, gids) == []  # the students' group alone: what the check saw before
+        assert hub_checks.home_problems(members, gids, groups_of) == [
+            f"{name}'s home {homes / name} is open to other students through its group {shared} (mode 750, "
+            f"{name}:{shared}; {other} in it): chmod 700 {homes / name}, and give each student a group of their own "
+            f"(useradd without -g {shared}: USERGROUPS_ENAB yes, Debian's default)"
+            for name, other in ((amy, bob), (bob, amy))]
+        for name in (amy, bob):
+            (homes / name).chmod(0o700)
+        assert not bob_lists_amys_home() and hub_checks.home_problems(members, gids, groups_of) == []
+        # setfacl -m u:bob:rx ~amy, written as the kernel keeps it (linux/posix_acl_xattr.h)
+        entries = [(0x01, 7, 0xFFFFFFFF), (0x02, 5, pwd.getpwnam(bob).pw_uid), (0x04, 0, 0xFFFFFFFF),
+                   (0x10, 5, 0xFFFFFFFF), (0x20, 0, 0xFFFFFFFF)]
+        try:
+            os.setxattr(homes / amy, hub_checks.ACL_XATTR,
+                        struct.pack("<I", 2) + b"".join(struct.pack("<HHI", *e) for e in entries))
+        except OSError as err:
+            pytest.skip(f"no ACLs on this file system ({err.strerror})")
+        assert hub_checks.acl_entries(homes / amy) == entries
+        assert bob_lists_amys_home()
+        assert hub_checks.home_problems(members, gids, groups_of) == [
+            f"{amy}'s home {homes / amy} is open to other students through its access control list (user:{bob}:r-x):"
+            f" setfacl -b {homes / amy}, then chmod 700 {homes / amy}"]
+    finally:
+        for name in made:
+            subprocess.run(["userdel", "--remove", name], capture_output=True)
+        for group in made_groups:
+            subprocess.run(["groupdel", group], capture_output=True)
 
 
 # --- a real hub, real accounts -----------------------------------------------------------------------------------
@@ -263,6 +331,23 @@ def test_private_homes_database_and_graded_work_on_a_real_hub() -> None:
             assert not [line for line in lines if "home" in line]
             state.chmod(0o700)
             assert not list(state.glob("jupyterhub.sqlite*"))  # nothing created before the checks pass
+            # Issue 44: a missing instructors' group (every login failed with HTTP 500) and a student whose primary
+            # group is another's (useradd -g ... -K HOME_MODE=0750): refused, one line each with its fix.
+            carl, missing = f"blt{suffix}c", f"blt{suffix}-no-such-group"
+            subprocess.run(["useradd", "--create-home", "--home-dir", str(homes / carl), "-g", ada, "--groups", group,
+                            "-K", "HOME_MODE=0750", "--shell", "/bin/sh", carl], check=True, capture_output=True)
+            try:
+                refused = hub_harness.refused_start(state, bin_dir, {**env, "BLEU_LAB_INSTRUCTORS_GROUP": missing},
+                                                     local_users=True)
+            finally:
+                subprocess.run(["userdel", "--remove", carl], capture_output=True)
+            lines = [line.strip() for line in refused.stdout.splitlines()]
+            assert refused.returncode != 0, refused.stdout[-3000:]
+            assert f"the group {missing!r} (the instructors', hub admins) does not exist, so every login would fail " \
+                f"(PAM's getgrnam({missing!r}) raises KeyError): groupadd {missing}, then add its members (usermod " \
+                f"-aG {missing} LOGIN)" in lines, refused.stdout[-3000:]
+            opened = f"{carl}'s home {homes / carl} is open to other students through its group {ada} (mode 750, "
+            assert [line for line in lines if line.startswith(f"{opened}{carl}:{ada}; {ada} in it): chmod 700")], lines
 
             # Graded work with the solutions closed as the guide says, one lesson at a time (lessons 0 and 1 out,
             # lesson 3 opening in 2999): the hub starts.
@@ -384,10 +469,12 @@ def test_start_problems_says_one_line_for_many_closed_course_files(open_dir):
     state = open_dir / "state"
     state.mkdir(mode=0o700)
     python = make(open_dir / "bin" / "python", 0o755)
+    missing = "bleu-lab-no-such-group-" + uuid.uuid4().hex[:8]
     problems = hub_checks.start_problems(
-        group="bleu-lab-no-such-group-" + uuid.uuid4().hex[:8], python=python, scripts=[], package=course,
+        group=missing, python=python, scripts=[], package=course,
         course=[course / "notebooks" / "00_start_here.ipynb", *files], state=state, solutions=None)
     assert problems == [
+        *hub_checks.group_problems({missing: "the students'"}),
         f"students cannot read bleu_lab: {course / 'notebooks' / 'solutions'} (mode 700, "
         f"{hub_checks.describe(course / 'notebooks' / 'solutions').split(', ')[1]}); chmod -R o+rX {course}",
         f"students cannot use the course file {files[0]}: {course / 'notebooks' / 'solutions'} "
@@ -396,6 +483,6 @@ def test_start_problems_says_one_line_for_many_closed_course_files(open_dir):
         "/opt/bleu-lab-hub) (and 2 more course files)"]
     # graded: the closed solutions are what it asks for, and the course is the files a graded copy reads
     assert hub_checks.start_problems(
-        group="bleu-lab-no-such-group", python=python, scripts=[], package=course,
+        group=hub_harness.no_homes_group(), python=python, scripts=[], package=course,
         course=[course / "notebooks" / "00_start_here.ipynb"], state=state, solutions=course / "notebooks" / "solutions"
     ) == []

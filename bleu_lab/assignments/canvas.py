@@ -22,8 +22,13 @@ Canvas row by ``SIS Login ID``, else ``SIS User ID``, else the login part (befor
 case; the report says how each was matched and lists the unmatched on both sides.
 
 The score is the lesson's automatic total plus the marks given by hand to its written answers (``--manual``). Canvas's
-points possible for the assignment must be the lesson's automatic points, or more if the lesson has written answers
-(the rest is theirs); anything else is refused, never rescaled.
+points possible for the assignment must be the lesson's total: its automatic points plus ``WRITTEN_POINTS`` for each
+written answer (lesson 3: 5 + 1 = 6). Other points are refused, never rescaled, unless ``--points N`` says that
+Canvas's N is meant: N at least the automatic points, and above them only for a lesson with written answers (the rest
+is theirs). A student of the batch whom no Canvas row matches stops the command (before grading where it can tell)
+unless ``--allow-missing``: a mark that would silently never reach the gradebook is a lost mark. A row named
+``Points Possible`` other than Canvas's own (a second one, or one with a student's ID: a student can choose that
+display name) is refused in one line, never read as the points.
 """
 
 from __future__ import annotations
@@ -39,6 +44,7 @@ from ..exercises import LessonGrading
 from . import lesson_gradings
 from .grade import NotebookGrade
 from .gradebook import by_hand_column, marks_table
+from .private import write_private
 
 EXPORTER = "https://github.com/instructure/canvas-lms/blob/master/lib/gradebook_exporter.rb"
 IMPORTER = "https://github.com/instructure/canvas-lms/blob/master/lib/gradebook_importer.rb"
@@ -50,6 +56,7 @@ TITLE_AND_ID = re.compile(r"\A(.*)\s\((\d+)\)\Z")  # Canvas's Assignment.title_a
 POINTS_ROW = "    Points Possible"
 MATCH_KINDS = ("SIS Login ID", "SIS User ID", "login")
 MAX_GRADEBOOK_BYTES = 50_000_000
+WRITTEN_POINTS = 1  # what a written answer is worth in Canvas unless --points says otherwise
 
 
 @dataclass
@@ -110,10 +117,16 @@ def read_gradebook(path: Path) -> Gradebook:
     identity = header.index("Section") + 1
     points: list[str] = []
     students = []
-    for row in rows[1:]:
+    for line, row in enumerate(rows[1:], start=2):
         if not any(cell.strip() for cell in row):
             continue
         if row[0].strip() == "Points Possible":
+            if points or students or (len(row) > 1 and row[1].strip()):
+                why = "a second row" if points else "a row after the students" if students else (
+                    f"a row with a student's ID ({row[1].strip()})")
+                raise ValueError(f"--canvas {path}, line {line}: {why} named 'Points Possible' (a student of that "
+                                 "name?): Canvas writes one such row, before the students, and this one is not read "
+                                 "as the points; remove the row or have the name changed in Canvas, and export again")
             points = row
         elif all(re.fullmatch(r"\s*(Muted|Manual Posting.*)?\s*", cell, re.IGNORECASE) for cell in row):
             continue  # the row of manually posted assignments
@@ -196,22 +209,59 @@ def _format(points: float) -> str:
     return str(int(points)) if float(points).is_integer() else f"{points:.2f}".rstrip("0")
 
 
-def canvas_import(book: Gradebook, out: Path, rows: Sequence[Mapping[str, object]], lesson: str,
-                  grading: LessonGrading, assignment: str | None = None) -> CanvasReport:
-    """Write the import file for ``lesson`` from the marks ``rows`` (``gradebook.marks_table``'s, by-hand columns
-    filled or not) and return what matched. ValueError when Canvas's points possible cannot hold the lesson's."""
-    column = choose_assignment(book, lesson, assignment)
+def points_possible(book: Gradebook, column: str, lesson: str, grading: LessonGrading,
+                    points: float | None = None) -> float:
+    """Canvas's points possible for ``column``, once it fits the lesson (see the module: its total, or what
+    ``points`` (``--points``) says); ValueError naming the fix otherwise."""
     index = book.header.index(column)
     possible = _number(book.points[index])
-    automatic = sum(e.points for e in grading.exercises)
-    written = [e.name for e in grading.exercises if e.manual]
     if possible is None:
         raise ValueError(f"--canvas: {column!r} has no points possible ({book.points[index]!r}) in the gradebook")
-    if possible < automatic or (possible > automatic and not written):
-        raise ValueError(f"--canvas: Canvas's {column!r} is worth {possible:g} points and {lesson}'s marks are out of "
-                         f"{automatic}" + (" plus its written answers" if written else "") + ": set the assignment's "
-                         f"points in Canvas to {automatic}" + (" or more" if written else "") + " and export again "
-                         "(marks are never rescaled)")
+    automatic = sum(e.points for e in grading.exercises)
+    written = sum(1 for e in grading.exercises if e.manual)
+    total = automatic + WRITTEN_POINTS * written
+    worth = f"{lesson} is worth {total:g}" + (f" ({automatic} for its checks, {WRITTEN_POINTS} for each of its "
+                                             f"{written} written answers)" if written else "")
+    if points is not None and points != possible:
+        raise ValueError(f"--points {points:g}: Canvas's {column!r} is worth {possible:g} points in this export; give "
+                         f"--points {possible:g}, or change the assignment in Canvas and export again")
+    if possible < automatic or (possible != automatic and not written):
+        raise ValueError(f"--canvas: Canvas's {column!r} is worth {possible:g} points and {worth}: set the "
+                         f"assignment's points in Canvas to {total:g} and export again (marks are never rescaled)")
+    if possible != total and points is None:
+        raise ValueError(f"--canvas: Canvas's {column!r} is worth {possible:g} points and {worth}: set the "
+                         f"assignment's points in Canvas to {total:g} and export again, or give --points {possible:g} "
+                         f"if the written answers are worth {possible - automatic:g} together (marks are never "
+                         "rescaled)")
+    return possible
+
+
+def missing_students(book: Gradebook, students: Sequence[str]) -> list[str]:
+    """The students (a hub login, a folder name, nbgrader's id) that no Canvas row matches."""
+    rows = [row for row in book.students if not _is_test_student(book, row)]
+    return [student for student in students if _match(book, rows, student) == ""]
+
+
+def refuse_missing(missing: Sequence[str]) -> None:
+    """ValueError naming the students of the batch that are not in Canvas's gradebook (unless ``--allow-missing``)."""
+    if missing:
+        shown = ", ".join(missing[:10]) + (f" and {len(missing) - 10} more" if len(missing) > 10 else "")
+        raise ValueError(f"--canvas: {len(missing)} students of the batch are not in Canvas's gradebook ({shown}): "
+                         "their marks would never reach it. Add them to the course and export the gradebook again, or "
+                         "give --allow-missing to write the import without them")
+
+
+def canvas_import(book: Gradebook, out: Path, rows: Sequence[Mapping[str, object]], lesson: str,
+                  grading: LessonGrading, assignment: str | None = None, points: float | None = None,
+                  allow_missing: bool = False) -> CanvasReport:
+    """Write the import file for ``lesson`` from the marks ``rows`` (``gradebook.marks_table``'s, by-hand columns
+    filled or not) and return what matched. ValueError when Canvas's points possible do not fit the lesson
+    (``points_possible``), and, unless ``allow_missing``, when a student of the marks is not in Canvas."""
+    column = choose_assignment(book, lesson, assignment)
+    index = book.header.index(column)
+    possible = points_possible(book, column, lesson, grading, points)
+    automatic = sum(e.points for e in grading.exercises)
+    written = [e.name for e in grading.exercises if e.manual]
     room = possible - automatic
     report = CanvasReport(Path(out), column, possible)
     canvas_rows = [row for row in book.students if not _is_test_student(book, row)]
@@ -242,6 +292,8 @@ def canvas_import(book: Gradebook, out: Path, rows: Sequence[Mapping[str, object
                              f"written answers are worth in Canvas ({room:g} of {possible:g} points)")
         scores[row_index] = _format(_number(str(total)) + sum(given))
         report.matched[student] = how
+    if not allow_missing:
+        refuse_missing(report.unmatched_marks)
     login = book.column("SIS Login ID")
     for i, row in enumerate(canvas_rows):
         if i not in scores:
@@ -274,12 +326,12 @@ def _write(book: Gradebook, out: Path, index: int, scores: Mapping[int, str]) ->
         if id(row) in scores:
             cells[-1] = scores[id(row)]
         writer.writerow(cells)
-    Path(out).write_bytes(("\ufeff" if book.bom else "").encode() + buffer.getvalue().encode("utf-8"))
+    write_private(Path(out), ("\ufeff" if book.bom else "").encode() + buffer.getvalue().encode("utf-8"))
 
 
 def write_canvas(book: Gradebook, out: Path, grades: Sequence[NotebookGrade],
-                 by_hand: Mapping[str, Mapping[str, float]] | None = None,
-                 assignment: str | None = None) -> CanvasReport:
+                 by_hand: Mapping[str, Mapping[str, float]] | None = None, assignment: str | None = None,
+                 points: float | None = None, allow_missing: bool = False) -> CanvasReport:
     """``--canvas``: the import file of a batch of one lesson (ValueError for several)."""
     gradings = lesson_gradings()
     lessons = sorted({g.lesson for g in grades if g.lesson in gradings})
@@ -287,11 +339,12 @@ def write_canvas(book: Gradebook, out: Path, grades: Sequence[NotebookGrade],
         raise ValueError(f"--canvas writes one lesson's column, and this batch has {len(lessons)} lessons "
                          f"({', '.join(lessons) or 'none graded'}): grade one lesson at a time")
     _, rows = marks_table(grades, by_hand)
-    return canvas_import(book, out, rows, lessons[0], gradings[lessons[0]], assignment)
+    return canvas_import(book, out, rows, lessons[0], gradings[lessons[0]], assignment, points, allow_missing)
 
 
 def canvas_from_marks(book: Gradebook, out: Path, rows: Sequence[Mapping[str, object]], lesson: str | None = None,
-                      assignment: str | None = None) -> CanvasReport:
+                      assignment: str | None = None, points: float | None = None,
+                      allow_missing: bool = False) -> CanvasReport:
     """``--manual MARKS --canvas ... -o ...`` without notebooks: the import file from a marks CSV (``read_marks``)
     alone, its automatic totals as graded and its by-hand marks as filled in (no grading again)."""
     gradings = lesson_gradings()
@@ -305,4 +358,4 @@ def canvas_from_marks(book: Gradebook, out: Path, rows: Sequence[Mapping[str, ob
     if len(lessons) != 1:
         raise ValueError(f"--manual: the marks CSV holds {len(lessons)} lessons ({', '.join(lessons) or 'none'}): "
                          "name the one for Canvas with --lesson")
-    return canvas_import(book, out, rows, lessons[0], gradings[lessons[0]], assignment)
+    return canvas_import(book, out, rows, lessons[0], gradings[lessons[0]], assignment, points, allow_missing)

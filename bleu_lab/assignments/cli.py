@@ -7,7 +7,8 @@
                    [--jobs N] [--csv marks.csv] [--gradescope results.json]
                                              ...several at once, the marks as CSV / Gradescope's JSON (a rerun after a
                                              crash resumes from its journal)
-                   [--feedback DIR] [--canvas GRADEBOOK.csv -o IMPORT.csv] [--manual marks.csv]
+                   [--feedback DIR] [--canvas GRADEBOOK.csv -o IMPORT.csv [--assignment TITLE] [--points N]
+                   [--allow-missing]] [--manual marks.csv]
                                              ...feedback pages (feedback.py), Canvas's import (canvas.py)
     bleu-lab collect 03_brevity_penalty --homes /home --to course/submitted [--deadline ISO]   from hub homes
     bleu-lab collect --return feedback/ --homes /home                        feedback pages back (collect.py)
@@ -17,18 +18,32 @@
 notebook that cannot be read or placed gets ``score: not graded`` and the batch goes on). It exits with 0 once every
 notebook is graded, whatever the marks; with 2 (and one line on stderr) for a missing file or a bad option; with 3
 if the grader's own files changed during a run (marks withheld from there on, and no export written).
+
+``collect``, ``grade`` and ``release`` run under umask 077 and write every file anew, private (``private``): on a shared
+server the other users are the students. Each first warns, on stderr, of a folder it writes into that others can
+enter or list.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from . import default_notebooks_dir, lesson_gradings
 from .batch import MAX_JOBS
-from .canvas import canvas_from_marks, choose_assignment, read_gradebook, write_canvas
+from .canvas import (
+    Gradebook,
+    canvas_from_marks,
+    choose_assignment,
+    missing_students,
+    points_possible,
+    read_gradebook,
+    refuse_missing,
+    write_canvas,
+)
 from .collect import add_collect_parser, run_collect
 from .feedback import HIDDEN_POLICIES, write_feedback
 from .grade import DEFAULT_TIMEOUT, MARK_MEMORY, MAX_CELLS, MAX_NOTEBOOK_MB, SANDBOX_MODES, NotebookGrade, grade_batch
@@ -43,9 +58,11 @@ from .gradebook import (
 )
 from .gradescope import DEFAULT_TIMEOUT as GRADESCOPE_TIMEOUT
 from .gradescope import build_autograder
+from .private import close_file, open_folders, private_umask
 from .release import release
 
 EXIT_ERROR = 2
+PRIVATE_COMMANDS = ("collect", "grade", "release")  # run under umask 077: everything they write is private
 
 
 def build_parser(prog: str = "bleu-lab") -> argparse.ArgumentParser:
@@ -98,6 +115,13 @@ def build_parser(prog: str = "bleu-lab") -> argparse.ArgumentParser:
     grd.add_argument("--assignment", default=None, metavar="TITLE",
                      help="with --canvas: the lesson's assignment in the gradebook (its title, 'Title (id)' or id; "
                      "default: the one whose title holds the lesson's name)")
+    grd.add_argument("--points", type=float, default=None, metavar="N",
+                     help="with --canvas: the assignment's points possible in Canvas, where they differ from the "
+                     "lesson's total (its automatic points, plus 1 per written answer): the written answers are then "
+                     "worth the rest; without it such points are refused (marks are never rescaled)")
+    grd.add_argument("--allow-missing", action="store_true",
+                     help="with --canvas: write the import even where a student of the batch is not in Canvas's "
+                     "gradebook (their marks are left out, and listed); without it that stops the command")
     grd.add_argument("--manual", type=Path, default=None, metavar="MARKS",
                      help="a marks CSV that --csv wrote, with the written answers' '(by hand)' columns filled: their "
                      "marks go into --csv's columns and into Canvas's score")
@@ -167,13 +191,27 @@ def _exports_ok(args: argparse.Namespace) -> None:
                              "student's notebooks a folder of their own (or nbgrader's submitted/STUDENT/ASSIGNMENT/)")
 
 
+def _canvas_fits(book: Gradebook, args: argparse.Namespace) -> None:
+    """Before grading, what Canvas's import will need: every student of the batch in the gradebook (unless
+    --allow-missing) and, where the lesson is known (--lesson, or every notebook named after one lesson), its
+    assignment and points (ValueError naming the option)."""
+    gradings = lesson_gradings()
+    if not args.allow_missing:
+        refuse_missing(missing_students(book, sorted({student_id(p, gradings) for p in args.notebooks})))
+    stems = {p.stem for p in args.notebooks}
+    lesson = args.lesson or (next(iter(stems)) if len(stems) == 1 and stems <= gradings.keys() else None)
+    if lesson is not None and lesson in gradings:
+        column = choose_assignment(book, lesson, args.assignment)
+        points_possible(book, column, lesson, gradings[lesson], args.points)
+
+
 def _grade(args: argparse.Namespace, prog: str) -> int:
     if not args.notebooks:
         return _canvas_from_marks(args, prog)
     _exports_ok(args)
     book = read_gradebook(args.canvas) if args.canvas is not None else None  # refused before grading if unreadable
-    if book is not None and args.lesson is not None:
-        choose_assignment(book, args.lesson, args.assignment)
+    if book is not None:
+        _canvas_fits(book, args)
     by_hand = read_by_hand(args.manual) if args.manual is not None else None
     grades: list[NotebookGrade] = []
     code = grade_batch(list(args.notebooks), timeout=args.timeout, seed=args.seed, lesson=args.lesson, grades=grades,
@@ -185,15 +223,18 @@ def _grade(args: argparse.Namespace, prog: str) -> int:
         return code
     if args.csv is not None:
         write_marks_csv(args.csv, grades, by_hand)
+        close_file(args.csv)  # 0600 even where an earlier run's file was rewritten in place
         print(f"{prog}: wrote {args.csv} ({len(grades)} notebooks)", file=sys.stderr)
     if args.gradescope is not None:
         write_gradescope(args.gradescope, gradescope_results(grades))
+        close_file(args.gradescope)
         print(f"{prog}: wrote {args.gradescope}", file=sys.stderr)
     if args.feedback is not None:
         pages = write_feedback(args.feedback, grades, args.feedback_hidden, by_hand)
         print(f"{prog}: wrote {len(pages)} feedback pages in {args.feedback}", file=sys.stderr)
     if book is not None:
-        print(f"{prog}: {write_canvas(book, args.output, grades, by_hand, args.assignment)}", file=sys.stderr)
+        report = write_canvas(book, args.output, grades, by_hand, args.assignment, args.points, args.allow_missing)
+        print(f"{prog}: {report}", file=sys.stderr)
     return 0
 
 
@@ -205,15 +246,39 @@ def _canvas_from_marks(args: argparse.Namespace, prog: str) -> int:
     if args.output.resolve() in (args.manual.resolve(), args.canvas.resolve()):
         raise ValueError(f"-o {args.output} is one of the files it reads: give another file name")
     report = canvas_from_marks(read_gradebook(args.canvas), args.output, read_marks(args.manual), args.lesson,
-                               args.assignment)
+                               args.assignment, args.points, args.allow_missing)
     print(f"{prog}: {report}", file=sys.stderr)
     return 0
 
 
 def main(argv: Sequence[str], prog: str = "bleu-lab") -> int:
-    """Run ``release`` or ``grade``; return the exit code."""
+    """Run ``release``, ``grade``, ``collect`` or ``gradescope``; return the exit code. The first three run under
+    umask 077 (``private``): every folder they make is 0700 and every file 0600."""
     args = build_parser(prog).parse_args(argv)
+    with private_umask() if args.command in PRIVATE_COMMANDS else contextlib.nullcontext():
+        return _run(args, prog)
+
+
+def output_folders(args: argparse.Namespace) -> list[tuple[str, Path]]:
+    """The folders that exist already which a command writes into, each with the option that names it (the folders
+    it makes below them, such as a student's, are made or kept 0700 by the command itself)."""
+    found: list[tuple[str, Path | None]] = []
+    if args.command == "release":
+        found = [("release", args.outdir)]
+    elif args.command == "grade":
+        found = [(flag, path.parent) for flag, path in (("--csv", args.csv), ("--gradescope", args.gradescope),
+                                                         ("-o", args.output)) if path is not None]
+        found.append(("--feedback", args.feedback))
+    elif args.command == "collect" and args.return_dir is None and args.to is not None:
+        manifest = args.manifest or args.to.parent / f"{args.lesson}-collected.csv"
+        found = [("--to", args.to), ("the manifest", manifest.parent)]
+    return [(what, path) for what, path in found if path is not None and path.is_dir()]
+
+
+def _run(args: argparse.Namespace, prog: str) -> int:
     try:
+        for line in open_folders(output_folders(args)):
+            print(f"{prog} {args.command}: {line}", file=sys.stderr)
         if args.command == "release":
             notebooks = args.notebooks or default_notebooks_dir()
             done = release(args.outdir, notebooks, force=args.force)

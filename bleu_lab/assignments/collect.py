@@ -6,13 +6,17 @@ the hub's ``bleu-lab lessons`` puts the course, ``jupyter-settings/jupyterhub_co
 ``DIR/STUDENT/LESSON/LESSON.ipynb``, the layout ``bleu-lab grade`` reads (``DIR`` is nbgrader's ``submitted``; the
 student is the folder, ``gradebook.student_id``). A home is the student's, so every step is taken as if it were
 hostile: each folder is opened relative to the one before with ``O_NOFOLLOW | O_DIRECTORY`` and the file with
-``O_NOFOLLOW`` (a link at any component is refused, never followed), the file must be a regular file (``fstat``) of
-at most ``MAX_BYTES`` (checked before reading, and the read stops one byte beyond), and nothing of it is run or even
-parsed. Each file's modification time is compared with an optional deadline: a late file is collected and marked
-late, never dropped. Collecting again replaces the earlier copies; where a home now has nothing to collect (or is
-refused), an earlier copy is renamed ``LESSON.ipynb.earlier``, out of ``bleu-lab grade``'s way. A manifest CSV
-(``DIR``'s sibling ``LESSON-collected.csv``) lists every home: collected, late, refused (why) or nothing to collect.
-The folders and files it writes are the instructor's, private (0700, 0600).
+``O_NOFOLLOW`` (a link at any component is refused, never followed), the file must be a regular file (checked before
+it is opened, so a socket or a FIFO is never opened, and again with ``fstat``) of at most ``MAX_BYTES`` (checked
+before reading, and the read stops one byte beyond), owned by the home's owner and with no other hard link (whatever
+``fs.protected_hardlinks`` says), and nothing of it is run or even parsed. Each file's modification time is compared
+with an optional deadline: a late file is collected and marked late, never dropped; a time no date can hold (``touch``
+on a file system with 64-bit times, e.g. 1e15 s) refuses the file. Whatever goes wrong in one home (refused, an error
+reading it) is that home's one line, and the others are collected. Collecting again replaces the earlier copies;
+where a home now has nothing to collect (or is refused), an earlier copy is renamed ``LESSON.ipynb.earlier``, out of
+``bleu-lab grade``'s way. A manifest CSV (``DIR``'s sibling ``LESSON-collected.csv``) lists every home: collected,
+late, refused (why) or nothing to collect. The folders and files it writes are the instructor's, private (0700,
+0600: ``private``), whatever the umask.
 
 **Return.** For each page ``DIR/STUDENT/LESSON.html`` (what ``bleu-lab grade --feedback DIR`` writes) it writes
 ``HOMES/STUDENT/bleu-lab-course/feedback/LESSON.html``, owned by the student when run as root (the owner of the home),
@@ -38,6 +42,7 @@ from pathlib import Path
 from ..course import DEFAULT_DIR, new_name
 from ..spreadsheet import write_csv
 from . import lesson_gradings
+from .private import private_folder, write_private
 
 MAX_BYTES = 5_000_000  # a lesson notebook a student saved is well under 1 MB; the bound refuses anything near it
 NOTEBOOKS = (DEFAULT_DIR.as_posix(), "notebooks")  # in a home, where the hub's `bleu-lab lessons` puts the lessons
@@ -131,9 +136,14 @@ def walk(parts: tuple[str, ...], dir_fd: int) -> int:
     return fd
 
 
-def read_bounded(name: str, dir_fd: int, limit: int = MAX_BYTES) -> tuple[bytes, os.stat_result]:
+def read_bounded(name: str, dir_fd: int, limit: int = MAX_BYTES,
+                 owner: int | None = None) -> tuple[bytes, os.stat_result]:
     """The bytes and ``fstat`` of the regular file ``name`` in ``dir_fd``, opened without following a link and read
-    only if at most ``limit`` bytes (``Refused`` otherwise)."""
+    only if at most ``limit`` bytes (``Refused`` otherwise). Anything but a regular file (a socket, a FIFO, a device)
+    is refused before it is opened. With ``owner`` (a uid), so is a file that uid does not own or that has another
+    hard link: a student can link (or have root leave) a file that is not theirs in their home, and whether Linux
+    lets them link another's file depends on the ``fs.protected_hardlinks`` setting, never relied on here."""
+    _refuse_unless_regular(name, os.stat(name, dir_fd=dir_fd, follow_symlinks=False), owner)
     try:
         fd = os.open(name, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0), dir_fd=dir_fd)
     except OSError as exc:
@@ -142,14 +152,43 @@ def read_bounded(name: str, dir_fd: int, limit: int = MAX_BYTES) -> tuple[bytes,
         raise
     with os.fdopen(fd, "rb") as f:
         st = os.fstat(f.fileno())
-        if not stat.S_ISREG(st.st_mode):
-            raise Refused(f"{name} is not a regular file")
+        _refuse_unless_regular(name, st, owner)  # what was opened, if it changed since
         if st.st_size > limit:
             raise Refused(f"{name} is {st.st_size / 1e6:.1f} MB, over the {limit / 1e6:g} MB bound (not read)")
         data = f.read(limit + 1)
     if len(data) > limit:
         raise Refused(f"{name} grew beyond the {limit / 1e6:g} MB bound while it was read")
     return data, st
+
+
+def _refuse_unless_regular(name: str, st: os.stat_result, owner: int | None) -> None:
+    if stat.S_ISLNK(st.st_mode):
+        raise Refused(f"{name} is a link (never followed)")
+    if not stat.S_ISREG(st.st_mode):
+        raise Refused(f"{name} is not a regular file (a {_kind(st.st_mode)})")
+    if owner is not None and st.st_uid != owner:
+        raise Refused(f"{name} is not the student's: owned by {_user(st.st_uid)}, not by the home's owner "
+                      f"{_user(owner)}")
+    if owner is not None and st.st_nlink > 1:
+        raise Refused(f"{name} has {st.st_nlink} hard links: it may be another's file (save the lesson again, as a "
+                      "file of its own)")
+
+
+def _kind(mode: int) -> str:
+    for test, kind in ((stat.S_ISSOCK, "socket"), (stat.S_ISFIFO, "FIFO"), (stat.S_ISDIR, "folder"),
+                       (stat.S_ISCHR, "character device"), (stat.S_ISBLK, "block device")):
+        if test(mode):
+            return kind
+    return "special file"
+
+
+def _user(uid: int) -> str:
+    try:
+        import pwd
+
+        return f"{pwd.getpwuid(uid).pw_name} (uid {uid})"
+    except (ImportError, KeyError):
+        return f"uid {uid}"
 
 
 def homes(root: Path) -> tuple[int, list[str]]:
@@ -183,15 +222,6 @@ def _check_lesson(lesson: str) -> None:
         raise ValueError(f"LESSON {lesson!r}: no such graded lesson (one of {', '.join(sorted(lesson_gradings()))})")
 
 
-def _write_private(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` (the instructor's folder) as a new private file, replacing an earlier copy."""
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
-    with os.fdopen(fd, "wb") as f:
-        f.write(data)
-    os.replace(tmp, path)
-
-
 def collect(lesson: str, homes_root: Path, target: Path, *, deadline: datetime | None = None,
             limit: int = MAX_BYTES, manifest: Path | None = None) -> CollectReport:
     """Copy every home's notebook of ``lesson`` into ``target/STUDENT/LESSON/LESSON.ipynb`` (see the module)."""
@@ -206,11 +236,14 @@ def collect(lesson: str, homes_root: Path, target: Path, *, deadline: datetime |
         raise ValueError(f"--to {target} is inside --homes {homes_root}: collect into a folder of the instructor's, "
                          "out of the students' reach")
     root_fd, names = homes(homes_root)
-    target.mkdir(mode=0o700, parents=True, exist_ok=True)
+    private_folder(target)
     report = CollectReport(lesson, target, manifest or target.parent / f"{lesson}-collected.csv")
     try:
         for student in names:
-            row = _collect_one(student, root_fd, lesson, target, deadline, limit)
+            try:
+                row = _collect_one(student, root_fd, lesson, target, deadline, limit)
+            except (OSError, ValueError, OverflowError) as exc:  # one home's trouble is its own line, never the end
+                row = Collected(student, "refused", note=f"not collected: {getattr(exc, 'strerror', None) or exc}")
             earlier = target / student / lesson / f"{lesson}.ipynb"
             if row.status not in ("collected", "late") and earlier.is_file() and not earlier.is_symlink():
                 earlier.replace(earlier.with_name(earlier.name + ".earlier"))  # never graded for this collection
@@ -218,7 +251,7 @@ def collect(lesson: str, homes_root: Path, target: Path, *, deadline: datetime |
             report.rows.append(row)
     finally:
         os.close(root_fd)
-    write_csv(report.manifest, [vars(row) for row in report.rows], MANIFEST_COLUMNS)
+    write_private(report.manifest, lambda tmp: write_csv(tmp, [vars(row) for row in report.rows], MANIFEST_COLUMNS))
     return report
 
 
@@ -233,9 +266,10 @@ def _collect_one(student: str, root_fd: int, lesson: str, target: Path, deadline
     except OSError as exc:
         return Collected(student, "refused", note=f"the home cannot be opened ({exc.strerror})")
     try:
+        owner = os.fstat(home).st_uid  # the student: whoever owns the home
         folder = walk(NOTEBOOKS, home)
         try:
-            data, st = read_bounded(name, folder, limit)
+            data, st = read_bounded(name, folder, limit, owner)
         finally:
             os.close(folder)
     except FileNotFoundError:
@@ -244,13 +278,19 @@ def _collect_one(student: str, root_fd: int, lesson: str, target: Path, deadline
         return Collected(student, "refused", note=f"{relative}: {exc}")
     except PermissionError:
         return Collected(student, "refused", note=f"{relative}: permission denied (run as root or as the student)")
+    except OSError as exc:
+        return Collected(student, "refused", note=f"{relative}: cannot be read ({exc.strerror or exc})")
     finally:
         os.close(home)
-    modified = datetime.fromtimestamp(st.st_mtime, UTC)
+    try:
+        modified = datetime.fromtimestamp(st.st_mtime, UTC)
+    except (ValueError, OverflowError, OSError):
+        return Collected(student, "refused", note=f"{relative}: its modification time ({st.st_mtime:.0f} s after "
+                         "1970) is out of range: not collected (the student saves the lesson again)")
     late = deadline is not None and modified > deadline
-    out = target / student / lesson / name
-    out.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    _write_private(out, data)
+    out = private_folder(target / student / lesson) / name
+    private_folder(target / student)
+    write_private(out, data)
     return Collected(student, "late" if late else "collected", modified=modified.isoformat(timespec="seconds"),
                      late=("yes" if late else "no") if deadline is not None else "", bytes=len(data),
                      sha256=hashlib.sha256(data).hexdigest(), file=str(out))
@@ -338,7 +378,7 @@ def return_feedback(source: Path, homes_root: Path) -> ReturnReport:
                 report.returned.append(where)
     finally:
         os.close(root_fd)
-        _write_private(source / RETURNED_NAME, (json.dumps(record, indent=1, sort_keys=True) + "\n").encode())
+        write_private(source / RETURNED_NAME, (json.dumps(record, indent=1, sort_keys=True) + "\n").encode())
     return report
 
 

@@ -28,6 +28,7 @@ from pathlib import Path
 from . import lesson_gradings
 from .grade import ExerciseResult, NotebookGrade
 from .gradebook import _split_messages, by_hand_column, student_id
+from .private import private_folder, write_private
 
 HIDDEN_POLICIES = ("summary", "details")
 MAX_MESSAGE_CHARS = 4000  # of one exercise's messages on a page (the rest is cut, and says so)
@@ -154,7 +155,7 @@ def write_feedback(directory: Path, grades: Sequence[NotebookGrade], policy: str
         student = student_id(grade.path, lessons)
         name = grade.lesson if grade.lesson in lessons else Path(grade.path).stem
         path = directory / student / f"{name}.html"
-        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        path.write_text(render(grade, student, policy, (by_hand or {}).get(student)), encoding="utf-8")
+        private_folder(path.parent)  # 0700, as the page is 0600 (``private``): the student's marks are theirs alone
+        write_private(path, render(grade, student, policy, (by_hand or {}).get(student)).encode("utf-8"))
         pages.append(Page(student, grade.lesson, path))
     return pages

@@ -9,6 +9,11 @@ lessons as an nbgrader course's ``source/`` folder with its ``nbgrader_config.py
 
 A release records what it wrote (``OUTDIR/.bleu-lab-release.json``); ``--force`` replaces those files and nothing
 else, so an nbgrader course in ``OUTDIR/nbgrader`` (its gradebook, ``submitted/``, ``autograded/``) survives.
+
+Everything it writes is private (folders 0700, files 0600, each file written anew: ``private``), ``student/`` too:
+``solved/`` and ``nbgrader/`` hold the answers, and no student reads from ``OUTDIR`` (the hub's students get their
+lessons from the installed package, ``bleu-lab lessons --no-solutions``). A handout is given by copying it out, to a
+learning platform or to a folder made for it (docs/instructor.md, *Releasing and collecting assignments*).
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from ..exercises import LessonGrading
 from ..handout import LOAD_CELL, METADATA_KEY, SCRATCH_CELL, student_copy
 from . import lesson_gradings
 from .nbgrader_source import nbgrader_config, nbgrader_source
+from .private import private_folder, write_private
 
 
 @dataclass
@@ -76,11 +82,11 @@ def release(outdir: Path, notebooks_dir: Path, *, force: bool = False) -> Releas
     for path in ours - files.keys():  # our own unchanged files of an earlier release that this one does not write
         if _inside(outdir, path):  # checked again just before: never a file outside OUTDIR
             path.unlink()
-    for path, text in files.items():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+    for path, text in files.items():  # private (folders 0700, files 0600), the handouts too: see the module
+        private_folder(path.parent)
+        write_private(path, text.encode("utf-8"))
     manifest = {str(path.relative_to(outdir)): _digest(text.encode("utf-8")) for path, text in files.items()}
-    (outdir / MANIFEST).write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    write_private(outdir / MANIFEST, (json.dumps(manifest, indent=1, sort_keys=True) + "\n").encode("utf-8"))
     return result
 
 
