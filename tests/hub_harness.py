@@ -185,10 +185,14 @@ class StepTimeout(TimeoutError):
     """A student's step that did not finish within its bound."""
 
 
+class StepFailed(RuntimeError):
+    """A student's step that failed: the message names the student and the step and holds the logs."""
+
+
 def bounded(hub: Hub, name: str, step: str, seconds: float, call: Callable[[], object]) -> object:
-    """``call()``'s result, or StepTimeout naming the student and the step, with the hub's and the server's logs, if
-    it has not returned after ``seconds`` (it runs in a daemon thread, so whatever it waits on cannot hold up the
-    caller or the interpreter's exit; stopping the hub ends its connections)."""
+    """``call()``'s result; StepTimeout naming the student and the step, with the hub's and the server's logs, if
+    it has not returned after ``seconds``, and StepFailed, the same way, if it raised. It runs in a daemon thread, so
+    whatever it waits on cannot hold up the caller or the interpreter's exit; stopping the hub ends its connections."""
     outcome: dict[str, object] = {}
 
     def run() -> None:
@@ -202,8 +206,11 @@ def bounded(hub: Hub, name: str, step: str, seconds: float, call: Callable[[], o
     thread.join(seconds)
     if thread.is_alive():
         raise StepTimeout(f"{name}: {step} did not finish within {seconds:.0f} s\n{hub.logs_for(name)}")
-    if "error" in outcome:
-        raise outcome["error"]  # type: ignore[misc]
+    error = outcome.get("error")
+    if isinstance(error, Exception) and not isinstance(error, (StepFailed, StepTimeout)):
+        raise StepFailed(f"{name}: {step} failed: {type(error).__name__}: {error}\n{hub.logs_for(name)}") from error
+    if error is not None:
+        raise error  # type: ignore[misc]
     return outcome.get("result")
 
 
