@@ -23,9 +23,10 @@ single-user settings, the server root, the default URL, the idle culler service 
 
 Nothing it starts outlives it: the hub runs in a process session of its own (and, as root, a cgroup of its own, which
 its servers and kernels inherit); every process seen in its tree is recorded, and ``stop`` ends them all whatever
-ends the ``running_hub`` block (its end, an exception, a failed test, SIGTERM or SIGINT turned into an exception by
-``exit_on_signals``). Every wait has a bound that, when it runs out, names the student and the step
-(``StepTimeout``, ``bounded``) and shows the hub's log and that student's server's.
+ends the ``running_hub`` block: its end, an exception, a failed test, Ctrl-C, or SIGTERM or SIGHUP (turned into
+SystemExit by ``exit_on_signals``, which ``running_hub`` installs itself in the main thread). Every wait has a bound
+that, when it runs out, names the student and the step (``StepTimeout``, ``bounded``) and shows the hub's log and
+that student's server's.
 """
 
 from __future__ import annotations
@@ -358,6 +359,9 @@ def running_hub(root: Path, *, idle_timeout: int = 0, cull_every: int = 5, activ
     python_env = None
     group: Cgroup | None = None
     hub: Hub | None = None
+    signals = contextlib.ExitStack()
+    if threading.current_thread() is threading.main_thread():  # SIGTERM to a test run, too, stops all of it
+        signals.enter_context(exit_on_signals())
     try:
         if bin_dir is None:  # an environment students could run (the shipped config's start check asks for one)
             python_env = Path(tempfile.mkdtemp(prefix="bleu-lab-hub-python-"))
@@ -387,6 +391,7 @@ def running_hub(root: Path, *, idle_timeout: int = 0, cull_every: int = 5, activ
             group.remove()
         if python_env is not None:
             shutil.rmtree(python_env, ignore_errors=True)
+        signals.close()
 
 
 def wait_until_up(hub: Hub, process: subprocess.Popen, startup_timeout: float) -> None:
