@@ -11,6 +11,11 @@ first cells run; the memory (PSS, so libraries shared between processes are coun
 student's server and its kernels; and the hub's own share (hub, proxy, culler). Then the figures z2jh's
 singleuser.memory / cpu and a node for 200 students are sized from. Needs the ``hub`` extra and
 configurable-http-proxy (npm). Goal: at most 200 MB per student with a lesson open; median at most 15 s for 20.
+
+It never hangs and leaves nothing behind: each student's step has a bound (STEPS) which, when it runs out, names the
+student and the step and prints the hub's log and that student's server's; what it prints is flushed line by line;
+the hub, the proxy, the culler, the servers and their kernels are stopped however it ends (its end, an exception,
+SIGTERM, SIGHUP, Ctrl-C): tests/test_hub_bench.py kills it with SIGTERM and finds none of them left.
 """
 
 from __future__ import annotations
@@ -19,12 +24,13 @@ import argparse
 import contextlib
 import math
 import os
+import queue
 import statistics
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,6 +41,11 @@ sys.path.insert(0, str(REPO / "tests"))
 import hub_harness  # noqa: E402 (tests/hub_harness.py: the hub as the hub test starts it)
 
 MB = 2**20
+# Each student's steps and the seconds each may take before the bench stops with the student's and the step's name.
+# 20 students on 2 cores took 35-70 s for all of them; the hub's own bounds are below these (a server that does not
+# answer within Spawner.start_timeout + http_timeout, 300 s, is reported failed by the hub itself).
+STEPS = {"log in": 120.0, "start the server": 120.0, "wait for the server": 330.0, "open the playground": 300.0,
+         "run lesson 0": 300.0}
 
 
 @dataclass
@@ -57,20 +68,59 @@ class Arrival:
 
 
 def arrive(hub: hub_harness.Hub, name: str) -> Arrival:
+    """One student's arrival, each step bounded (STEPS); prints each step as it ends."""
     student = hub_harness.Student(hub, name)
     start = time.monotonic()
-    student.login()
-    student.start()
-    student.wait_ready(timeout=600)
+
+    def step(label: str, call: Callable[[], object]) -> object:
+        result = hub_harness.bounded(hub, name, label, STEPS[label], call)
+        print(f"{name}: {label}: done at {time.monotonic() - start:.1f} s", flush=True)
+        return result
+
+    step("log in", student.login)
+    step("start the server", student.start)
+    step("wait for the server", lambda: student.wait_ready(timeout=STEPS["wait for the server"] - 10))
     ready = time.monotonic() - start
-    page = student.server_api("GET", "voila/render/notebooks/playground.ipynb")
+    page = step("open the playground", lambda: student.server_api(
+        "GET", "voila/render/notebooks/playground.ipynb", timeout=STEPS["open the playground"] - 10))
     if page.status_code != 200 or "application/vnd.jupyter.widget-view+json" not in page.text:
-        raise RuntimeError(f"{name}: the playground did not render (HTTP {page.status_code})")
+        raise RuntimeError(f"{name}: the playground did not render (HTTP {page.status_code})\n{hub.logs_for(name)}")
     playground = time.monotonic() - start
-    kernel, status, printed, _ = student.run_lesson("notebooks/00_start_here.ipynb", "all three agree")
+    kernel, status, printed, _ = step("run lesson 0", lambda: student.run_lesson(
+        "notebooks/00_start_here.ipynb", "all three agree"))
     if status != "ok" or "all three agree: True" not in printed:
-        raise RuntimeError(f"{name}: lesson 0 failed: {printed[-2000:]}")
+        raise RuntimeError(f"{name}: lesson 0 failed: {printed[-2000:]}\n{hub.logs_for(name)}")
     return Arrival(name, ready, playground, time.monotonic() - start, kernel)
+
+
+def arrive_together(hub: hub_harness.Hub, names: list[str]) -> list[Arrival]:
+    """Every student's ``arrive`` at once, each in a daemon thread; the first failure is raised at once (the hub is
+    then stopped under the others, which ends their requests), and the whole is bounded by the sum of STEPS."""
+    done: queue.Queue[tuple[str, Arrival | BaseException]] = queue.Queue()
+
+    def one(name: str) -> None:
+        try:
+            done.put((name, arrive(hub, name)))
+        except BaseException as err:  # noqa: BLE001 (handed to the main thread)
+            done.put((name, err))
+
+    for name in names:
+        threading.Thread(target=one, args=(name,), name=name, daemon=True).start()
+    arrivals: dict[str, Arrival] = {}
+    deadline = time.monotonic() + sum(STEPS.values()) + 30
+    while len(arrivals) < len(names):
+        try:  # in short waits: a signal another thread receives runs its handler here only between them
+            name, outcome = done.get(timeout=0.5)
+        except queue.Empty:
+            if time.monotonic() < deadline:
+                continue
+            late = sorted(set(names) - set(arrivals))
+            raise hub_harness.StepTimeout(
+                f"students still arriving after {sum(STEPS.values()) + 30:.0f} s: {late}") from None
+        if isinstance(outcome, BaseException):
+            raise outcome
+        arrivals[name] = outcome
+    return [arrivals[name] for name in names]
 
 
 def server_tree(hub: hub_harness.Hub, name: str) -> list[psutil.Process]:
@@ -123,16 +173,22 @@ def main() -> int:
     reason = hub_harness.missing()
     if reason:
         sys.exit(f"bench_hub needs a hub: {reason}")
+    sys.stdout.reconfigure(line_buffering=True)  # each line as it is printed, also into a file or a pipe
+    with hub_harness.exit_on_signals():  # SIGTERM/SIGHUP: the hub's block is left through its finally, as on Ctrl-C
+        return measure(args.students)
+
+
+def measure(students: int) -> int:
     load_before = os.getloadavg()
-    print(f"bench_hub: {args.students} students, {psutil.cpu_count()} cores, "
+    print(f"bench_hub: {students} students, {psutil.cpu_count()} cores, "
           f"{psutil.virtual_memory().total / 2**30:.0f} GiB; load average before: "
           f"{load_before[0]:.1f} (other work on the machine slows every figure below)")
     with tempfile.TemporaryDirectory(prefix="bleu-lab-hub-bench-") as folder:
         with hub_harness.running_hub(Path(folder) / "hub", activity_interval=300) as hub:
-            names = [f"student{i:03d}" for i in range(args.students)]
+            print(f"the hub answers at {hub.url} (pid {hub.process.pid}, folder {folder})")
+            names = [f"student{i:03d}" for i in range(students)]
             wall = time.monotonic()
-            with ThreadPoolExecutor(args.students) as pool:
-                arrivals = list(pool.map(lambda name: arrive(hub, name), names))
+            arrivals = arrive_together(hub, names)
             wall = time.monotonic() - wall
             time.sleep(5)  # let the servers settle (the kernels' first-run allocations), then measure
             for arrival in arrivals:
@@ -157,7 +213,7 @@ def main() -> int:
     ready = sorted(a.ready for a in arrivals)
     memory = sorted(a.pss / MB for a in arrivals)
     cpus = sorted(a.cpu for a in arrivals)
-    print(f"all {args.students} in {wall:.1f} s; load average during the run (1 min): {load_after[0]:.1f}")
+    print(f"all {students} in {wall:.1f} s; load average during the run (1 min): {load_after[0]:.1f}")
     print(f"login -> server ready:          median {statistics.median(ready):6.1f} s, max {ready[-1]:6.1f} s")
     print(f"login -> playground usable:     median {statistics.median(times):6.1f} s, max {times[-1]:6.1f} s"
           f"   (goal: median <= 15 s for 20)")

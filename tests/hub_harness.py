@@ -18,9 +18,18 @@ single-user settings, the server root, the default URL, the idle culler service 
 - the addresses: the proxy, the hub and the servers on 127.0.0.1 at free ports; as root, `--allow-root` for the
   single-user server (which otherwise refuses to run as root);
 - the culler's timings, on request (``idle_timeout``), and the hub's activity interval, so a test can wait for it;
+- each server's output, in ``logs/NAME.log`` in the hub's folder rather than the hub's log (a wrapper around the
+  shipped start command), so a step that runs out of time can show that student's server's log beside the hub's;
 - the Python environment, only where students could not run this one (a Python under /root, as pyenv installs it
   for root): the shipped config refuses to start from it, so the hub runs from a copy students can reach
   (``reachable_environment``), reading this environment's packages.
+
+Nothing it starts outlives it: the hub runs in a process session of its own (and, as root, a cgroup of its own, which
+its servers and kernels inherit); every process seen in its tree is recorded, and ``stop`` ends them all whatever
+ends the ``running_hub`` block: its end, an exception, a failed test, Ctrl-C, or SIGTERM or SIGHUP (turned into
+SystemExit by ``exit_on_signals``, which ``running_hub`` installs itself in the main thread). Every wait has a bound
+that, when it runs out, names the student and the step (``StepTimeout``, ``bounded``) and shows the hub's log and
+that student's server's.
 """
 
 from __future__ import annotations
@@ -36,9 +45,10 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
+import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -48,6 +58,7 @@ import requests
 from async_run import run_async
 
 from bleu_lab import hub_checks
+from bleu_lab.cgroups import Cgroup, own_hierarchies
 
 REPO = Path(__file__).resolve().parent.parent
 SHIPPED_CONFIG = REPO / "jupyter-settings" / "jupyterhub_config.py"
@@ -81,6 +92,17 @@ def missing() -> str | None:
     return None
 
 
+def require_hub() -> None:
+    """Skip the test with the reason a hub cannot start here; fail instead when BLEU_LAB_REQUIRE_HUB=1 (CI)."""
+    import pytest
+
+    reason = missing()
+    if reason:
+        if os.environ.get("BLEU_LAB_REQUIRE_HUB") == "1":
+            pytest.fail(f"BLEU_LAB_REQUIRE_HUB=1 but {reason}", pytrace=False)
+        pytest.skip(reason)
+
+
 TEST_CONFIG = """\
 import os
 c = get_config()  # noqa
@@ -93,6 +115,8 @@ c.Authenticator.allow_all = True
 if not {local_users!r}:
     c.JupyterHub.spawner_class = "simple"
     c.SimpleLocalProcessSpawner.home_dir_template = {homes!r} + "/{{username}}"
+    # each server's output in logs/NAME.log ($0 of the wrapper is that folder; "$@" the shipped command and its args)
+    c.Spawner.cmd = ["/bin/sh", "-c", 'exec "$@" >>"$0/$JUPYTERHUB_USER.log" 2>&1', {logs!r}, *c.Spawner.cmd]
 else:
     c.JupyterHub.spawner_class = "bleu_lab.hub_fallback.FallbackSpawner"
 c.JupyterHub.bind_url = "http://127.0.0.1:{port}"
@@ -121,6 +145,7 @@ class Hub:
     root: Path
     process: subprocess.Popen
     seen: dict[int, float] = field(default_factory=dict)  # pid -> create_time of every process seen in its tree
+    cgroup: Cgroup | None = None  # as root: the hub's cgroup, which everything it starts inherits
 
     @property
     def homes(self) -> Path:
@@ -151,6 +176,66 @@ class Hub:
         path = self.root / "hub.log"
         return path.read_text(errors="replace") if path.exists() else ""
 
+    def server_log(self, name: str) -> str:
+        """The output of ``name``'s server (with ``local_users``, the servers write into the hub's log)."""
+        path = self.root / "logs" / f"{name}.log"
+        return path.read_text(errors="replace") if path.exists() else ""
+
+    def logs_for(self, name: str, chars: int = 4000) -> str:
+        """The ends of the hub's log and of ``name``'s server's log, for an error message."""
+        return (f"--- the hub's log (last {chars} characters):\n{self.log()[-chars:]}\n"
+                f"--- {name}'s server's log (last {chars} characters):\n{self.server_log(name)[-chars:]}")
+
+
+class StepTimeout(TimeoutError):
+    """A student's step that did not finish within its bound."""
+
+
+class StepFailed(RuntimeError):
+    """A student's step that failed: the message names the student and the step and holds the logs."""
+
+
+def bounded(hub: Hub, name: str, step: str, seconds: float, call: Callable[[], object]) -> object:
+    """``call()``'s result; StepTimeout naming the student and the step, with the hub's and the server's logs, if
+    it has not returned after ``seconds``, and StepFailed, the same way, if it raised. It runs in a daemon thread, so
+    whatever it waits on cannot hold up the caller or the interpreter's exit; stopping the hub ends its connections."""
+    outcome: dict[str, object] = {}
+
+    def run() -> None:
+        try:
+            outcome["result"] = call()
+        except BaseException as err:  # noqa: BLE001 (handed to the caller's thread below)
+            outcome["error"] = err
+
+    thread = threading.Thread(target=run, name=f"{name}: {step}", daemon=True)
+    thread.start()
+    thread.join(seconds)
+    if thread.is_alive():
+        raise StepTimeout(f"{name}: {step} did not finish within {seconds:.0f} s\n{hub.logs_for(name)}")
+    error = outcome.get("error")
+    if isinstance(error, Exception) and not isinstance(error, (StepFailed, StepTimeout)):
+        raise StepFailed(f"{name}: {step} failed: {type(error).__name__}: {error}\n{hub.logs_for(name)}") from error
+    if error is not None:
+        raise error  # type: ignore[misc]
+    return outcome.get("result")
+
+
+@contextlib.contextmanager
+def exit_on_signals() -> Iterator[None]:
+    """SIGTERM and SIGHUP raise SystemExit (SIGINT raises KeyboardInterrupt, as always), so that the ``finally`` of a
+    ``running_hub`` block stops the hub and everything it started; Python's default for SIGTERM ends the process
+    without running any ``finally``. Main thread only."""
+    def leave(signum: int, _frame: object) -> None:
+        print(f"{signal.Signals(signum).name}: stopping the hub and everything it started", file=sys.stderr, flush=True)
+        raise SystemExit(128 + signum)
+
+    before = {sig: signal.signal(sig, leave) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
+
 
 def no_homes_group() -> str:
     """A group that exists and none of whose members has a home folder (so the start check has no home to check:
@@ -169,8 +254,10 @@ def write_config(root: Path, port: int, *, idle_timeout: int = 0, cull_every: in
                  local_users: bool = False) -> Path:
     """The test's jupyterhub_config.py in ``root`` (the shipped config, then what the module docstring lists)."""
     config = root / "test_jupyterhub_config.py"
+    (root / "logs").mkdir(exist_ok=True)
     config.write_text(TEST_CONFIG.format(
-        shipped=str(SHIPPED_CONFIG), password=PASSWORD, homes=str(root / "home"), port=port, hub_port=free_port(),
+        shipped=str(SHIPPED_CONFIG), password=PASSWORD, homes=str(root / "home"), logs=str(root / "logs"), port=port,
+        hub_port=free_port(),
         proxy_api_port=free_port(), proxy=proxy_command(), activity_interval=activity_interval,
         as_root=os.geteuid() == 0, idle_timeout=idle_timeout, cull_every=cull_every, local_users=local_users,
         no_homes_group=no_homes_group()),
@@ -264,41 +351,66 @@ def refused_start(root: Path, bin_dir: Path, env: dict[str, str] | None = None, 
     return subprocess.CompletedProcess(process.args, process.returncode, out, "")
 
 
+def hub_cgroup(local_users: bool) -> Cgroup | None:
+    """As root, a new cgroup (v2) for a hub and everything it starts, to end them all at once; None where none can be
+    made, and with ``local_users``: there the shipped FallbackSpawner makes each student's cgroup under the hub's own,
+    which cgroup v2 allows only where the hub's cgroup holds no process."""
+    if local_users or os.geteuid() != 0:
+        return None
+    group = Cgroup.make(f"hub-{os.getpid()}-{uuid.uuid4().hex[:8]}", None, None, "bleu-lab-hub-harness",
+                        [h for h in own_hierarchies() if h.version == 2])
+    return group if group.folders else None
+
+
 @contextlib.contextmanager
 def running_hub(root: Path, *, idle_timeout: int = 0, cull_every: int = 5, activity_interval: int = 5,
                 startup_timeout: float = 120, local_users: bool = False, env: dict[str, str] | None = None,
                 bin_dir: Path | None = None) -> Iterator[Hub]:
-    """Start the hub in ``root`` (its database, log and, unless ``local_users``, the students' homes), with ``env``
-    added to its environment and the Python environment of ``bin_dir`` (default: this one's); yield it, stop it and
-    everything it started (servers, kernels, proxy, culler), by PID."""
+    """Start the hub in ``root`` (its database, log, the servers' logs and, unless ``local_users``, the students'
+    homes), with ``env`` added to its environment and the Python environment of ``bin_dir`` (default: this one's);
+    yield it; stop it and everything it started (servers, kernels, proxy, culler) however the block ends: by PID,
+    and as root by its cgroup too."""
     root.mkdir(parents=True, exist_ok=True)
     (root / "home").mkdir(exist_ok=True)
     port = free_port()
     config = write_config(root, port, idle_timeout=idle_timeout, cull_every=cull_every,
                           activity_interval=activity_interval, local_users=local_users)
     python_env = None
-    if bin_dir is None:  # an environment students could run (the shipped config's start check asks for one)
-        python_env = Path(tempfile.mkdtemp(prefix="bleu-lab-hub-python-"))
-        python_env.chmod(0o755)
-        bin_dir, reachable = reachable_environment(python_env)
-        env = {**reachable, **(env or {})}
-    starting = contextlib.ExitStack()
-    starting.enter_context(course_files_lock())  # until it answers: its config checks the course's files at start
-    with open(root / "hub.log", "wb") as log:
-        process = subprocess.Popen([str(bin_dir / "jupyterhub"), "-f", str(config)], cwd=root,
-                                   env=hub_environment(bin_dir, env), stdout=log, stderr=subprocess.STDOUT,
-                                   start_new_session=True)
-    hub = Hub(f"http://127.0.0.1:{port}", root, process)
+    group: Cgroup | None = None
+    hub: Hub | None = None
+    signals = contextlib.ExitStack()
+    if threading.current_thread() is threading.main_thread():  # SIGTERM to a test run, too, stops all of it
+        signals.enter_context(exit_on_signals())
     try:
-        with starting:
+        if bin_dir is None:  # an environment students could run (the shipped config's start check asks for one)
+            python_env = Path(tempfile.mkdtemp(prefix="bleu-lab-hub-python-"))
+            python_env.chmod(0o755)
+            bin_dir, reachable = reachable_environment(python_env)
+            env = {**reachable, **(env or {})}
+        group = hub_cgroup(local_users)
+        with contextlib.ExitStack() as starting:
+            starting.enter_context(course_files_lock())  # until it answers: its config checks the course's files
+            with open(root / "hub.log", "wb") as log:
+                process = subprocess.Popen(
+                    [str(bin_dir / "jupyterhub"), "-f", str(config)], cwd=root, env=hub_environment(bin_dir, env),
+                    stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+            if group is not None:  # at once: the hub imports for a second or more before it starts anything
+                group.join(process.pid)
+            hub = Hub(f"http://127.0.0.1:{port}", root, process, cgroup=group)
             wait_until_up(hub, process, startup_timeout)
         yield hub
     finally:
-        starting.close()
-        hub.record_processes()
-        stop(hub)
+        if hub is not None:
+            hub.record_processes()
+            # leaving on an error or a signal: a short wait for the hub's own stop of the servers (a server stopped in
+            # the middle of a request took the hub a minute), then everything left is killed
+            stop(hub, grace=60 if sys.exc_info()[0] is None else 10)
+        elif group is not None:
+            group.end()
+            group.remove()
         if python_env is not None:
             shutil.rmtree(python_env, ignore_errors=True)
+        signals.close()
 
 
 def wait_until_up(hub: Hub, process: subprocess.Popen, startup_timeout: float) -> None:
@@ -316,22 +428,41 @@ def wait_until_up(hub: Hub, process: subprocess.Popen, startup_timeout: float) -
         time.sleep(0.5)
 
 
+@contextlib.contextmanager
+def signals_ignored() -> Iterator[None]:
+    """SIGINT, SIGTERM and SIGHUP ignored for the block (in the main thread; elsewhere nothing changes): a second
+    Ctrl-C or kill while the hub is being stopped would otherwise leave the rest running."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = {sig: signal.signal(sig, signal.SIG_IGN) for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
+
+
 def stop(hub: Hub, grace: float = 60) -> None:
     """SIGTERM the hub (it stops the servers, the culler and the proxy: cleanup_servers), then SIGKILL by PID
-    whatever of its tree is left after ``grace`` seconds."""
-    if hub.process.poll() is None:
-        hub.process.send_signal(signal.SIGTERM)
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            hub.process.wait(grace)
-    deadline = time.monotonic() + 10
-    while hub.alive() and time.monotonic() < deadline:
-        time.sleep(0.5)
-    for proc in hub.alive():
-        with contextlib.suppress(psutil.NoSuchProcess):
-            proc.kill()
-    if hub.process.poll() is None:
-        hub.process.kill()
-        hub.process.wait(10)
+    whatever of its tree is left after ``grace`` seconds, and every process left in its cgroup."""
+    with signals_ignored():
+        if hub.process.poll() is None:
+            hub.process.send_signal(signal.SIGTERM)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                hub.process.wait(grace)
+        deadline = time.monotonic() + min(10, grace / 2)  # for what the hub stopped to exit
+        while hub.alive() and time.monotonic() < deadline:
+            time.sleep(0.5)
+        for proc in hub.alive():
+            with contextlib.suppress(psutil.NoSuchProcess):
+                proc.kill()
+        if hub.process.poll() is None:
+            hub.process.kill()
+            hub.process.wait(10)
+        if hub.cgroup is not None:
+            hub.cgroup.end()
+            hub.cgroup.remove()
 
 
 class Student:
@@ -368,10 +499,11 @@ class Student:
     def hub_api(self, method: str, path: str, **kwargs) -> requests.Response:
         return requests.request(method, f"{self.hub.url}/hub/api{path}", headers=self.auth, timeout=120, **kwargs)
 
-    def server_api(self, method: str, path: str, owner: str | None = None, **kwargs) -> requests.Response:
+    def server_api(self, method: str, path: str, owner: str | None = None, timeout: float = 180,
+                   **kwargs) -> requests.Response:
         """A request to ``/user/OWNER/...`` (default: the student's own server) with the student's token."""
         return requests.request(method, f"{self.hub.url}/user/{owner or self.name}/{path.lstrip('/')}",
-                                headers=self.auth, timeout=180, allow_redirects=False, **kwargs)
+                                headers=self.auth, timeout=timeout, allow_redirects=False, **kwargs)
 
     def user_model(self) -> dict:
         response = self.hub_api("GET", f"/users/{self.name}")
@@ -391,22 +523,24 @@ class Student:
         second (20 students polling cost the hub and the proxy about 4 ms of CPU per request)."""
         started = time.monotonic()
         url = f"{self.hub.url}/hub/api/users/{self.name}/server/progress"
-        with requests.get(url, headers=self.auth, stream=True, timeout=(30, timeout)) as response:
+        # the hub sends a blank keepalive every 8 s, which re-arms a read timeout: the total is checked on each line
+        with requests.get(url, headers=self.auth, stream=True, timeout=(30, min(timeout, 60))) as response:
             if response.status_code != 200:
                 raise RuntimeError(f"{self.name}'s server is neither ready nor starting (HTTP "
-                                   f"{response.status_code}):\n{self.hub.log()[-3000:]}")
-            for line in response.iter_lines():  # the hub sends a keepalive comment every 8 s
+                                   f"{response.status_code}):\n{self.hub.logs_for(self.name)}")
+            for line in response.iter_lines():
                 event = json.loads(line[len(b"data:"):]) if line.startswith(b"data:") else {}
                 if event.get("failed"):
                     raise RuntimeError(f"{self.name}'s server failed to start: {event.get('message')}\n"
-                                       f"{self.hub.log()[-3000:]}")
+                                       f"{self.hub.logs_for(self.name)}")
                 if event.get("ready") or time.monotonic() - started > timeout:
                     break
         while time.monotonic() - started < timeout:
-            if self.server_api("GET", "api/status").status_code == 200:
-                return time.monotonic() - started
+            with contextlib.suppress(requests.RequestException):
+                if self.server_api("GET", "api/status", timeout=30).status_code == 200:
+                    return time.monotonic() - started
             time.sleep(0.5)
-        raise TimeoutError(f"{self.name}'s server not ready after {timeout} s:\n{self.hub.log()[-3000:]}")
+        raise StepTimeout(f"{self.name}: the server was not ready after {timeout} s\n{self.hub.logs_for(self.name)}")
 
     def stop_server(self, timeout: float = 120) -> None:
         self.hub_api("DELETE", f"/users/{self.name}/server")
@@ -470,11 +604,17 @@ def lesson_cells_up_to(notebook: dict, marker: str) -> tuple[list[str], str]:
 
 async def execute(url: str, token: str, code: str, timeout: float = 120) -> tuple[str, str]:
     """Run ``code`` in a kernel through the server's kernel websocket (Jupyter messaging protocol); return the
-    execute_reply status and the text the cell printed."""
+    execute_reply status and the text the cell printed. TimeoutError after ``timeout`` s, handshake included."""
+    return await asyncio.wait_for(_execute(url, token, code, timeout), timeout)
+
+
+async def _execute(url: str, token: str, code: str, timeout: float) -> tuple[str, str]:
     from tornado.httpclient import HTTPRequest
     from tornado.websocket import websocket_connect
 
-    socket = await websocket_connect(HTTPRequest(url, headers={"Authorization": f"token {token}"}))
+    # the server answers the handshake once the kernel answered a kernel_info request: slow when 20 kernels start
+    socket = await websocket_connect(HTTPRequest(url, headers={"Authorization": f"token {token}"},
+                                                 connect_timeout=timeout, request_timeout=timeout))
     msg_id = uuid.uuid4().hex
     socket.write_message(json.dumps({
         "header": {"msg_id": msg_id, "msg_type": "execute_request", "username": "test", "session": uuid.uuid4().hex,

@@ -9,7 +9,6 @@ BLEU_LAB_REQUIRE_HUB=1 (CI sets it).
 
 from __future__ import annotations
 
-import os
 import re
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -23,14 +22,6 @@ IDLE_TIMEOUT = 60  # the culler's timeout in this test (the shipped config: an h
 STUDENTS = ("ada", "ben", "cy")
 
 
-def require_hub() -> None:
-    reason = hub_harness.missing()
-    if reason:
-        if os.environ.get("BLEU_LAB_REQUIRE_HUB") == "1":
-            pytest.fail(f"BLEU_LAB_REQUIRE_HUB=1 but {reason}", pytrace=False)
-        pytest.skip(reason)
-
-
 def touch(students: dict) -> None:
     """A request from each student to their own server (through the proxy: activity the hub records), if running."""
     for student in students.values():
@@ -39,7 +30,7 @@ def touch(students: dict) -> None:
 
 
 def test_a_course_hub_for_three_students(tmp_path: Path) -> None:
-    require_hub()
+    hub_harness.require_hub()
     with hub_harness.running_hub(tmp_path / "hub", idle_timeout=IDLE_TIMEOUT) as hub:
         try:
             students = {name: hub_harness.Student(hub, name) for name in STUDENTS}

@@ -252,9 +252,7 @@ def local_accounts(group: str, names: tuple[str, ...], homes: Path) -> Iterator[
 
 
 def require_root_hub() -> None:
-    from test_hub import require_hub
-
-    require_hub()
+    hub_harness.require_hub()
     if os.geteuid() != 0:
         pytest.skip("creates local accounts (useradd) and runs each student's server as its student: needs root "
                     "(CI runs it as root)")

@@ -32,3 +32,9 @@ c.MappingKernelManager.cull_busy = False
 # No language-server protocol on a course hub (no language server is installed): jupyter_lsp would still search for
 # about 40 of them at every start, running `npm prefix -g` (a node process, 0.15 CPU s) where node is installed.
 c.ServerApp.jpserver_extensions = {"jupyter_lsp": False}
+# Kernels on TCP ports chosen free at start: on one server, 20 students' servers choose theirs at the same moment,
+# and another server's kernel can take a port between its choice and the kernel's bind (jupyter_client issue #487;
+# benchmarks/bench_hub.py --students 20 hit it: "ZMQError: Address already in use"). The server then restarts the
+# kernel "with new random ports", but jupyter_client's port cache (cache_ports, on by default) keeps the same ports on
+# restart, so all five restarts failed and the lesson's kernel died. Without the cache a restart gets new ports.
+c.KernelManager.cache_ports = False

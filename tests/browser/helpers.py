@@ -25,6 +25,11 @@ STDERR_OUTPUT = '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.s
 LAB_KERNEL_STATUS = '#jp-main-statusbar .jp-StatusBar-TextItem[title^="Change kernel for"]'
 LAB_KERNEL_IDLE = re.compile(r"^(?!No Kernel).*\|\s*Idle\s*$")
 LAB_LOG_STATUS = ".jp-LogConsoleStatusItem .jp-StatusBar-GroupItem"
+# The notebook toolbar's kernel indicator, in JupyterLab and Notebook 7 alike: data-status "unknown" while the page
+# connects to the kernel ("Kernel Connecting"; the kernel's name shows already), "idle" once it answers.
+NOTEBOOK_KERNEL_INDICATOR = ".jp-Notebook-ExecutionIndicator"
+LAB_MENU_BAR = "#jp-menu-panel"
+NOTEBOOK7_MENU_BAR = "#jp-MainMenu"
 
 # A traceback, or an error line IPython prints without one (SyntaxError), or a widget/JS rendering failure.
 _TRACEBACK = re.compile(
@@ -110,14 +115,28 @@ def _url(base_url: str, *parts: str) -> str:
     return base_url.rstrip("/") + "/" + "/".join(quote(p.strip("/")) for p in parts if p)
 
 
-def run_lab_menu_command(page: Page, menu: str, command: str, *, timeout_ms: float = 30_000) -> None:
-    """Click `menu` in JupyterLab's menu bar, then the item bound to `command` (e.g. "runmenu:run-all")."""
-    page.locator("#jp-menu-panel .lm-MenuBar-item").filter(has_text=re.compile(rf"^{re.escape(menu)}$")).click(
-        timeout=timeout_ms
-    )
-    item = page.locator(f'.lm-Menu .lm-Menu-item[data-command="{command}"]')
-    expect(item).to_be_visible(timeout=timeout_ms)
-    expect(item).not_to_have_class(re.compile(r"\blm-mod-disabled\b"), timeout=timeout_ms)
+def run_lab_menu_command(
+    page: Page, menu: str, command: str, *, menu_bar: str = LAB_MENU_BAR, timeout_ms: float = 30_000
+) -> None:
+    """Click `menu` in the menu bar (JupyterLab's, or `NOTEBOOK7_MENU_BAR`), then the item bound to `command` (e.g.
+    "runmenu:run-all") once it is there and enabled: the command is registered and applies to the current notebook.
+
+    A busy machine loads the front end's plugins slowly: the menu can open before the command is in it, or with the
+    item disabled until the notebook is the current widget. Closing and reopening the menu re-reads both."""
+    title = page.locator(f"{menu_bar} .lm-MenuBar-item").filter(has_text=re.compile(rf"^{re.escape(menu)}$"))
+    item = page.locator(f'.lm-Menu .lm-Menu-item[data-command="{command}"]:not(.lm-mod-disabled)')
+    deadline = time.monotonic() + timeout_ms / 1000
+    while True:
+        title.click(timeout=timeout_ms)
+        try:
+            expect(item).to_be_visible(timeout=min(5_000, timeout_ms))
+            break
+        except AssertionError:
+            page.keyboard.press("Escape")  # closes the menu; its items are rebuilt when it opens again
+            expect(page.locator(".lm-Menu")).to_have_count(0, timeout=timeout_ms)
+            if time.monotonic() > deadline:
+                waited = f"{timeout_ms / 1000:.0f} s"
+                raise AssertionError(f"no enabled item {command!r} in the {menu} menu within {waited}") from None
     item.click(timeout=timeout_ms)
     expect(page.locator(".lm-Menu")).to_have_count(0, timeout=timeout_ms)
 
@@ -125,6 +144,19 @@ def run_lab_menu_command(page: Page, menu: str, command: str, *, timeout_ms: flo
 def wait_for_lab_kernel_idle(page: Page, *, timeout_ms: float = IDLE_TIMEOUT_MS) -> None:
     """Wait until JupyterLab's status bar shows a started kernel that is idle ("Python 3 (ipykernel) | Idle")."""
     expect(page.locator(LAB_KERNEL_STATUS)).to_have_text(LAB_KERNEL_IDLE, timeout=timeout_ms)
+
+
+def wait_for_notebook_ready(page: Page, panel: Locator, *, code_cells: int | None = None,
+                            timeout_ms: float = OPEN_TIMEOUT_MS) -> None:
+    """Wait until the notebook in `panel` can run: its model loaded (every cell attached, `code_cells` code cells
+    where given) and its kernel connected and idle (the toolbar's indicator, in JupyterLab and Notebook 7; the
+    kernel's name shows before the page has connected to it)."""
+    cells = panel.locator(".jp-Notebook .jp-CodeCell")
+    if code_cells is None:
+        expect(cells.first).to_be_attached(timeout=timeout_ms)
+    else:
+        expect(cells).to_have_count(code_cells, timeout=timeout_ms)
+    expect(panel.locator(NOTEBOOK_KERNEL_INDICATOR)).to_have_attribute("data-status", "idle", timeout=timeout_ms)
 
 
 def wait_for_widgets_rendered(page: Page, root: Locator, *, timeout_ms: float = OPEN_TIMEOUT_MS) -> None:
@@ -143,17 +175,21 @@ def lab_notebook_panel(page: Page, path: str, *, timeout_ms: float = OPEN_TIMEOU
     return panel
 
 
-def run_all_cells_in_lab(page: Page, panel: Locator, *, timeout_ms: float = RUN_TIMEOUT_MS) -> None:
+def run_all_cells_in_lab(
+    page: Page, panel: Locator, *, menu_bar: str = LAB_MENU_BAR, timeout_ms: float = RUN_TIMEOUT_MS
+) -> None:
     """Clear all outputs, run all cells from the Run menu, and wait until execution has finished.
 
     Clearing first resets every prompt to `[ ]`, so a notebook saved with execution counts cannot look
     finished before it ran. Execution stops at the first failing cell, as in JupyterLab itself.
+    `menu_bar`: NOTEBOOK7_MENU_BAR in Notebook 7, whose notebook page is the same panel.
     """
-    run_lab_menu_command(page, "Edit", "editmenu:clear-all")
+    wait_for_notebook_ready(page, panel, timeout_ms=timeout_ms)
+    run_lab_menu_command(page, "Edit", "editmenu:clear-all", menu_bar=menu_bar)
     page.wait_for_function(_LAB_OUTPUTS_CLEARED_JS, arg=panel.element_handle(), timeout=timeout_ms)
-    run_lab_menu_command(page, "Run", "runmenu:run-all")
+    run_lab_menu_command(page, "Run", "runmenu:run-all", menu_bar=menu_bar)
     page.wait_for_function(_LAB_RUN_FINISHED_JS, arg=panel.element_handle(), timeout=timeout_ms, polling=100)
-    wait_for_lab_kernel_idle(page, timeout_ms=timeout_ms)
+    expect(panel.locator(NOTEBOOK_KERNEL_INDICATOR)).to_have_attribute("data-status", "idle", timeout=timeout_ms)
 
 
 def open_notebook_in_lab(
@@ -227,13 +263,15 @@ def _open_lab_log_console_if_it_has_entries(page: Page, timeout_ms: float) -> No
 def assert_no_traceback(page: Page, *, timeout_ms: float = IDLE_TIMEOUT_MS) -> None:
     """Fail if any output area (cells, Output widgets, Lab's log console) shows a Python traceback.
 
-    In JupyterLab it first waits for the kernel to be idle, so an error still on its way is seen.
+    In JupyterLab and Notebook 7 it first waits for the kernel to be idle, so an error still on its way is seen.
     Voilà drops the output of widget callbacks unless they write into an Output widget
     (`@out.capture()`), so lessons should route callback errors there to make them testable.
     """
     if page.locator(LAB_KERNEL_STATUS).count():
         wait_for_lab_kernel_idle(page, timeout_ms=timeout_ms)
         _open_lab_log_console_if_it_has_entries(page, timeout_ms)
+    elif page.locator(NOTEBOOK_KERNEL_INDICATOR).count() == 1:  # Notebook 7: no status bar
+        expect(page.locator(NOTEBOOK_KERNEL_INDICATOR)).to_have_attribute("data-status", "idle", timeout=timeout_ms)
     found = find_tracebacks(page)
     assert not found, "the page shows a Python traceback:\n\n" + "\n\n".join(found)
 

@@ -21,11 +21,16 @@ from playwright.sync_api import Locator, Page, expect
 from bleu_lab.widgets import EMPTY_HYPOTHESIS
 
 from .helpers import (
+    NOTEBOOK7_MENU_BAR,
+    RUN_TIMEOUT_MS,
     PageErrors,
     assert_no_traceback,
     open_in_voila,
     open_notebook_in_lab,
+    run_all_cells_in_lab,
     type_into_widget,
+    wait_for_notebook_ready,
+    wait_for_widgets_rendered,
 )
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -110,28 +115,17 @@ NOTEBOOK7_OWN_ERRORS = (
 )
 
 
-def run_notebook7_menu_command(page: Page, menu: str, command: str, *, timeout_ms: float = 30_000) -> None:
-    """Notebook 7's menu bar (``#jp-MainMenu``; helpers.run_lab_menu_command knows JupyterLab's)."""
-    page.locator("#jp-MainMenu .lm-MenuBar-item").filter(has_text=re.compile(rf"^{re.escape(menu)}$")).click(
-        timeout=timeout_ms
-    )
-    item = page.locator(f'.lm-Menu .lm-Menu-item[data-command="{command}"]')
-    expect(item).to_be_visible(timeout=timeout_ms)
-    item.click(timeout=timeout_ms)
-    expect(page.locator(".lm-Menu")).to_have_count(0, timeout=timeout_ms)
-
-
 def test_playground_in_notebook7(page: Page, jupyterlab_url: str, page_errors: PageErrors):
     """Notebook 7 (served by the same Jupyter server as JupyterLab) runs the playground too."""
     saved = (REPO_ROOT / PLAYGROUND).read_bytes()
+    code_cells = sum(cell.cell_type == "code" for cell in nbformat.reads(saved.decode(), as_version=4).cells)
     page.goto(jupyterlab_url.rstrip("/") + "/notebooks/" + PLAYGROUND, timeout=90_000)
     panel = page.locator(".jp-NotebookPanel")
-    expect(panel.locator(".jp-Notebook .jp-CodeCell").first).to_be_visible(timeout=90_000)
-    expect(page.locator(".jp-KernelName")).to_have_text(re.compile(r"Python 3"), timeout=90_000)
-    run_notebook7_menu_command(page, "Edit", "editmenu:clear-all")  # no widget views from the saved outputs
-    expect(panel.locator(".bleu-playground")).to_have_count(0)
-    run_notebook7_menu_command(page, "Run", "runmenu:run-all")
-    expect(score_of(panel)).to_be_visible(timeout=180_000)
+    # its model loaded and its kernel connected and idle, not only named (a busy machine clicked "Run all" before)
+    wait_for_notebook_ready(page, panel, code_cells=code_cells, timeout_ms=RUN_TIMEOUT_MS)
+    run_all_cells_in_lab(page, panel, menu_bar=NOTEBOOK7_MENU_BAR)  # cleared first: no views from saved outputs
+    wait_for_widgets_rendered(page, panel)
+    expect(score_of(panel)).to_be_visible()
     assert_no_traceback(page)
     check_playground(page, panel, page_errors, ignore=NOTEBOOK7_OWN_ERRORS)
     assert (REPO_ROOT / PLAYGROUND).read_bytes() == saved, "the browser run must not save over the notebook"
