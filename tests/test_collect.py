@@ -39,7 +39,7 @@ BLEU_LAB = Path(sys.executable).parent / "bleu-lab"
 L0, L3 = "00_start_here", "03_brevity_penalty"
 NOTEBOOK = ("bleu-lab-course", "notebooks")
 FEEDBACK = ("bleu-lab-course", "feedback")
-DEADLINE = datetime(2026, 12, 1, 23, 59, tzinfo=UTC)
+DEADLINE = datetime(2400, 12, 1, 23, 59, tzinfo=UTC)  # after the files' ctime (now), before ext4's last time
 
 
 def _home(homes: Path, student: str) -> Path:
@@ -210,7 +210,7 @@ def test_as_root_a_file_the_student_does_not_own_is_refused(real_student, tmp_pa
 
 
 def test_a_deadline_without_a_zone_is_local_time():
-    assert parse_deadline("2026-12-01T23:59Z") == DEADLINE
+    assert parse_deadline("2400-12-01T23:59Z") == DEADLINE
     assert parse_deadline("2026-12-01T23:59").utcoffset() is not None
 
 
@@ -466,3 +466,19 @@ def test_round_trip_writes_nothing_another_user_can_read(round_trip):
     seen = subprocess.run(["/usr/bin/python3", "-I", "-c", PEEK, *map(str, written)], capture_output=True, text=True,
                           user=nobody.pw_uid, group=nobody.pw_gid, extra_groups=[], timeout=60, check=True)
     assert seen.stdout.splitlines() == [f"DENIED {p}" for p in written], seen.stdout
+
+
+def test_a_notebook_changed_after_the_deadline_is_late_whatever_its_modification_time(tmp_path):
+    """touch -d 2020-01-01 sets the modification time back, but the change time (which no user can set) stays the
+    present: the edit after the deadline is late. A file untouched since before the deadline is on time."""
+    homes = tmp_path / "home"
+    forged = _notebook(homes, "mallory", b'{"late": 1}', datetime(2020, 1, 1, tzinfo=UTC))
+    _notebook(homes, "alice", b'{"alice": 1}', datetime(2020, 1, 1, tzinfo=UTC))
+    changed = datetime.fromtimestamp(forged.stat().st_ctime, UTC)
+    assert forged.stat().st_mtime < changed.timestamp() - 3600  # what the student set, and what they could not
+    rows = _manifest(collect(L3, homes, tmp_path / "submitted", deadline=changed - timedelta(seconds=1)).manifest)
+    assert (rows["mallory"]["status"], rows["mallory"]["late"]) == ("late", "yes")
+    assert rows["mallory"]["modified"] == changed.isoformat(timespec="seconds")
+    rows = _manifest(collect(L3, homes, tmp_path / "submitted", deadline=changed + timedelta(hours=1)).manifest)
+    assert (rows["mallory"]["status"], rows["alice"]["status"]) == ("collected", "collected")
+

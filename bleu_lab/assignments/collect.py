@@ -9,10 +9,13 @@ hostile: each folder is opened relative to the one before with ``O_NOFOLLOW | O_
 ``O_NOFOLLOW`` (a link at any component is refused, never followed), the file must be a regular file (checked before
 it is opened, so a socket or a FIFO is never opened, and again with ``fstat``) of at most ``MAX_BYTES`` (checked
 before reading, and the read stops one byte beyond), owned by the home's owner and with no other hard link (whatever
-``fs.protected_hardlinks`` says), and nothing of it is run or even parsed. Each file's modification time is compared
-with an optional deadline: a late file is collected and marked late, never dropped; a time no date can hold (``touch``
-on a file system with 64-bit times, e.g. 1e15 s) refuses the file. Whatever goes wrong in one home (refused, an error
-reading it) is that home's one line, and the others are collected. Collecting again replaces the earlier copies;
+``fs.protected_hardlinks`` says), and nothing of it is run or even parsed. Each file's last change is compared with
+an optional deadline: a late file is collected and marked late, never dropped. The last change is the later of the
+file's modification time, which its owner can set to any date (``touch -d 2020-01-01``), and its change time
+(ctime), which no user can set: the kernel sets it to the present whenever the file's contents or attributes change,
+that ``touch`` included, so an edit after the deadline is late whatever the modification time says. A time no date
+can hold (``touch`` on a file system with 64-bit times, e.g. 1e15 s) refuses the file. Whatever goes wrong in one
+home (refused, an error reading it) is that home's one line, and the others are collected. Collecting again replaces the earlier copies;
 where a home now has nothing to collect (or is refused), an earlier copy is renamed ``LESSON.ipynb.earlier``, out of
 ``bleu-lab grade``'s way. A manifest CSV (``DIR``'s sibling ``LESSON-collected.csv``) lists every home: collected,
 late, refused (why) or nothing to collect. The folders and files it writes are the instructor's, private (0700,
@@ -283,7 +286,8 @@ def _collect_one(student: str, root_fd: int, lesson: str, target: Path, deadline
     finally:
         os.close(home)
     try:
-        modified = datetime.fromtimestamp(st.st_mtime, UTC)
+        datetime.fromtimestamp(st.st_mtime, UTC)
+        modified = datetime.fromtimestamp(max(st.st_mtime, st.st_ctime), UTC)
     except (ValueError, OverflowError, OSError):
         return Collected(student, "refused", note=f"{relative}: its modification time ({st.st_mtime:.0f} s after "
                          "1970) is out of range: not collected (the student saves the lesson again)")
@@ -501,7 +505,8 @@ def add_collect_parser(commands) -> None:
     col.add_argument("--return", dest="return_dir", type=Path, default=None, metavar="DIR",
                      help="return the feedback pages of DIR (bleu-lab grade --feedback DIR) instead of collecting")
     col.add_argument("--deadline", default=None, metavar="TIME",
-                     help="ISO 8601 time (2026-12-01T23:59, or with a zone: ...+01:00); a file modified later is "
+                     help="ISO 8601 time (2026-12-01T23:59, or with a zone: ...+01:00); a file changed later (its "
+                     "modification time, or its change time, which no student can set back) is "
                      "collected and marked late in the manifest")
     col.add_argument("--max-mb", type=float, default=MAX_BYTES / 1e6, metavar="MB",
                      help=f"largest notebook collected, in MB (default {MAX_BYTES / 1e6:g}); larger ones are refused")
