@@ -1,25 +1,24 @@
 """``bleu-lab collect LESSON --homes /home --to DIR`` and ``bleu-lab collect --return DIR --homes /home``: a lesson's
 notebooks from the students' homes on a hub into nbgrader's layout, and feedback pages back into the homes.
 
-**Collect.** For each folder ``HOMES/STUDENT`` it copies ``STUDENT/bleu-lab-course/notebooks/LESSON.ipynb`` (where
-the hub's ``bleu-lab lessons`` puts the course, ``jupyter-settings/jupyterhub_config.py``) to
+**Collect.** For each folder ``HOMES/STUDENT`` it copies ``STUDENT/bleu-lab-course/notebooks/LESSON.ipynb`` (where the
+hub's ``bleu-lab lessons`` puts the course, ``jupyter-settings/jupyterhub_config.py``) to
 ``DIR/STUDENT/LESSON/LESSON.ipynb``, the layout ``bleu-lab grade`` reads (``DIR`` is nbgrader's ``submitted``; the
-student is the folder, ``gradebook.student_id``). A home is the student's, so every step is taken as if it were
-hostile: each folder is opened relative to the one before with ``O_NOFOLLOW | O_DIRECTORY`` and the file with
-``O_NOFOLLOW`` (a link at any component is refused, never followed), the file must be a regular file (checked before
-it is opened, so a socket or a FIFO is never opened, and again with ``fstat``) of at most ``MAX_BYTES`` (checked
-before reading, and the read stops one byte beyond), owned by the home's owner and with no other hard link (whatever
-``fs.protected_hardlinks`` says), and nothing of it is run or even parsed. Each file's last change is compared with
-an optional deadline: a late file is collected and marked late, never dropped. The last change is the later of the
-file's modification time, which its owner can set to any date (``touch -d 2020-01-01``), and its change time
-(ctime), which no user can set: the kernel sets it to the present whenever the file's contents or attributes change,
-that ``touch`` included, so an edit after the deadline is late whatever the modification time says. A time no date
-can hold (``touch`` on a file system with 64-bit times, e.g. 1e15 s) refuses the file. Whatever goes wrong in one
-home (refused, an error reading it) is that home's one line, and the others are collected. Collecting again replaces the earlier copies;
-where a home now has nothing to collect (or is refused), an earlier copy is renamed ``LESSON.ipynb.earlier``, out of
-``bleu-lab grade``'s way. A manifest CSV (``DIR``'s sibling ``LESSON-collected.csv``) lists every home: collected,
-late, refused (why) or nothing to collect. The folders and files it writes are the instructor's, private (0700,
-0600: ``private``), whatever the umask.
+student is the folder, ``gradebook.student_id``). A home is the student's, so every step is taken as if it were hostile:
+each folder is opened relative to the one before with ``O_NOFOLLOW | O_DIRECTORY`` and the file with ``O_NOFOLLOW`` (a
+link at any component is refused, never followed), the file must be a regular file (checked before it is opened, so a
+socket or a FIFO is never opened, and again with ``fstat``) of at most ``MAX_BYTES`` (checked before reading, and the
+read stops one byte beyond), owned by the home's owner and with no other hard link (whatever ``fs.protected_hardlinks``
+says), and nothing of it is run or even parsed. Each file's last change is compared with an optional deadline: a late
+file is collected and marked late, never dropped. The last change is the later of the file's modification time, which
+its owner can set to any date (``touch -d 2020-01-01``), and its change time (ctime), which no user can set: the kernel
+sets it to the present whenever the file's contents or attributes change, that ``touch`` included, so an edit after the
+deadline is late whatever the modification time says. A time no date can hold (``touch`` on a file system with 64-bit
+times, e.g. 1e15 s) refuses the file. Whatever goes wrong in one home (refused, an error reading it) is that home's one
+line, and the others are collected. Collecting again replaces the earlier copies; where a home now has nothing to
+collect (or is refused), an earlier copy is renamed ``LESSON.ipynb.earlier``, out of ``bleu-lab grade``'s way. A
+manifest CSV (``DIR``'s sibling ``LESSON-collected.csv``) lists every home: collected, late, refused (why) or nothing to
+collect. The folders and files it writes are the instructor's, private (0700, 0600: ``private``), whatever the umask.
 
 **Return.** For each page ``DIR/STUDENT/LESSON.html`` (what ``bleu-lab grade --feedback DIR`` writes) it writes
 ``HOMES/STUDENT/bleu-lab-course/feedback/LESSON.html``, owned by the student when run as root (the owner of the home),
