@@ -284,14 +284,15 @@ def test_a_stand_in_run_that_could_not_finish_is_tried_again_and_never_accuses()
     disk = NotebookGrade(Path("n.ipynb"), LESSON, errors=["cell 3: OSError: [Errno 28] No space left on device"])
     for disturbed in (died, disk):
         runs = iter([disturbed, confirmed])
-        grade = own_code.recheck(first(), grading_, lambda world: next(runs))
+        grade = own_code.recheck(first(), grading_, lambda world, runs=runs: next(runs))
         assert (grade.score, grade.unmarked, grade.retry) == (5, [], "")
-        grade = own_code.recheck(first(), grading_, lambda world: disturbed)
+        grade = own_code.recheck(first(), grading_, lambda world, again=disturbed: again)
         assert (grade.score, grade.unmarked, grade.retry) == (1, ["my_brevity_penalty", "my_closest_ref_length"], "")
         text = grading.format_grade(grade)
         assert "uses bleu_lab's own" not in text and "not marked: grade again" in text, text
         assert "score: 1 / 5  (not marked: 4 points: grade again)" in text
-        grade = own_code.recheck(first(), grading_, lambda world: disturbed, tries=1, last=False)
+        grade = own_code.recheck(first(), grading_, lambda world, again=disturbed: again, tries=1,
+                                 last=False)
         assert grade.retry and grade.score == 5 and not grade.unmarked  # the batch decides, alone
 
 

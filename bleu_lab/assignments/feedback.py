@@ -93,9 +93,8 @@ def _details(result: ExerciseResult, hidden: bool, policy: str) -> str:
         return ""
     if result.unmarked:
         return (f"<h3>{_e(result.name)}</h3><p>Not marked yet: the grader checks that an answer is your own code by "
-                "running your notebook again with bleu_lab's own functions hidden, and that run could not finish "
-                f"(the machine's trouble, not your answer: {_e(result.unmarked)}). Your instructor grades it again."
-                "</p>")
+                "running your notebook again with bleu_lab's own functions hidden, and that run could not finish, "
+                f"twice ({_e(result.unmarked)}). Your instructor grades it again.</p>")
     visible, hidden_messages = _split_messages(result)
     parts = []
     if visible:

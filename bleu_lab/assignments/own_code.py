@@ -253,9 +253,8 @@ def leave_unmarked(grade, exercises: Mapping[str, GradedExercise], why: str) -> 
         names.append(result.name)
         result.points, result.hidden_points = 0, 0
         result.unmarked = why
-        result.messages = [f"not marked: grade again (the run with bleu_lab's own {' and '.join(_short(exercise))} "
-                           f"hidden, which checks that the answer is the student's own code, could not finish twice: "
-                           f"{why})"]
+        result.messages = [f"not marked: grade again (the second run, with bleu_lab's own "
+                           f"{', '.join(_short(exercise))} hidden, could not finish twice: {why})"]
     if names:
         grade.note = (grade.note + "; " if grade.note else "") + (
             f"not marked: grade again: {', '.join(names)} (the run with bleu_lab's functions hidden could not finish "
