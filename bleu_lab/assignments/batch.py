@@ -7,8 +7,11 @@ started, checks the grader's files, marks it, writes its grade to a file in the 
 nothing of a notebook stays in the grader, and one whose grading process dies (out of memory, killed) gets
 ``not graded`` while the others go on. After each one the grader restores any submitted file that changed and appends
 the grade to the journal (``journal``); a rerun of the same command after a crash resumes from it, and removes the
-temporary folders the dead run left (``integrity.remove_dead_batches``). Grading several notebooks at once needs
-bubblewrap: without it a notebook runs as you and could reach the kernels running beside it.
+temporary folders the dead run left (``integrity.remove_dead_batches``); the journal goes only once the exports are
+written (``export``). Grading several notebooks at once needs bubblewrap: without it a notebook runs as you and could
+reach the kernels running beside it. A notebook whose run with bleu_lab's functions hidden did not finish beside
+others is run again once none runs (``own_code``). Where marks go to students (``students``), each student's notebooks
+of a lesson are settled before any kernel starts (``roster``).
 """
 
 from __future__ import annotations

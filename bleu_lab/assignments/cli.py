@@ -6,7 +6,8 @@
     bleu-lab grade alice/03_brevity_penalty.ipynb bob/03_brevity_penalty.ipynb [--seed N] [--timeout S]
                    [--jobs N] [--csv marks.csv] [--gradescope results.json]
                                              ...several at once, the marks as CSV / Gradescope's JSON (a rerun after a
-                                             crash resumes from its journal)
+                                             crash resumes from its journal, kept until every export is written; one
+                                             notebook per student and lesson: roster.py)
                    [--feedback DIR] [--canvas GRADEBOOK.csv -o IMPORT.csv] [--manual marks.csv]
                                              ...feedback pages (feedback.py), Canvas's import (canvas.py)
     bleu-lab collect 03_brevity_penalty --homes /home --to course/submitted [--deadline ISO]   from hub homes

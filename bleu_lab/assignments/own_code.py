@@ -10,7 +10,11 @@ itself, a lambda, ``functools.partial``, a call inside the student's function, a
 cannot compute anything there, so it loses the exercise's points: "uses bleu_lab's own X: write it yourself".
 
 The verdict is the grader's: it compares the marks of the two runs, and the second run earns points only with code
-that runs without bleu_lab's implementation. Where the stand-ins live decides what the kernel can undo:
+that runs without bleu_lab's implementation. Only a second run that ran to its end concludes (``unfinished``): one
+whose kernel died, that ran out of time or output, whose marking went beyond its limits, or in which a cell raised an
+``OSError`` or ``MemoryError`` it did not raise in the first run, is run again (in a batch of several at once, when
+nothing runs beside it); if that one does not finish either, the exercises are "not marked: grade again"
+(``leave_unmarked``): no points, and no accusation. Where the stand-ins live decides what the kernel can undo:
 
 - **bubblewrap**: the stand-in module is bound read-only over bleu_lab's module file, and an empty folder over the
   ``__pycache__`` beside it (its compiled copies), so nothing in the box holds the implementation: reloading the
