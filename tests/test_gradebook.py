@@ -30,7 +30,7 @@ from bleu_lab.assignments.grade import ExerciseResult, NotebookGrade
 from bleu_lab.assignments.gradebook import gradescope_results, marks_table, write_marks_csv
 from bleu_lab.assignments.gradescope import CONFIG_NAME, check_config
 from bleu_lab.assignments.release import release
-from bleu_lab.assignments.roster import student_of
+from bleu_lab.assignments.roster import check_batch, student_of
 
 REPO = Path(__file__).resolve().parent.parent
 NOTEBOOKS = REPO / "notebooks"
@@ -77,6 +77,23 @@ def test_the_student_is_nbgraders_folder_or_the_notebooks_folder_never_the_file_
     assert student_of(tmp_path / "inbox" / "alice" / f"{L3}.ipynb") == "alice"
     assert student_of(tmp_path / "submissions" / "mallory" / "alice.ipynb") == "mallory"
     assert student_of(tmp_path / "submitted" / "mallory" / "alice.ipynb") == "mallory"  # not nbgrader's depth
+
+
+def test_one_notebook_per_student_and_lesson_the_one_named_after_it_or_none():
+    """``check_batch``: of a student's notebooks of one lesson, the one named after the lesson is graded and the
+    others are named; with none or several so named, none is, in one line; nobody else is touched."""
+    paths = [Path(f"/s/mallory/{L3}.ipynb"), Path(f"/s/mallory/{L3}-Copy1.ipynb"), Path("/s/mallory/alice.ipynb"),
+             Path(f"/s/alice/{L3}.ipynb"), Path("/s/zoe/mine.ipynb"), Path("/s/zoe/mine-Copy1.ipynb"),
+             Path(f"/c/submitted/yan/hw1/{L3}.ipynb"), Path(f"/c/submitted/yan/hw2/{L3}.ipynb"),
+             Path(f"/s/zoe/{L0}.ipynb"), Path("/s/zoe/notes.ipynb")]
+    lessons = {i: L3 for i in range(8)} | {8: L0}  # notes.ipynb: no lesson could be told (graded, and says so)
+    refused, lines = check_batch(paths, lessons)
+    assert sorted(refused) == [1, 2, 4, 5, 6, 7]
+    assert f"is graded: /s/mallory/{L3}.ipynb" in refused[1] and "'mallory'" in refused[2]
+    assert "none is graded" in refused[4] and "2 are named" in refused[6]
+    assert len(lines) == 3 and lines[0] == (f"batch: student 'mallory' handed in 3 notebooks of lesson {L3}: grading "
+                                            f"/s/mallory/{L3}.ipynb (named after the lesson), not "
+                                            f"/s/mallory/{L3}-Copy1.ipynb, /s/mallory/alice.ipynb")
 
 
 def test_marks_table_one_row_per_student_a_column_per_exercise_and_no_zero_that_was_not_earned():
