@@ -10,9 +10,12 @@ that it is shown as text. Numbers are written as they are, and so is text that i
 from __future__ import annotations
 
 import csv
+import io
 import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+
+from .files import write_whole
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 PLAIN_NUMBER = re.compile(r"[-+]?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?")
@@ -25,17 +28,20 @@ def safe_cell(value: object) -> object:
     return value
 
 
-def write_csv(path: str | Path, rows: Iterable[Mapping[str, object]], fieldnames: list[str] | None = None) -> Path:
+def write_csv(path: str | Path, rows: Iterable[Mapping[str, object]], fieldnames: list[str] | None = None, *,
+              mode: int = 0o666) -> Path:
     """Write ``rows`` (dicts) as a UTF-8 CSV with a header; every text cell through ``safe_cell``.
 
-    ``fieldnames`` defaults to the first row's keys; with no rows and no ``fieldnames`` the file is empty.
+    ``fieldnames`` defaults to the first row's keys; with no rows and no ``fieldnames`` the file is empty. Written
+    whole (``files.write_whole``, as a new file of ``mode`` less the umask): an earlier file at ``path`` stays as it
+    was until the new one is complete.
     """
     path = Path(path)
     rows = list(rows)
     names = list(fieldnames) if fieldnames is not None else (list(rows[0]) if rows else [])
-    with path.open("w", encoding="utf-8", newline="") as f:
-        if names:
-            writer = csv.DictWriter(f, fieldnames=[safe_cell(n) for n in names])
-            writer.writeheader()
-            writer.writerows({safe_cell(k): safe_cell(v) for k, v in row.items()} for row in rows)
-    return path
+    text = io.StringIO(newline="")
+    if names:
+        writer = csv.DictWriter(text, fieldnames=[safe_cell(n) for n in names])
+        writer.writeheader()
+        writer.writerows({safe_cell(k): safe_cell(v) for k, v in row.items()} for row in rows)
+    return write_whole(path, text.getvalue(), mode)

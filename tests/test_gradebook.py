@@ -13,9 +13,11 @@ from __future__ import annotations
 import csv
 import json
 import os
+import shutil
 import stat
 import subprocess
 import sys
+import tempfile
 import zipfile
 from pathlib import Path
 
@@ -25,9 +27,10 @@ import pytest
 from bleu_lab.assignments import lesson_gradings
 from bleu_lab.assignments.cli import main as assignments_main
 from bleu_lab.assignments.grade import ExerciseResult, NotebookGrade
-from bleu_lab.assignments.gradebook import gradescope_results, marks_table, student_id, write_marks_csv
+from bleu_lab.assignments.gradebook import gradescope_results, marks_table, write_marks_csv
 from bleu_lab.assignments.gradescope import CONFIG_NAME, check_config
 from bleu_lab.assignments.release import release
+from bleu_lab.assignments.roster import check_batch, student_of
 
 REPO = Path(__file__).resolve().parent.parent
 NOTEBOOKS = REPO / "notebooks"
@@ -68,13 +71,29 @@ def _full(lesson: str, path: str) -> NotebookGrade:
     return grade
 
 
-def test_the_student_is_nbgraders_folder_or_the_lessons_folder_or_the_file_name(tmp_path):
-    lessons = lesson_gradings()
-    assert student_id(tmp_path / "nb" / "submitted" / "s042" / "hw1" / f"{L3}.ipynb", lessons) == "s042"
-    assert student_id(tmp_path / "nb" / "autograded" / "s042" / "hw1" / "anything.ipynb", lessons) == "s042"
-    assert student_id(tmp_path / "inbox" / "alice" / f"{L3}.ipynb", lessons) == "alice"
-    assert student_id(tmp_path / "inbox" / "bob.ipynb", lessons) == "bob"
-    assert student_id(tmp_path / "inbox" / f"carol_{L3}.ipynb", lessons) == f"carol_{L3}"
+def test_the_student_is_nbgraders_folder_or_the_notebooks_folder_never_the_file_name(tmp_path):
+    assert student_of(tmp_path / "nb" / "submitted" / "s042" / "hw1" / f"{L3}.ipynb") == "s042"
+    assert student_of(tmp_path / "nb" / "autograded" / "s042" / "hw1" / "anything.ipynb") == "s042"
+    assert student_of(tmp_path / "inbox" / "alice" / f"{L3}.ipynb") == "alice"
+    assert student_of(tmp_path / "submissions" / "mallory" / "alice.ipynb") == "mallory"
+    assert student_of(tmp_path / "submitted" / "mallory" / "alice.ipynb") == "mallory"  # not nbgrader's depth
+
+
+def test_one_notebook_per_student_and_lesson_the_one_named_after_it_or_none():
+    """``check_batch``: of a student's notebooks of one lesson, the one named after the lesson is graded and the
+    others are named; with none or several so named, none is, in one line; nobody else is touched."""
+    paths = [Path(f"/s/mallory/{L3}.ipynb"), Path(f"/s/mallory/{L3}-Copy1.ipynb"), Path("/s/mallory/alice.ipynb"),
+             Path(f"/s/alice/{L3}.ipynb"), Path("/s/zoe/mine.ipynb"), Path("/s/zoe/mine-Copy1.ipynb"),
+             Path(f"/c/submitted/yan/hw1/{L3}.ipynb"), Path(f"/c/submitted/yan/hw2/{L3}.ipynb"),
+             Path(f"/s/zoe/{L0}.ipynb"), Path("/s/zoe/notes.ipynb")]
+    lessons = {i: L3 for i in range(8)} | {8: L0}  # notes.ipynb: no lesson could be told (graded, and says so)
+    refused, lines = check_batch(paths, lessons)
+    assert sorted(refused) == [1, 2, 4, 5, 6, 7]
+    assert f"is graded: /s/mallory/{L3}.ipynb" in refused[1] and "'mallory'" in refused[2]
+    assert "none is graded" in refused[4] and "2 are named" in refused[6]
+    assert len(lines) == 3 and lines[0] == (f"batch: student 'mallory' handed in 3 notebooks of lesson {L3}: grading "
+                                            f"/s/mallory/{L3}.ipynb (named after the lesson), not "
+                                            f"/s/mallory/{L3}-Copy1.ipynb, /s/mallory/alice.ipynb")
 
 
 def test_marks_table_one_row_per_student_a_column_per_exercise_and_no_zero_that_was_not_earned():
@@ -152,35 +171,153 @@ def test_gradescope_results_score_a_missing_or_duplicated_lesson_zero_with_a_rea
 # ------------------------------------------------------------------------------------------------ the real grader
 
 
+# Appended to the solved lesson 3: with bleu_lab's own functions hidden (the grader's second run, which checks that the
+# answers are the student's own code), the kernel is killed, as the out-of-memory killer would end it; ``{marker}``:
+# only the first time that file is missing (None: every time).
+KILLED_IN_THE_STAND_IN_RUN = """
+import os, pathlib, signal
+import bleu_lab.brevity
+try:
+    bleu_lab.brevity.brevity_penalty(10, 12)
+except RuntimeError:  # hidden: this is the run that checks the answers are the student's own
+    marker = {marker!r}
+    if marker is None or not pathlib.Path(marker).exists():
+        if marker is not None:
+            pathlib.Path(marker).write_text("killed once")
+        os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+def _with_cell(source: Path, target: Path, cell: str) -> Path:
+    nb = nbformat.read(source, as_version=4)
+    nb.cells.append(nbformat.v4.new_code_cell(cell))
+    target.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, target)
+    return target
+
+
 @pytest.fixture(scope="module")
 def graded_batch(released, tmp_path_factory):
-    """An nbgrader-style batch graded by `bleu-lab grade --csv`: alice solved lessons 0 and 3, bob handed lesson 0
-    in untouched, carol's lesson 0 is no notebook at all."""
+    """An nbgrader-style batch graded by `bleu-lab grade --csv --feedback`: alice solved lessons 0 and 3, bob handed
+    lesson 0 in untouched, carol's lesson 0 is no notebook at all; mallory solved lesson 0 and handed in beside it
+    JupyterLab's duplicate of the untouched lesson and a solved lesson 0 named alice.ipynb; dave solved lesson 3, and
+    his kernel dies in every run with bleu_lab's functions hidden."""
     root = tmp_path_factory.mktemp("nbgrader") / "submitted"
     paths = [_copy(released / "solved" / f"{L0}.ipynb", root / "alice" / "hw1" / f"{L0}.ipynb"),
              _copy(released / "solved" / f"{L3}.ipynb", root / "alice" / "hw1" / f"{L3}.ipynb"),
              _copy(released / "student" / f"{L0}.ipynb", root / "bob" / "hw1" / f"{L0}.ipynb"),
-             _broken(root / "carol" / "hw1" / f"{L0}.ipynb")]
-    marks = root.parent / "marks.csv"
+             _broken(root / "carol" / "hw1" / f"{L0}.ipynb"),
+             _copy(released / "student" / f"{L0}.ipynb", root / "mallory" / "hw1" / f"{L0}-Copy1.ipynb"),
+             _copy(released / "solved" / f"{L0}.ipynb", root / "mallory" / "hw1" / f"{L0}.ipynb"),
+             _copy(released / "solved" / f"{L0}.ipynb", root / "mallory" / "hw1" / "alice.ipynb"),
+             _with_cell(released / "solved" / f"{L3}.ipynb", root / "dave" / "hw1" / f"{L3}.ipynb",
+                        KILLED_IN_THE_STAND_IN_RUN.format(marker=None))]
+    marks, feedback = root.parent / "marks.csv", root.parent / "feedback"
     done = subprocess.run([str(BLEU_LAB), "grade", *map(str, paths), "--seed", str(SEED), "--timeout", "120",
-                           "--csv", str(marks)], capture_output=True, text=True, timeout=900, cwd=root.parent)
-    return done, marks
+                           "--csv", str(marks), "--feedback", str(feedback)], capture_output=True, text=True,
+                          timeout=900, cwd=root.parent)
+    return done, marks, feedback
+
+
+def _rows(marks: Path) -> dict[str, dict[str, str]]:
+    with marks.open(encoding="utf-8", newline="") as f:
+        return {row["student"]: row for row in csv.DictReader(f)}
 
 
 def test_grade_csv_opens_with_the_reports_totals(graded_batch):
-    done, marks = graded_batch
+    done, marks, _ = graded_batch
     assert done.returncode == 0, done.stderr[-2000:]
-    assert f"wrote {marks}" in done.stderr
-    with marks.open(encoding="utf-8", newline="") as f:
-        rows = {row["student"]: row for row in csv.DictReader(f)}
-    assert sorted(rows) == ["alice", "bob", "carol"]
+    assert f"wrote {marks}" in done.stderr and not marks.with_name("marks.csv.journal").exists()
+    rows = _rows(marks)
+    assert sorted(rows) == ["alice", "bob", "carol", "dave", "mallory"]
     assert (rows["alice"][f"{L0}: total"], rows["alice"][f"{L3}: total"], rows["alice"]["total"]) == ("2", "5", "7")
     assert rows["alice"]["possible"] == rows["bob"]["possible"] == "7"
     assert rows["alice"][f"{L3}: my_brevity_penalty"] == "2"
     assert (rows["bob"][f"{L0}: total"], rows["bob"][f"{L3}: total"], rows["bob"]["total"]) == ("0", "", "0")
     assert rows["carol"][f"{L0}: total"] == "" and "not a readable notebook" in rows["carol"]["notes"]
     scores = [line for line in done.stdout.splitlines() if line.startswith("score:")]
-    assert scores == ["score: 2 / 2", "score: 5 / 5  (+ 1 to grade by hand)", "score: 0 / 2", "score: not graded"]
+    assert scores == ["score: 2 / 2", "score: 5 / 5  (+ 1 to grade by hand)", "score: 0 / 2", "score: not graded",
+                      "score: not graded", "score: 2 / 2", "score: not graded",
+                      "score: 1 / 5  (+ 1 to grade by hand)  (not marked: 4 points: grade again)"]
+
+
+def test_a_students_extra_notebooks_are_named_before_grading_and_stop_no_export(graded_batch):
+    """mallory's duplicate and her alice.ipynb are named before the first report and not graded: her lesson 0 is
+    the notebook named after it, alice's marks are alice's own, and every export is written."""
+    done, marks, feedback = graded_batch
+    head = done.stdout.split("\n== ", 1)[0]
+    assert f"batch: student 'mallory' handed in 3 notebooks of lesson {L0}: grading " in head, head
+    assert "-Copy1.ipynb" in head and "alice.ipynb" in head and "'alice'" not in head
+    rows = _rows(marks)
+    assert (rows["mallory"][f"{L0}: total"], rows["alice"][f"{L0}: total"]) == ("2", "2")
+    assert "another notebook of lesson 00_start_here for student 'mallory' is graded" in rows["mallory"]["notes"]
+    assert "alice.ipynb" in rows["mallory"]["notes"] and "Copy1" not in rows["alice"]["notes"]
+    assert "Score: 2 / 2" in (feedback / "mallory" / f"{L0}.html").read_text(encoding="utf-8")
+    assert sorted(p.name for p in (feedback / "mallory").iterdir()) == [f"{L0}.html"]
+
+
+def test_a_run_with_bleu_labs_functions_hidden_that_dies_is_not_marked_never_an_accusation(graded_batch):
+    """dave's kernel dies in the run that checks his answers are his own, again when it is retried alone: those
+    exercises are "not marked: grade again" in the report, the CSV and his feedback page, with no points and no
+    accusation; his other mark stands."""
+    done, marks, feedback = graded_batch
+    report = done.stdout.split(f"== {marks.parent / 'submitted' / 'dave'}", 1)[1]
+    assert "uses bleu_lab's own" not in done.stdout + marks.read_text(encoding="utf-8")
+    assert report.count("not marked: grade again (0 / 2)") == 2 and "not marked: grade again: my_brevity" in report
+    if "sandbox: bubblewrap" in done.stdout:  # (--jobs 2: the second try waits until nothing runs beside it)
+        assert "runs again once nothing runs beside it" in done.stderr
+    row = _rows(marks)["dave"]
+    assert (row[f"{L3}: my_brevity_penalty"], row[f"{L3}: my_closest_ref_length"], row[f"{L3}: total"]) == ("", "", "")
+    assert row[f"{L3}: a short hypothesis with p_1 = 1"] == "1" and "not marked: grade again" in row["notes"]
+    page = (feedback / "dave" / f"{L3}.html").read_text(encoding="utf-8")
+    assert "not marked yet" in page.lower() and "uses bleu_lab" not in page and "Score: 1 / 5" in page
+
+
+# The grader, dying the moment a finished export would be renamed over the file it replaces.
+CRASH_ON_RENAME = """
+import os, sys, types
+import bleu_lab.files
+fake = types.ModuleType("os")
+fake.__dict__.update(vars(os))
+def crash(*args, **kwargs):
+    os._exit(137)
+fake.replace = crash
+bleu_lab.files.os = fake
+from bleu_lab.assignments.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_a_crash_while_exporting_loses_no_mark_and_the_same_command_resumes(released, tmp_path):
+    """The grader dies as the new marks.csv would replace the earlier one: that file is untouched, the journal keeps
+    every mark, and the same command again resumes them all, grading nothing, and writes the CSV. erin's kernel is
+    killed once in the run with bleu_lab's functions hidden: run again at once (--jobs 1), it finishes, and her marks
+    are whole."""
+    shared = Path(tempfile.mkdtemp(prefix="bleu-lab-test-killed-once-", dir="/tmp"))  # (a kernel's, too, unboxed)
+    shared.chmod(0o1777)
+    try:
+        paths = [_with_cell(released / "solved" / f"{L3}.ipynb", tmp_path / "submissions" / "erin" / f"{L3}.ipynb",
+                            KILLED_IN_THE_STAND_IN_RUN.format(marker=str(shared / "killed"))),
+                 _copy(released / "student" / f"{L0}.ipynb", tmp_path / "submissions" / "bob" / f"{L0}.ipynb")]
+        marks = tmp_path / "marks.csv"
+        marks.write_text("the earlier marks\n", encoding="utf-8")
+        args = ["grade", *map(str, paths), "--seed", str(SEED), "--timeout", "120", "--sandbox", "none", "--jobs",
+                "1", "--csv", str(marks)]
+        crashed = subprocess.run([sys.executable, "-c", CRASH_ON_RENAME, *args], capture_output=True, text=True,
+                                 timeout=900, cwd=tmp_path)
+        assert crashed.returncode == 137, crashed.stderr[-2000:]
+        assert (shared / "killed").exists() and "uses bleu_lab's own" not in crashed.stdout
+        assert "score: 5 / 5  (+ 1 to grade by hand)" in crashed.stdout, crashed.stdout[-3000:]
+        assert marks.read_text(encoding="utf-8") == "the earlier marks\n"
+        assert marks.with_name("marks.csv.journal").exists()
+        again = subprocess.run([str(BLEU_LAB), *args], capture_output=True, text=True, timeout=900, cwd=tmp_path)
+        assert again.returncode == 0, again.stderr[-2000:]
+        assert "resumed: 2 of 2 notebooks" in again.stdout
+        rows = _rows(marks)
+        assert (rows["erin"][f"{L3}: total"], rows["bob"][f"{L0}: total"]) == ("5", "0")
+        assert not marks.with_name("marks.csv.journal").exists()
+    finally:
+        shutil.rmtree(shared, ignore_errors=True)
 
 
 def test_grade_gradescope_writes_one_submissions_results(released, tmp_path):
@@ -193,14 +330,12 @@ def test_grade_gradescope_writes_one_submissions_results(released, tmp_path):
 
 
 def test_exports_are_refused_before_grading_when_they_cannot_be_right(tmp_path, capsys):
-    a, b = tmp_path / "alice" / "x" / f"{L0}.ipynb", tmp_path / "bob" / "x" / f"{L0}.ipynb"
+    a, b = tmp_path / "alice" / f"{L0}.ipynb", tmp_path / "bob" / f"{L0}.ipynb"
     for path in (a, b):
         path.parent.mkdir(parents=True)
         nbformat.write(nbformat.v4.new_notebook(), path)
     assert assignments_main(["grade", str(a), str(b), "--gradescope", str(tmp_path / "r.json")]) == 2
     assert "one submission's results" in capsys.readouterr().err
-    assert assignments_main(["grade", str(a), str(b), "--csv", str(tmp_path / "x.csv")]) == 2
-    assert "two notebooks of the same name for one student: " in capsys.readouterr().err
     assert assignments_main(["grade", str(a), "--csv", str(a)]) == 2
     assert "--csv" in capsys.readouterr().err and a.stat().st_size > 0
     assert assignments_main(["grade", str(a), "--csv", str(tmp_path / "no" / "m.csv")]) == 2

@@ -263,11 +263,37 @@ def test_the_verdict_keeps_only_what_the_stand_in_run_confirms():
     assert [(r.points, r.hidden_points) for r in first.exercises] == [(2, 1), (0, 0), (1, 0)]
     assert first.exercises[1].messages == [
         "uses bleu_lab's own closest_ref_length: write it yourself (with it hidden, your answer earned 1 of 2 points)"]
-    broken = SimpleNamespace(note="the kernel failed (DeadKernelError)", exercises=[])
-    own_code.judge(first, broken, exercises)
-    assert first.exercises[0].points == 0 and first.exercises[0].messages == [
-        "uses bleu_lab's own brevity_penalty: write it yourself (with it hidden, the notebook was not marked: the "
-        "kernel failed (DeadKernelError))"]
+
+
+def test_a_stand_in_run_that_could_not_finish_is_tried_again_and_never_accuses():
+    """``recheck``: a stand-in run that stopped (a dead kernel, a time limit) or met an OS error the ordinary run did
+    not is run again; one that finishes then judges as usual; if none finishes, the exercises are "not marked: grade
+    again" with no points and no accusation, or, beside other notebooks, left for the batch to retry alone."""
+    from bleu_lab.assignments.grade import ExerciseResult, NotebookGrade
+
+    grading_ = lesson_gradings()[LESSON]
+
+    def first() -> NotebookGrade:
+        return NotebookGrade(Path("n.ipynb"), LESSON, [ExerciseResult("my_brevity_penalty", 2, 2, hidden_points=1),
+                                                       ExerciseResult("my_closest_ref_length", 2, 2, hidden_points=1),
+                                                       ExerciseResult("a short hypothesis with p_1 = 1", 1, 1)])
+
+    confirmed = NotebookGrade(Path("n.ipynb"), LESSON, [ExerciseResult("my_brevity_penalty", 2, 2),
+                                                        ExerciseResult("my_closest_ref_length", 2, 2)])
+    died = NotebookGrade(Path("n.ipynb"), LESSON, stopped="the kernel failed (DeadKernelError)")
+    disk = NotebookGrade(Path("n.ipynb"), LESSON, errors=["cell 3: OSError: [Errno 28] No space left on device"])
+    for disturbed in (died, disk):
+        runs = iter([disturbed, confirmed])
+        grade = own_code.recheck(first(), grading_, lambda world, runs=runs: next(runs))
+        assert (grade.score, grade.unmarked, grade.retry) == (5, [], "")
+        grade = own_code.recheck(first(), grading_, lambda world, again=disturbed: again)
+        assert (grade.score, grade.unmarked, grade.retry) == (1, ["my_brevity_penalty", "my_closest_ref_length"], "")
+        text = grading.format_grade(grade)
+        assert "uses bleu_lab's own" not in text and "not marked: grade again" in text, text
+        assert "score: 1 / 5  (not marked: 4 points: grade again)" in text
+        grade = own_code.recheck(first(), grading_, lambda world, again=disturbed: again, tries=1,
+                                 last=False)
+        assert grade.retry and grade.score == 5 and not grade.unmarked  # the batch decides, alone
 
 
 def test_the_box_binds_each_stand_in_and_hides_the_compiled_copies(tmp_path):

@@ -7,8 +7,11 @@ started, checks the grader's files, marks it, writes its grade to a file in the 
 nothing of a notebook stays in the grader, and one whose grading process dies (out of memory, killed) gets
 ``not graded`` while the others go on. After each one the grader restores any submitted file that changed and appends
 the grade to the journal (``journal``); a rerun of the same command after a crash resumes from it, and removes the
-temporary folders the dead run left (``integrity.remove_dead_batches``). Grading several notebooks at once needs
-bubblewrap: without it a notebook runs as you and could reach the kernels running beside it.
+temporary folders the dead run left (``integrity.remove_dead_batches``); the journal goes only once the exports are
+written (``export``). Grading several notebooks at once needs bubblewrap: without it a notebook runs as you and could
+reach the kernels running beside it. A notebook whose run with bleu_lab's functions hidden did not finish beside
+others is run again once none runs (``own_code``). Where marks go to students (``students``), each student's notebooks
+of a lesson are settled before any kernel starts (``roster``).
 """
 
 from __future__ import annotations
@@ -34,11 +37,13 @@ from .notebook import (
     check_memory,
     check_sandbox,
     check_timeout,
+    recheck_own_code,
 )
 from .processes import descendants, end_leftovers, subreaper
 from .report import _clean, _tampered, format_grade
 from .results import NotebookGrade
-from .submissions import MAX_NOTEBOOK_MB, check_notebook_mb, read_submission
+from .roster import check_batch
+from .submissions import MAX_NOTEBOOK_MB, check_notebook_mb, peek_lesson, read_submission
 
 MAX_JOBS = 4  # notebooks at once by default, at most (each a kernel, its marking and a few hundred MB)
 PR_SET_PDEATHSIG = 1
@@ -61,13 +66,20 @@ def check_jobs(jobs: object, sandbox_kind: str | None = None) -> None:
 def grade_batch(paths: list[Path], *, timeout: int = DEFAULT_TIMEOUT, seed: int | None = None,
                 lesson: str | None = None, out=None, grades: list[NotebookGrade] | None = None,
                 sandbox: str = "auto", memory: int = MARK_MEMORY, max_notebook_mb: float = MAX_NOTEBOOK_MB,
-                jobs: int | None = None, journal_beside: Path | None = None) -> int:
+                jobs: int | None = None, journal_beside: Path | None = None,
+                students: Callable[[Path], str] | None = None,
+                export: Callable[[list[NotebookGrade]], object] | None = None) -> int:
     """Grade each notebook of ``paths`` and print its report (one ``score:`` line each) to ``out``, in the order of
     ``paths``; return the exit code: 0, or 3 if the grader's files changed during a run (that notebook's marks and the
     rest are withheld). Each reported ``NotebookGrade`` is also appended to ``grades`` (for ``gradebook``'s exports).
     ``sandbox``: "auto", "bubblewrap" (required) or "none" (``choose_sandbox``); ``memory``: megabytes for marking one
     notebook; ``max_notebook_mb``: a larger file is refused unread; ``jobs``: notebooks at once (default
-    ``default_jobs``); ``journal_beside``: the export whose journal lets a rerun resume (``journal_path``)."""
+    ``default_jobs``); ``journal_beside``: the export whose journal lets a rerun resume (``journal_path``).
+
+    ``students`` (e.g. ``roster.student_of``): marks go to students, one notebook per student and lesson, so before
+    any kernel starts a student's extra notebooks of a lesson are named and not graded (``roster.check_batch``).
+    ``export(grades)``: called once every notebook is graded (not when the grader's files changed), before the
+    journal is removed: an export that fails or a crash while it runs keeps every mark for the rerun."""
     out = out or sys.stdout
     check_timeout(timeout)
     check_sandbox(sandbox)
@@ -89,6 +101,7 @@ def grade_batch(paths: list[Path], *, timeout: int = DEFAULT_TIMEOUT, seed: int 
     except ValueError:
         context.close()
         raise
+    context.alone = jobs == 1 or not hasattr(os, "fork")
     key = batch_key(paths, {"lesson": lesson, "timeout": timeout, "memory": memory, "sandbox": context.sandbox.kind,
                             "max_notebook_mb": max_notebook_mb})
     book = Journal.open(journal_path(journal_beside, key), key, seed, secrets.randbelow(2 ** 32))
@@ -107,21 +120,25 @@ def grade_batch(paths: list[Path], *, timeout: int = DEFAULT_TIMEOUT, seed: int 
             except (OSError, ValueError) as err:
                 unread[index] = str(err)
         results: dict[int, NotebookGrade | TamperingError] = {}
+        lessons = _settle(paths, unread, lesson, batch, students, results, out) if students is not None else {}
+        resumed = 0
         for index, path in enumerate(paths):
-            earlier = book.earlier(index, batch.digest(path)) if index not in unread else None
+            earlier = book.earlier(index, batch.digest(path)) if index not in unread.keys() | results.keys() else None
             if earlier is not None:
                 earlier.note = (earlier.note + "; " if earlier.note else "") + (
                     "resumed: marked by an earlier run of this command, which stopped")
                 results[index] = earlier
-        if results:
-            print(f"resumed: {len(results)} of {len(paths)} notebooks marked by an earlier run of this command "
+                resumed += 1
+        if resumed:
+            print(f"resumed: {resumed} of {len(paths)} notebooks marked by an earlier run of this command "
                   f"(journal {_clean(str(book.path))})", file=out, flush=True)
         todo = [index for index in range(len(paths)) if index not in results]
         printed = _Printer(paths, results, out, grades)
         printed.flush()
 
-        def grade_here(index: int) -> NotebookGrade | TamperingError:
-            return _grade_here(paths[index], unread.get(index), lesson, timeout, seed=book.seed, context=context)
+        def grade_here(index: int, pending: NotebookGrade | None = None) -> NotebookGrade | TamperingError:
+            return _grade_here(paths[index], unread.get(index), lessons.get(index, lesson), timeout, seed=book.seed,
+                               context=context, pending=pending)
 
         def done(index: int, grade: NotebookGrade | TamperingError, alongside: int) -> bool:
             if isinstance(grade, NotebookGrade):
@@ -142,14 +159,38 @@ def grade_batch(paths: list[Path], *, timeout: int = DEFAULT_TIMEOUT, seed: int 
                 _run_workers(todo, jobs, grade_here, done, paths, batch.backup, keep)
         tampered = printed.tampered or min(((i, g) for i, g in results.items() if isinstance(g, TamperingError)),
                                            default=None, key=lambda item: item[0])
-        book.finish()  # (stopped for tampering too: regrade after reinstalling, as the error says)
         if tampered is not None:
+            book.finish()  # (regrade after reinstalling, as the error says)
             _tampered(paths[tampered[0]], tampered[1])
             return 3
+        if export is not None:
+            export(printed.given)
+        book.finish()  # only now: every mark is in the exports
     finally:
         context.close()
         batch.close()
     return 0
+
+
+def _settle(paths: list[Path], unread: dict[int, str], lesson: str | None, batch: BatchFiles,
+            students: Callable[[Path], str], results: dict, out) -> dict[int, str]:
+    """Before any kernel starts: each readable notebook's lesson (``lesson``, else ``peek_lesson``), by index, and,
+    of a student's several notebooks of one lesson, those not graded (``roster.check_batch``): their grades go into
+    ``results`` now, and a line for each student's lesson so settled is printed to ``out``."""
+    gradings = lesson_gradings()
+    lessons = {}
+    for index, path in enumerate(paths):
+        found = lesson if index not in unread else None
+        if index not in unread and found is None:
+            found = peek_lesson(path, batch.read(path), gradings)
+        if found is not None:
+            lessons[index] = found
+    refused, lines = check_batch(paths, lessons, students)
+    for line in lines:
+        print(_clean(line), file=out, flush=True)
+    for index, why in refused.items():
+        results[index] = NotebookGrade(paths[index], lessons[index], note=f"not graded: {why}", graded=False)
+    return lessons
 
 
 class _Printer:
@@ -157,6 +198,7 @@ class _Printer:
 
     def __init__(self, paths: list[Path], results: dict, out, grades: list[NotebookGrade] | None) -> None:
         self.paths, self.results, self.out, self.grades = paths, results, out, grades
+        self.given: list[NotebookGrade] = []  # every grade printed, in order
         self.next = 0
         self.tampered: tuple[int, TamperingError] | None = None
 
@@ -168,6 +210,7 @@ class _Printer:
                 self.tampered = (self.next, grade)
                 return False
             print(format_grade(grade), file=self.out, flush=True)
+            self.given.append(grade)
             if self.grades is not None:
                 self.grades.append(grade)
             self.next += 1
@@ -175,9 +218,10 @@ class _Printer:
 
 
 def _grade_here(path: Path, unread: str | None, lesson: str | None, timeout: float, *, seed: int,
-                context: Context) -> NotebookGrade | TamperingError:
+                context: Context, pending: NotebookGrade | None = None) -> NotebookGrade | TamperingError:
     """One notebook of the batch, in this process: parsed (from the batch's copy), run and marked, then every process
-    it started ended and the grader's files checked."""
+    it started ended and the grader's files checked. ``pending``: its grade, whose run with bleu_lab's functions
+    hidden did not finish beside other notebooks (``retry``): that run alone is tried again."""
     if unread is not None:
         return NotebookGrade(path, "?", note=f"not graded: {unread}", graded=False, sandbox=context.sandbox.kind)
     try:
@@ -187,7 +231,10 @@ def _grade_here(path: Path, unread: str | None, lesson: str | None, timeout: flo
     with subreaper():
         keep = descendants()
         try:
-            grade = _grade_one(path, nb, lesson_name, timeout, seed, context)
+            if pending is None:
+                grade = _grade_one(path, nb, lesson_name, timeout, seed, context)
+            else:
+                grade = recheck_own_code(path, nb, pending, timeout, seed, context, first=False)
         except TamperingError as exc:
             end_leftovers(keep)
             return exc
@@ -219,17 +266,24 @@ def _restore(path: Path, grade: NotebookGrade, batch: BatchFiles, alongside: int
           f"changed submitted files, restored: {_clean(names)}", file=sys.stderr, flush=True)
 
 
-def _run_workers(todo: list[int], jobs: int, grade_here: Callable[[int], NotebookGrade | TamperingError],
+def _run_workers(todo: list[int], jobs: int, grade_here: Callable[..., NotebookGrade | TamperingError],
                  done: Callable[[int, NotebookGrade | TamperingError, int], bool], paths: list[Path],
                  folder: Path, keep: set[int]) -> None:
     """Grade the notebooks ``todo`` (indices), each in a forked worker, at most ``jobs`` at once; ``done(index,
-    grade, others_running)`` as each ends (False: start no more). Whatever a worker leaves is ended when none runs."""
+    grade, others_running)`` as each ends (False: start no more). A grade whose run with bleu_lab's functions hidden
+    did not finish (``retry``) gets that run again in a worker of its own once no other runs (``grade_here(index,
+    grade)``), so that nothing beside it disturbs it. Whatever a worker leaves is ended when none runs."""
     running: dict[int, int] = {}
+    alone: list[tuple[int, NotebookGrade]] = []  # waiting for a retry with nothing beside it
     todo = list(todo)
     go_on = True
     try:
-        while (todo and go_on) or running:
-            while todo and go_on and len(running) < jobs:
+        while ((todo or alone) and go_on) or running:
+            if alone and go_on and not running:
+                index, pending = alone.pop(0)
+                running[_fork_worker(index, lambda i, g=pending: grade_here(i, g),
+                                     folder / f"result-{index}.json")] = index
+            while todo and go_on and not alone and len(running) < jobs:
                 index = todo.pop(0)
                 running[_fork_worker(index, grade_here, folder / f"result-{index}.json")] = index
             pid, status = os.waitpid(-1, 0)  # a worker, or a process a dead worker left (re-parented here)
@@ -239,6 +293,12 @@ def _run_workers(todo: list[int], jobs: int, grade_here: Callable[[int], Noteboo
             grade = _worker_result(folder / f"result-{index}.json", status, paths[index])
             if not running:
                 end_leftovers(keep)
+            if isinstance(grade, NotebookGrade) and grade.retry:
+                print(f"bleu-lab grade: {_clean(str(paths[index]))}: its run with bleu_lab's functions hidden did "
+                      f"not finish ({_clean(grade.retry)}): it runs again once nothing runs beside it",
+                      file=sys.stderr, flush=True)
+                alone.append((index, grade))
+                continue
             go_on = done(index, grade, len(running)) and go_on
     finally:
         for pid in running:

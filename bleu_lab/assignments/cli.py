@@ -6,7 +6,8 @@
     bleu-lab grade alice/03_brevity_penalty.ipynb bob/03_brevity_penalty.ipynb [--seed N] [--timeout S]
                    [--jobs N] [--csv marks.csv] [--gradescope results.json]
                                              ...several at once, the marks as CSV / Gradescope's JSON (a rerun after a
-                                             crash resumes from its journal)
+                                             crash resumes from its journal, kept until every export is written; one
+                                             notebook per student and lesson: roster.py)
                    [--feedback DIR] [--canvas GRADEBOOK.csv -o IMPORT.csv [--assignment TITLE] [--points N]
                    [--allow-missing]] [--manual marks.csv]
                                              ...feedback pages (feedback.py), Canvas's import (canvas.py)
@@ -51,8 +52,6 @@ from .gradebook import (
     gradescope_results,
     read_by_hand,
     read_marks,
-    same_student_clashes,
-    student_id,
     write_gradescope,
     write_marks_csv,
 )
@@ -60,6 +59,7 @@ from .gradescope import DEFAULT_TIMEOUT as GRADESCOPE_TIMEOUT
 from .gradescope import build_autograder
 from .private import close_file, open_folders, private_umask
 from .release import release
+from .roster import student_of
 
 EXIT_ERROR = 2
 PRIVATE_COMMANDS = ("collect", "grade", "release")  # run under umask 077: everything they write is private
@@ -155,8 +155,9 @@ def build_parser(prog: str = "bleu-lab") -> argparse.ArgumentParser:
 
 
 def _exports_ok(args: argparse.Namespace) -> None:
-    """Before grading: the export files can be written and are none of the notebooks, and no two notebooks would
-    land in one cell of the CSV (ValueError / FileNotFoundError naming the option)."""
+    """Before grading: the export files can be written and are none of the notebooks, and --gradescope's notebooks
+    are one student's (ValueError / FileNotFoundError naming the option). Two notebooks of one student and lesson are
+    settled by ``grade_batch`` (``roster``)."""
     notebooks = {p.resolve() for p in args.notebooks}
     if (args.canvas is None) != (args.output is None):
         raise ValueError("--canvas GRADEBOOK and -o FILE go together: the gradebook Canvas exported, and the file to "
@@ -177,18 +178,11 @@ def _exports_ok(args: argparse.Namespace) -> None:
     if args.feedback is not None and args.feedback.exists() and not args.feedback.is_dir():
         raise NotADirectoryError(f"--feedback {args.feedback} is a file: give a folder (made if missing)")
     if args.gradescope is not None:
-        students = sorted({student_id(path, lesson_gradings()) for path in args.notebooks})
-        clashes = same_student_clashes(args.notebooks, lesson_gradings())
-        if len(students) > 1 or clashes:
-            why = f"notebooks of {len(students)} students ({', '.join(students[:3])})" if len(students) > 1 else (
-                f"two notebooks of one name: {clashes[0]}")
-            raise ValueError(f"--gradescope writes one submission's results, and these are {why}: grade one "
-                             "student's notebooks at a time, or use --csv")
-    if args.csv is not None:
-        clashes = same_student_clashes(args.notebooks, lesson_gradings())
-        if clashes:
-            raise ValueError(f"--csv: two notebooks of the same name for one student: {clashes[0]}. Give each "
-                             "student's notebooks a folder of their own (or nbgrader's submitted/STUDENT/ASSIGNMENT/)")
+        students = sorted({student_of(path) for path in args.notebooks})
+        if len(students) > 1:
+            raise ValueError(f"--gradescope writes one submission's results, and these are notebooks of "
+                             f"{len(students)} students ({', '.join(students[:3])}): grade one student's notebooks "
+                             "at a time, or use --csv")
 
 
 def _canvas_fits(book: Gradebook, args: argparse.Namespace) -> None:
@@ -197,7 +191,7 @@ def _canvas_fits(book: Gradebook, args: argparse.Namespace) -> None:
     assignment and points (ValueError naming the option)."""
     gradings = lesson_gradings()
     if not args.allow_missing:
-        refuse_missing(missing_students(book, sorted({student_id(p, gradings) for p in args.notebooks})))
+        refuse_missing(missing_students(book, sorted({student_of(p) for p in args.notebooks})))
     stems = {p.stem for p in args.notebooks}
     lesson = args.lesson or (next(iter(stems)) if len(stems) == 1 and stems <= gradings.keys() else None)
     if lesson is not None and lesson in gradings:
@@ -213,29 +207,32 @@ def _grade(args: argparse.Namespace, prog: str) -> int:
     if book is not None:
         _canvas_fits(book, args)
     by_hand = read_by_hand(args.manual) if args.manual is not None else None
-    grades: list[NotebookGrade] = []
-    code = grade_batch(list(args.notebooks), timeout=args.timeout, seed=args.seed, lesson=args.lesson, grades=grades,
+    exports = (args.csv, args.gradescope, args.feedback, args.canvas)
+
+    def export(grades: list[NotebookGrade]) -> None:
+        if args.csv is not None:
+            write_marks_csv(args.csv, grades, by_hand)
+            close_file(args.csv)  # 0600 whatever the umask: the marks are the instructor's
+            print(f"{prog}: wrote {args.csv} ({len(grades)} notebooks)", file=sys.stderr)
+        if args.gradescope is not None:
+            write_gradescope(args.gradescope, gradescope_results(grades))
+            close_file(args.gradescope)
+            print(f"{prog}: wrote {args.gradescope}", file=sys.stderr)
+        if args.feedback is not None:
+            pages = write_feedback(args.feedback, grades, args.feedback_hidden, by_hand)
+            print(f"{prog}: wrote {len(pages)} feedback pages in {args.feedback}", file=sys.stderr)
+        if book is not None:
+            report = write_canvas(book, args.output, grades, by_hand, args.assignment, args.points, args.allow_missing)
+            print(f"{prog}: {report}", file=sys.stderr)
+
+    keyed = any(path is not None for path in exports)  # marks go to students: one notebook per student and lesson
+    code = grade_batch(list(args.notebooks), timeout=args.timeout, seed=args.seed, lesson=args.lesson,
                        sandbox=args.sandbox, memory=args.memory, max_notebook_mb=args.max_notebook_mb,
-                       jobs=args.jobs, journal_beside=args.csv or args.gradescope)
-    if code != 0:
-        if args.csv or args.gradescope or args.canvas or args.feedback:
-            print(f"{prog}: no marks exported (grading stopped)", file=sys.stderr)
-        return code
-    if args.csv is not None:
-        write_marks_csv(args.csv, grades, by_hand)
-        close_file(args.csv)  # 0600 even where an earlier run's file was rewritten in place
-        print(f"{prog}: wrote {args.csv} ({len(grades)} notebooks)", file=sys.stderr)
-    if args.gradescope is not None:
-        write_gradescope(args.gradescope, gradescope_results(grades))
-        close_file(args.gradescope)
-        print(f"{prog}: wrote {args.gradescope}", file=sys.stderr)
-    if args.feedback is not None:
-        pages = write_feedback(args.feedback, grades, args.feedback_hidden, by_hand)
-        print(f"{prog}: wrote {len(pages)} feedback pages in {args.feedback}", file=sys.stderr)
-    if book is not None:
-        report = write_canvas(book, args.output, grades, by_hand, args.assignment, args.points, args.allow_missing)
-        print(f"{prog}: {report}", file=sys.stderr)
-    return 0
+                       jobs=args.jobs, journal_beside=args.csv or args.gradescope,
+                       students=student_of if keyed else None, export=export if keyed else None)
+    if code != 0 and keyed:
+        print(f"{prog}: no marks exported (grading stopped)", file=sys.stderr)
+    return code
 
 
 def _canvas_from_marks(args: argparse.Namespace, prog: str) -> int:

@@ -44,7 +44,7 @@ from pathlib import Path
 from ..course import DEFAULT_DIR, new_name
 from ..spreadsheet import write_csv
 from . import lesson_gradings
-from .private import private_folder, write_private
+from .private import PRIVATE_FILE, private_folder, write_private
 
 MAX_BYTES = 5_000_000  # a lesson notebook a student saved is well under 1 MB; the bound refuses anything near it
 NOTEBOOKS = (DEFAULT_DIR.as_posix(), "notebooks")  # in a home, where the hub's `bleu-lab lessons` puts the lessons
@@ -253,7 +253,7 @@ def collect(lesson: str, homes_root: Path, target: Path, *, deadline: datetime |
             report.rows.append(row)
     finally:
         os.close(root_fd)
-    write_private(report.manifest, lambda tmp: write_csv(tmp, [vars(row) for row in report.rows], MANIFEST_COLUMNS))
+    write_csv(report.manifest, [vars(row) for row in report.rows], MANIFEST_COLUMNS, mode=PRIVATE_FILE)
     return report
 
 

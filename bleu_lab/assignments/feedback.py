@@ -2,9 +2,11 @@
 
 A page is built from the ``NotebookGrade`` the grader reports (the marks are the grader's, nothing is recomputed): the
 score, a table of the marks per exercise (the visible check and, for a function exercise, its hidden cases), the
-check's messages where a mark was missed, the cells that raised, and the grader's note. The student is
-``gradebook.student_id`` (nbgrader's ``submitted/STUDENT/``, which ``bleu-lab collect`` writes), so
-``bleu-lab collect --return DIR`` puts each page in its student's home.
+check's messages where a mark was missed, the cells that raised, and the grader's note. An exercise whose run with
+bleu_lab's functions hidden could not finish is "not marked" (no points yet, graded again), never an accusation. The
+student is ``roster.student_of`` (nbgrader's ``submitted/STUDENT/``, which ``bleu-lab collect`` writes), so
+``bleu-lab collect --return DIR`` puts each page in its student's home; of a student's notebooks of one lesson, the
+page is the graded one's.
 
 **Hidden cases**, as the release treats them: no hidden case ships, and Gradescope shows their details (which name the
 hidden inputs) only once grades are published (``gradebook``). A returned page is a published grade, but the same
@@ -27,8 +29,9 @@ from pathlib import Path
 
 from . import lesson_gradings
 from .grade import ExerciseResult, NotebookGrade
-from .gradebook import _split_messages, by_hand_column, student_id
+from .gradebook import _split_messages, by_hand_column
 from .private import private_folder, write_private
+from .roster import student_of
 
 HIDDEN_POLICIES = ("summary", "details")
 MAX_MESSAGE_CHARS = 4000  # of one exercise's messages on a page (the rest is cut, and says so)
@@ -73,6 +76,8 @@ def _rows(result: ExerciseResult, hidden: bool, by_hand: float | None = None) ->
             return [(result.name, f"{by_hand:g}", "", "a written answer, marked by hand (not in this score)")]
         return [(result.name, "by hand", "", "a written answer: your instructor reads and marks it (not in this "
                  "score)")]
+    if result.unmarked:
+        return [(result.name, "not marked", str(result.possible), "not marked yet: your instructor grades it again")]
     hidden_points = result.hidden_points if hidden else 0
     visible = result.points - hidden_points
     rows = [(result.name, str(visible), "1", "passed" if visible else "not passed")]
@@ -86,6 +91,10 @@ def _details(result: ExerciseResult, hidden: bool, policy: str) -> str:
     """The messages of a missed mark: the visible check's always, the hidden cases' as ``policy`` allows."""
     if result.manual or result.points >= result.possible:
         return ""
+    if result.unmarked:
+        return (f"<h3>{_e(result.name)}</h3><p>Not marked yet: the grader checks that an answer is your own code by "
+                "running your notebook again with bleu_lab's own functions hidden, and that run could not finish, "
+                f"twice ({_e(result.unmarked)}). Your instructor grades it again.</p>")
     visible, hidden_messages = _split_messages(result)
     parts = []
     if visible:
@@ -116,6 +125,10 @@ def render(grade: NotebookGrade, student: str, policy: str = "summary",
     else:
         manual = sum(e.manual for e in grade.exercises)
         body.append(f"<p class=\"score\">Score: {grade.score} / {grade.possible}</p>")
+        withheld = sum(e.possible for e in grade.exercises if e.unmarked)
+        if withheld:
+            body.append(f"<p>{withheld} of these points are not marked yet (below): your instructor grades the "
+                        "notebook again.</p>")
         if manual:
             body.append(f"<p>{manual} written answer{'s are' if manual > 1 else ' is'} graded by hand, apart from "
                         "this score.</p>")
@@ -150,12 +163,14 @@ def write_feedback(directory: Path, grades: Sequence[NotebookGrade], policy: str
     the marks ``by_hand`` (``--manual``) where given."""
     directory = Path(directory)
     lessons = lesson_gradings()
-    pages = []
-    for grade in grades:
-        student = student_id(grade.path, lessons)
+    chosen: dict[tuple[str, str], NotebookGrade] = {}
+    for grade in sorted(grades, key=lambda g: not g.graded):  # a lesson's graded notebook before the others
         name = grade.lesson if grade.lesson in lessons else Path(grade.path).stem
+        chosen.setdefault((student_of(grade.path), name), grade)
+    pages = []
+    for (student, name), grade in chosen.items():
         path = directory / student / f"{name}.html"
         private_folder(path.parent)  # 0700, as the page is 0600 (``private``): the student's marks are theirs alone
-        write_private(path, render(grade, student, policy, (by_hand or {}).get(student)).encode("utf-8"))
+        write_private(path, render(grade, student, policy, (by_hand or {}).get(student)))
         pages.append(Page(student, grade.lesson, path))
     return pages

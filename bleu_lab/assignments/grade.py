@@ -35,6 +35,7 @@ The grader is split by role, each module importing only those above it:
 - ``report``: ``format_grade``;
 - ``notebook``: one notebook start to end (``Context``, ``choose_sandbox``, ``grade_notebook``);
 - ``journal``: a batch's marks so far, so that a rerun after a crash resumes;
+- ``roster``: whose notebook is which (the folder layout), one per student and lesson, settled before grading;
 - ``batch``: ``grade_batch``: the notebooks graded in worker processes, up to ``--jobs`` at once.
 
 This module re-exports their names (``from bleu_lab.assignments.grade import grade_batch`` keeps working, and so does

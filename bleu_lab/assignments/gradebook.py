@@ -4,11 +4,9 @@ Both exports are built from the ``NotebookGrade`` list that ``grade_batch`` repo
 declarations (``lesson_gradings``), so a column or a test exists for every exercise of a lesson whether or not a
 notebook reached it.
 
-**CSV for an LMS** (``marks_table``): one row per student, the student's id in the first column, ``student``:
-
-- nbgrader's layout ``.../submitted/STUDENT/ASSIGNMENT/NOTEBOOK.ipynb`` (or ``autograded/``): ``STUDENT``;
-- else a notebook still named after its lesson (``alice/03_brevity_penalty.ipynb``): the folder it is in, ``alice``;
-- else the file name without ``.ipynb`` (``alice.ipynb``: ``alice``).
+**CSV for an LMS** (``marks_table``): one row per student, the student's id in the first column, ``student``
+(``roster.student_of``: nbgrader's ``submitted/STUDENT/ASSIGNMENT/``, else the folder the notebook is in; never the
+file's name).
 
 Then, for each lesson of the batch in lesson order, a column per automatically marked exercise
 (``03_brevity_penalty: my_brevity_penalty``, its points), a column per written answer for its mark by hand
@@ -17,7 +15,9 @@ reads them back from such a file), ``03_brevity_penalty: total`` (automatic mark
 ``03_brevity_penalty: possible``; with several lessons, ``total`` and ``possible`` over all of them (a lesson the
 student did not hand in counts in ``possible``); last, ``notes`` (why a notebook was not graded, and the written answers
 left to grade by hand). A cell is empty where there is no mark (no notebook of that lesson, or one that could not be
-graded: ``notes`` says why), never a 0 that looks earned. Written with ``bleu_lab.spreadsheet.write_csv`` (UTF-8, a
+graded: ``notes`` says why; an exercise not marked, whose run with bleu_lab's functions hidden could not finish: its
+cell and its lesson's total, ``notes`` saying "not marked: grade again"), never a 0 that looks earned; ``total`` is
+empty too where a lesson handed in has no total. Written with ``bleu_lab.spreadsheet.write_csv`` (UTF-8, a
 header row, text cells a spreadsheet would run as a formula prefixed with ``'``).
 
 **Gradescope** (``gradescope_results``): the results format of Gradescope's autograder specification,
@@ -38,11 +38,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from ..exercises import LessonGrading
+from ..files import write_whole
 from ..spreadsheet import FORMULA_STARTS, write_csv
 from . import lesson_gradings
 from .grade import ExerciseResult, NotebookGrade
+from .roster import student_of
 
-NBGRADER_FOLDERS = ("submitted", "autograded")
 HIDDEN_PREFIX = "hidden cases:"  # how grade_exercise starts the message of failed hidden cases
 ANSWER_SHOWN = 1000  # characters of a written answer echoed back in its Gradescope test
 GRADESCOPE_SPEC = "https://gradescope-autograders.readthedocs.io/en/latest/specs/"
@@ -51,29 +52,9 @@ BY_HAND = " (by hand)"  # ends the column of a written answer's mark
 
 
 def student_id(path: Path, lessons: Iterable[str] = ()) -> str:
-    """The student a submitted notebook belongs to (see the module's docstring for the three layouts)."""
-    path = Path(path)
-    parts = path.absolute().parts
-    if len(parts) >= 4 and parts[-4] in NBGRADER_FOLDERS:
-        return parts[-3]
-    if path.stem in set(lessons) and path.absolute().parent.name:
-        return path.absolute().parent.name
-    return path.stem
-
-
-def same_student_clashes(paths: Sequence[Path], lessons: Iterable[str] = ()) -> list[str]:
-    """Notebooks that would land in one cell of the CSV: the same student id and the same file name (so, in all
-    likelihood, the same lesson). Checked before grading, so that a batch is not graded for nothing."""
-    lessons = list(lessons)
-    seen: dict[tuple[str, str], Path] = {}
-    clashes = []
-    for path in paths:
-        key = (student_id(path, lessons), Path(path).name)
-        if key in seen:
-            clashes.append(f"{seen[key]} and {path} (student {key[0]!r})")
-        else:
-            seen[key] = path
-    return clashes
+    """The student a submitted notebook belongs to: ``roster.student_of`` (``lessons``, no longer needed, is
+    ignored)."""
+    return student_of(path)
 
 
 # ------------------------------------------------------------------------------------------------ CSV for an LMS
@@ -156,32 +137,37 @@ def read_by_hand(path: str | Path) -> dict[str, dict[str, float]]:
 def marks_table(grades: Sequence[NotebookGrade],
                 by_hand: Mapping[str, Mapping[str, float]] | None = None) -> tuple[list[str], list[dict[str, object]]]:
     """The CSV's columns and rows (one per student, sorted by id), with the marks ``by_hand`` (``read_by_hand``) in
-    their columns. ValueError, naming both notebooks, if two notebooks give one student the same lesson."""
+    their columns. A notebook that was not graded only adds its note; ValueError, naming both notebooks, if two
+    graded notebooks give one student the same lesson (``grade_batch(students=...)`` grades one of them)."""
     gradings = lesson_gradings()
     lessons = _batch_lessons(grades, gradings)
     columns = marks_columns(lessons, gradings)
     rows: dict[str, dict[str, object]] = {}
     placed: dict[tuple[str, str], Path] = {}
     notes: dict[str, list[str]] = {}
+    handed_in: dict[str, set[str]] = {}  # the lessons of each student's notebooks
     for grade in grades:
-        student = student_id(grade.path, gradings)
+        student = student_of(grade.path)
         row = rows.setdefault(student, {"student": student})
         notes.setdefault(student, [])
         if grade.lesson not in gradings:
             notes[student].append(f"{Path(grade.path).name}: {grade.note or 'not graded'}")
+            continue
+        handed_in.setdefault(student, set()).add(grade.lesson)
+        if not grade.graded:
+            notes[student].append(f"{grade.lesson} ({Path(grade.path).name}): {grade.note or 'not graded'}")
             continue
         key = (student, grade.lesson)
         if key in placed:
             raise ValueError(f"two notebooks of lesson {grade.lesson} for student {student!r}: {placed[key]} and "
                              f"{grade.path}. Grade them in separate batches, or name each student's folder")
         placed[key] = grade.path
-        if not grade.graded:
-            notes[student].append(f"{grade.lesson}: {grade.note or 'not graded'}")
-            continue
         by_name = {e.name: e for e in grade.exercises}
         for name in _auto_exercises(gradings[grade.lesson]):
-            row[f"{grade.lesson}: {name}"] = by_name[name].points if name in by_name else 0
-        row[f"{grade.lesson}: total"] = grade.score
+            result = by_name.get(name)
+            row[f"{grade.lesson}: {name}"] = "" if result is not None and result.unmarked else (
+                result.points if result is not None else 0)
+        row[f"{grade.lesson}: total"] = "" if grade.unmarked else grade.score
         if grade.note:
             notes[student].append(f"{grade.lesson}: {grade.note}")
         manual = [e.name for e in grade.exercises if e.manual]
@@ -191,8 +177,8 @@ def marks_table(grades: Sequence[NotebookGrade],
         for lesson in lessons:
             row[f"{lesson}: possible"] = _possible(gradings[lesson])
         if len(lessons) > 1:
-            totals = [row[f"{lesson}: total"] for lesson in lessons if f"{lesson}: total" in row]
-            row["total"] = sum(totals) if totals else ""
+            totals = [row.get(f"{lesson}: total", "") for lesson in handed_in.get(student, ())]
+            row["total"] = sum(totals) if totals and "" not in totals else ""
             row["possible"] = sum(_possible(gradings[lesson]) for lesson in lessons)
         row["notes"] = "; ".join(notes[student])
         row.update({c: mark for c, mark in (by_hand or {}).get(student, {}).items() if c in columns})
@@ -261,14 +247,17 @@ def gradescope_results(grades: Sequence[NotebookGrade], lessons: Sequence[str] |
         raise ValueError(f"no such lesson: {', '.join(unknown)} (one of {', '.join(sorted(gradings))})")
     by_lesson: dict[str, NotebookGrade] = {}
     lines = list(notes)
-    for grade in grades:
+    for grade in sorted(grades, key=lambda g: not g.graded):  # a lesson's graded notebook before the others
         if grade.lesson not in lessons:
             why = grade.note or f"lesson {grade.lesson} is not part of this assignment ({', '.join(lessons)})"
             lines.append(f"{Path(grade.path).name}: not graded: {why.removeprefix('not graded: ')}")
             continue
-        if grade.lesson in by_lesson:
+        if grade.lesson in by_lesson and grade.graded:
             raise ValueError(f"two notebooks of lesson {grade.lesson}: {by_lesson[grade.lesson].path} and "
                              f"{grade.path}; one submission holds one notebook of each lesson")
+        if grade.lesson in by_lesson:
+            lines.append(f"{Path(grade.path).name}: {grade.note or 'not graded'}")
+            continue
         by_lesson[grade.lesson] = grade
     unplaced = len(lines) > len(notes)  # notebooks of the submission that are of no lesson of it
     tests: list[dict] = []
@@ -303,7 +292,5 @@ def gradescope_results(grades: Sequence[NotebookGrade], lessons: Sequence[str] |
 
 
 def write_gradescope(path: str | Path, results: Mapping[str, object]) -> Path:
-    """Write Gradescope's ``results.json``."""
-    path = Path(path)
-    path.write_text(json.dumps(results, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    return path
+    """Write Gradescope's ``results.json`` (whole: ``files.write_whole``)."""
+    return write_whole(path, json.dumps(results, indent=1, ensure_ascii=False) + "\n")

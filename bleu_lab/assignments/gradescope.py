@@ -323,9 +323,10 @@ def _grade_submission(root: Path) -> dict:
     grades: list = []
     code = 0
     if notebooks:
-        # One lesson: grade whatever the notebook is called. Several: each notebook says which it is.
+        # One lesson: grade whatever the notebook is called. Several: each notebook says which it is. One notebook
+        # of each lesson is graded (of several, the one named after it: roster.check_batch).
         code = grade_batch(notebooks, timeout=timeout, seed=seed, lesson=lessons[0] if len(lessons) == 1 else None,
-                           out=sys.stdout, grades=grades)
+                           out=sys.stdout, grades=grades, students=lambda path: "this submission")
     if len(lessons) == 1:  # a notebook that could not be read is still the submission of the one lesson
         for grade in grades:
             grade.lesson = lessons[0]

@@ -4,7 +4,8 @@ command after the grader died (killed, out of memory, the machine restarted) kee
 The file is JSON lines: first ``{"key": ..., "seed": ...}``, the batch's identity (its notebooks in order, the options
 that change a mark) and the seed of its hidden cases; then ``{"index": i, "sha256": ..., "grade": {...}}`` per graded
 notebook. A rerun whose key matches takes the seed and every grade whose file still has that SHA-256; the journal is
-removed once the whole batch is graded. A line that is not the grader's (cut short by the crash) is ignored.
+removed only once the whole batch is graded and every export written (a crash while writing them keeps every mark). A
+line that is not the grader's (cut short by the crash) is ignored.
 """
 
 from __future__ import annotations
@@ -114,6 +115,6 @@ class Journal:
             self.path = None
 
     def finish(self) -> None:
-        """The whole batch is graded: no rerun needs the journal."""
+        """The whole batch is graded and its exports written: no rerun needs the journal."""
         if self.path is not None:
             self.path.unlink(missing_ok=True)

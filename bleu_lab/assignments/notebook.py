@@ -52,6 +52,7 @@ class Context:
     guard: ImportGuard | None = None
     batch: BatchFiles | None = None  # the submitted files, to restore after each submission
     fonts: dict[str, bytes] = field(default_factory=dict)  # matplotlib's font list, for every kernel
+    alone: bool = True  # no other notebook is graded beside this one (a disturbed run is tried again at once)
 
     @classmethod
     def start(cls, sandbox: str = "auto", memory: int = MARK_MEMORY) -> Context:
@@ -180,6 +181,7 @@ def _grade_one(path: Path, nb, lesson: str, timeout: float, seed: int, context: 
                 pgid = _process_group(km)
                 deadline[0] = time.monotonic() + timeout
                 _run_cells(client, copy, deadline[0], grade)
+                grade.stopped = grade.note  # (set only where the run stopped before its end)
                 if context.sandbox.kind != "bubblewrap":  # (in the box, every file of the grader's is read-only)
                     context.check(f"while {path} ran")  # before any marking: nothing of a changed file is read
                 session = KernelSession(client, budget=timeout)
@@ -187,19 +189,23 @@ def _grade_one(path: Path, nb, lesson: str, timeout: float, seed: int, context: 
                     session.install()
                 except RuntimeError as exc:
                     grade.note = (grade.note + "; " if grade.note else "") + f"could not read the answers: {exc}"
+                    grade.stopped = grade.note
                 grade.exercises = _mark(grading, session, seed, timeout, context.memory)
+                grade.stopped = grade.stopped or session.broken
         except TamperingError:
             raise
         except Exceeded as exc:
             grade.exercises = [ExerciseResult(e.name, possible=e.points, manual=bool(e.manual),
                                               messages=[f"not graded: {exc}"]) for e in grading.exercises]
             grade.note = (grade.note + "; " if grade.note else "") + f"not graded: {exc}"
+            grade.stopped = grade.stopped or f"not graded: {exc}"
         except Exception as exc:  # noqa: BLE001 - a kernel that cannot start or dies: this notebook gets 0
             if not grade.exercises:
                 grade.exercises = [ExerciseResult(e.name, possible=e.points, manual=bool(e.manual),
                                                   messages=["could not be graded: the kernel failed"])
                                    for e in grading.exercises]
             grade.note = (grade.note + "; " if grade.note else "") + f"the kernel failed ({type(exc).__name__})"
+            grade.stopped = grade.stopped or grade.note
     finally:
         _kill_group(pgid)
         if group is not None:  # every process of the kernel's, wherever it went
@@ -208,7 +214,18 @@ def _grade_one(path: Path, nb, lesson: str, timeout: float, seed: int, context: 
         shutil.rmtree(base, ignore_errors=True)
     if own is not None:
         return grade
-    return own_code.recheck(grade, grading, lambda world: _grade_one(path, nb, lesson, timeout, seed, context, world))
+    return recheck_own_code(path, nb, grade, timeout, seed, context, first=True)
+
+
+def recheck_own_code(path: Path, nb, grade: NotebookGrade, timeout: float, seed: int, context: Context, *,
+                     first: bool) -> NotebookGrade:
+    """``grade`` marked again in the stand-in world (``own_code.recheck``). A stand-in run that does not finish is
+    tried again at once where nothing is graded beside it (``context.alone``); else, on the ``first`` try,
+    ``grade.retry`` asks the batch to try once more alone; a run that never finishes leaves the exercises not marked."""
+    tries, last = (2, True) if context.alone and first else (1, context.alone or not first)
+    return own_code.recheck(grade, lesson_gradings()[grade.lesson],
+                            lambda world: _grade_one(path, nb, grade.lesson, timeout, seed, context, world),
+                            tries=tries, last=last)
 
 
 def _mark(grading: LessonGrading, session: KernelSession, seed: int, seconds: float,

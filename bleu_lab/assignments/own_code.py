@@ -10,7 +10,11 @@ itself, a lambda, ``functools.partial``, a call inside the student's function, a
 cannot compute anything there, so it loses the exercise's points: "uses bleu_lab's own X: write it yourself".
 
 The verdict is the grader's: it compares the marks of the two runs, and the second run earns points only with code
-that runs without bleu_lab's implementation. Where the stand-ins live decides what the kernel can undo:
+that runs without bleu_lab's implementation. Only a second run that ran to its end concludes (``unfinished``): one
+whose kernel died, that ran out of time or output, whose marking went beyond its limits, or in which a cell raised an
+``OSError`` or ``MemoryError`` it did not raise in the first run, is run again (in a batch of several at once, when
+nothing runs beside it); if that one does not finish either, the exercises are "not marked: grade again"
+(``leave_unmarked``): no points, and no accusation. Where the stand-ins live decides what the kernel can undo:
 
 - **bubblewrap**: the stand-in module is bound read-only over bleu_lab's module file, and an empty folder over the
   ``__pycache__`` beside it (its compiled copies), so nothing in the box holds the implementation: reloading the
@@ -28,6 +32,7 @@ text pasted into the notebook, is a copy of someone else's code for the person w
 from __future__ import annotations
 
 import ast
+import builtins
 import dataclasses
 import functools
 import importlib.util
@@ -180,9 +185,15 @@ def _definition(tree: ast.Module, name: str) -> ast.FunctionDef | ast.AsyncFunct
     return found[-1] if found else None
 
 
-def recheck(grade, grading: LessonGrading, rerun: Callable[[Overlay], object]):
+def recheck(grade, grading: LessonGrading, rerun: Callable[[Overlay], object], *, tries: int = 2,
+            last: bool = True):
     """``grade`` (a ``NotebookGrade``) with every exercise that earned points and declares bleu_lab functions marked
-    again by ``rerun(overlay)`` in the stand-in world; an exercise that earns fewer points there gets none."""
+    again by ``rerun(overlay)`` in the stand-in world; an exercise that earns fewer points there gets none.
+
+    Only a stand-in run that ran to its end concludes (``unfinished``): one that did not (its kernel died, a time
+    limit, an OS error) is run again, up to ``tries`` runs in all. If none finished: with ``last``, those exercises
+    are not marked (``leave_unmarked``: no points, no accusation); without, ``grade.retry`` says why, for the batch
+    to run it once more with nothing beside it (and ``last``)."""
     world = overlay(grading)
     if world is None:
         return grade
@@ -190,13 +201,73 @@ def recheck(grade, grading: LessonGrading, rerun: Callable[[Overlay], object]):
     if not at_stake:
         return grade
     marked = tuple(e for e in world.grading.exercises if e.name in at_stake)
-    again = rerun(dataclasses.replace(world, grading=LessonGrading(grading.notebook, marked)))
-    judge(grade, again, {e.name: e for e in marked})
+    exercises = {e.name: e for e in marked}
+    why = ""
+    for _ in range(tries):
+        try:
+            again = rerun(dataclasses.replace(world, grading=LessonGrading(grading.notebook, marked)))
+        except (OSError, MemoryError) as exc:  # the grader's side of the run failed (a full disk ...)
+            again, why = None, f"{type(exc).__name__}: {exc}"[:300]
+        else:
+            why = unfinished(again, grade)
+        if not why:
+            judge(grade, again, exercises)
+            grade.retry = ""
+            return grade
+    if last:
+        leave_unmarked(grade, exercises, why)
+        grade.retry = ""
+    else:
+        grade.retry = why
     return grade
 
 
+OS_ERRORS = frozenset(name for name, value in vars(builtins).items()
+                      if isinstance(value, type) and issubclass(value, (OSError, MemoryError)))
+_CELL_ERROR = re.compile(r"cell (\d+): (\w+):")
+
+
+def unfinished(again, first) -> str:
+    """Why the stand-in run ``again`` (a ``NotebookGrade``) cannot conclude anything ("" if it can): it stopped
+    before its end (``stopped``: the kernel died, a time limit, the output cap, marking's limits), or a cell that ran
+    in ``first`` (the ordinary run) without an OS error now raised one (``OSError`` and its kin, ``MemoryError``: the
+    machine's trouble, e.g. a full disk, not the student's code)."""
+    if getattr(again, "stopped", ""):
+        return again.stopped
+    raised_before = {m.group(1) for e in first.errors if (m := _CELL_ERROR.match(e))}
+    for error in again.errors:
+        found = _CELL_ERROR.match(error)
+        if found and found.group(2) in OS_ERRORS and found.group(1) not in raised_before:
+            return error
+    return ""
+
+
+def _short(exercise: GradedExercise) -> list[str]:
+    return [name.rsplit(".", 1)[-1] for name in exercise.implemented_by]
+
+
+def leave_unmarked(grade, exercises: Mapping[str, GradedExercise], why: str) -> None:
+    """The exercises of ``exercises`` that earned points in ``grade`` are not marked: their points are withheld and
+    each says "not marked: grade again" with ``why`` (the stand-in run could not finish), never an accusation."""
+    names = []
+    for result in grade.exercises:
+        exercise = exercises.get(result.name)
+        if exercise is None or result.points == 0:
+            continue
+        names.append(result.name)
+        result.points, result.hidden_points = 0, 0
+        result.unmarked = why
+        result.messages = [f"not marked: grade again (the second run, with bleu_lab's own "
+                           f"{', '.join(_short(exercise))} hidden, could not finish twice: {why})"]
+    if names:
+        grade.note = (grade.note + "; " if grade.note else "") + (
+            f"not marked: grade again: {', '.join(names)} (the run with bleu_lab's functions hidden could not finish "
+            f"twice: {why})")
+
+
 def judge(grade, again, exercises: Mapping[str, GradedExercise]) -> None:
-    """Take the points of each exercise of ``exercises`` that ``again`` (the stand-in run's grade) did not confirm."""
+    """Take the points of each exercise of ``exercises`` that ``again`` (a stand-in run that finished: ``unfinished``
+    is empty) did not confirm."""
     second = {r.name: r for r in again.exercises}
     for result in grade.exercises:
         exercise = exercises.get(result.name)
@@ -205,12 +276,10 @@ def judge(grade, again, exercises: Mapping[str, GradedExercise]) -> None:
         other = second.get(result.name)
         if other is not None and other.points >= result.points:
             continue
-        short = [name.rsplit(".", 1)[-1] for name in exercise.implemented_by]
+        short = _short(exercise)
         called = list(dict.fromkeys(m.rsplit(".", 1)[-1] for text in (other.messages if other else [])
                                     for m in _CALLED.findall(text) if m.rsplit(".", 1)[-1] in short))
         line = f"uses bleu_lab's own {' or '.join(called or short)}: write it yourself"
-        why = (f" (with it hidden, the notebook was not marked: {again.note})" if getattr(again, "note", "")
-               else f" (with it hidden, your answer earned {other.points if other else 0} of {result.possible} "
-                    "points)")
+        why = f" (with it hidden, your answer earned {other.points if other else 0} of {result.possible} points)"
         result.points, result.hidden_points = 0, 0
         result.messages = [line + why]

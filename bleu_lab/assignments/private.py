@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 import stat
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+from ..files import write_whole
+
 PRIVATE_UMASK = 0o077  # group and others get nothing: folders 0700, files 0600
+PRIVATE_FILE = 0o600
 
 
 @contextlib.contextmanager
@@ -32,23 +34,10 @@ def private_umask() -> Iterator[None]:
         os.umask(previous)
 
 
-def write_private(path: Path, data: bytes | Callable[[Path], object]) -> None:
-    """Write ``path`` as a new file of mode 0600 (a temporary file beside it, renamed over it): ``data`` (bytes), or
-    what ``data(temporary_path)`` writes there. An earlier file at ``path`` is replaced whatever its mode was."""
-    path = Path(path)
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            if isinstance(data, bytes):
-                f.write(data)
-        if not isinstance(data, bytes):
-            data(tmp)  # opens the (empty, 0600) file again by name: its mode stays
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+def write_private(path: Path, data: bytes | str) -> Path:
+    """Write ``path`` whole as a new file of mode 0600 (``files.write_whole``: a temporary file beside it, renamed
+    over it), so an earlier file at ``path`` is replaced whatever its mode was."""
+    return write_whole(path, data, PRIVATE_FILE)
 
 
 def close_file(path: Path) -> None:

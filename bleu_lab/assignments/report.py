@@ -27,12 +27,14 @@ def _clean(text: str) -> str:
 
 
 def format_grade(grade: NotebookGrade) -> str:
-    """The report of one notebook: each exercise's points, the feedback of failed checks, then the one score line.
-    Every line but the last starts with "==" or spaces."""
+    """The report of one notebook: each exercise's points ("not marked: grade again" where its run with bleu_lab's
+    functions hidden could not finish), the feedback of failed checks, then the one score line. Every line but the last
+    starts with "==" or spaces."""
     lines = [f"== {_clean(str(grade.path))} (lesson {_clean(grade.lesson)})"]
     width = max((len(e.name) for e in grade.exercises), default=0)
     for e in grade.exercises:
-        marks = "manual" if e.manual else f"{e.points} / {e.possible}"
+        marks = "manual" if e.manual else f"not marked: grade again (0 / {e.possible})" if e.unmarked else (
+            f"{e.points} / {e.possible}")
         lines.append(f"  {_clean(e.name):<{width}}  {marks}")
         if e.manual:
             lines.append(f"      answer: {_clean(e.answer) or '(none)'}")
@@ -48,5 +50,7 @@ def format_grade(grade: NotebookGrade) -> str:
         lines.append("score: not graded")
         return "\n".join(lines)
     manual = sum(e.manual for e in grade.exercises)
-    lines.append(f"score: {grade.score} / {grade.possible}" + (f"  (+ {manual} to grade by hand)" if manual else ""))
+    withheld = sum(e.possible for e in grade.exercises if e.unmarked)
+    lines.append(f"score: {grade.score} / {grade.possible}" + (f"  (+ {manual} to grade by hand)" if manual else "")
+                 + (f"  (not marked: {withheld} points: grade again)" if withheld else ""))
     return "\n".join(lines)

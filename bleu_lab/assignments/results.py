@@ -19,11 +19,13 @@ class ExerciseResult:
     answer: str = ""  # a written answer, for the person who grades it
     key_points: str = ""
     hidden_points: int = 0  # of ``points``, those the hidden cases earned (the rest: the visible check)
+    unmarked: str = ""  # why it could not be marked (its points are withheld, nobody is accused); "" once marked
 
 
 @dataclass
 class NotebookGrade:
-    """The marks of one submitted notebook (``graded`` False: none, see ``note``)."""
+    """The marks of one submitted notebook (``graded`` False: none, see ``note``; an exercise in ``unmarked``: not
+    that one, and the notebook is to be graded again)."""
 
     path: Path
     lesson: str
@@ -32,6 +34,13 @@ class NotebookGrade:
     note: str = ""
     graded: bool = True
     sandbox: str = ""  # how its kernel was boxed: "bubblewrap" or "none"
+    stopped: str = ""  # why its run stopped before the end (the kernel died, a time limit ...); "": it ran to the end
+    retry: str = ""  # its run with bleu_lab's functions hidden did not finish (why): the batch tries it again, alone
+
+    @property
+    def unmarked(self) -> list[str]:
+        """The exercises that could not be marked (``ExerciseResult.unmarked``): to grade again."""
+        return [e.name for e in self.exercises if e.unmarked]
 
     @property
     def score(self) -> int:

@@ -32,6 +32,28 @@ def lesson_of(metadata: Mapping[str, object], path: Path, lessons: Mapping[str, 
                      f"name contains none of {', '.join(sorted(lessons))}); pass --lesson")
 
 
+def peek_lesson(path: Path, data: bytes, lessons: Mapping[str, LessonGrading]) -> str | None:
+    """The lesson ``read_submission`` finds in a notebook's bytes ``data`` (the release's metadata, else the file
+    name), without reading its cells: the JSON is parsed in a child under ``READ_SECONDS`` and ``READ_MEMORY``, the
+    same bounds (a file of too many brackets is not parsed). None where it cannot tell: grading then says why."""
+    parse = data.count(b"[") + data.count(b"{") <= MAX_BRACKETS
+
+    def claimed(ask) -> object:
+        raw = json.loads(data.decode("utf-8"))
+        info = raw.get("metadata", {}).get(METADATA_KEY) if isinstance(raw, dict) else None
+        return info.get("lesson") if isinstance(info, dict) and isinstance(info.get("lesson"), str) else None
+
+    try:
+        found = run_limited(claimed, lambda request: {"error": "no requests"}, seconds=READ_SECONDS,
+                            megabytes=READ_MEMORY) if parse else None
+    except Exceeded:  # no readable notebook: its file name may still say which lesson it was meant to be
+        found = None
+    try:
+        return lesson_of({METADATA_KEY: {"lesson": found}}, path, lessons)
+    except ValueError:
+        return None
+
+
 def check_notebook_mb(megabytes: object) -> None:
     if isinstance(megabytes, bool) or not isinstance(megabytes, (int, float)) or not 0 < megabytes <= 1000:
         raise ValueError(f"--max-notebook-mb must be a number of megabytes above 0 and at most 1000, not {megabytes!r}")
