@@ -16,7 +16,7 @@ BASE = (
     "bleu_lab.chrf", "bleu_lab.explain_chrf", "bleu_lab.explain_chrf_html", "bleu_lab.ter", "bleu_lab.significance",
     "bleu_lab.agreement", "bleu_lab.delta_accuracy", "bleu_lab.segment_scores", "bleu_lab.published_scores",
     # data, files, figures, the course's files on disk (bleu-lab guide; the data's location)
-    "bleu_lab.data", "bleu_lab.spreadsheet", "bleu_lab.plots", "bleu_lab.course",
+    "bleu_lab.data", "bleu_lab.files", "bleu_lab.spreadsheet", "bleu_lab.plots", "bleu_lab.course",
     # comparing systems and other libraries' readings (bleu-lab compare, bleu-lab why)
     "bleu_lab.compare", "bleu_lab.readings",
 )
