@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import dataclasses
 import json
 import os
 import secrets
@@ -89,6 +90,7 @@ def grade_batch(paths: list[Path], *, timeout: int = DEFAULT_TIMEOUT, seed: int 
     except ValueError:
         context.close()
         raise
+    context.sandbox = dataclasses.replace(context.sandbox, jobs=jobs)  # each kernel's memory: a share (sandbox)
     key = batch_key(paths, {"lesson": lesson, "timeout": timeout, "memory": memory, "sandbox": context.sandbox.kind,
                             "max_notebook_mb": max_notebook_mb})
     book = Journal.open(journal_path(journal_beside, key), key, seed, secrets.randbelow(2 ** 32))
