@@ -32,9 +32,6 @@ from bleu_lab.assignments import sandbox
 from bleu_lab.assignments.release import release
 from bleu_lab.cgroups import Cgroup, own_hierarchies
 
-pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux") or os.geteuid() != 0,
-                                reason="only root makes cgroups and mounts (the report says what is not enforced)")
-
 L0, L3 = "00_start_here", "03_brevity_penalty"
 TIMEOUT = 30  # seconds to run one notebook, and again to mark it: the solved lesson 3 needs a few CPU seconds
 MEMORY_CAP = 2 * 1024 ** 3  # the grader's cgroup (grader, workers, kernels): less than the spread below
@@ -101,6 +98,8 @@ def beside(request, course, tmp_path_factory):
     """Under bubblewrap, each attack then a solved lesson 3, two at a time (``--jobs 2``); without it (one at a
     time), the sockets folder's fill and a solved lesson 3."""
     mode = request.param
+    if not sys.platform.startswith("linux") or os.geteuid() != 0:
+        pytest.skip("only root makes cgroups and mounts (the report says what is not enforced: the test below)")
     _need(mode)
     (kinds, why), (mounts, why_not) = sandbox.cgroup_bounds(), sandbox.sockets_tmpfs_works()
     if not kinds >= {"pids", "cpu", "memory"} or not mounts:
@@ -145,3 +144,14 @@ def test_each_attack_costs_only_its_own_limits(beside):
         # The hog's own cells ran out of time; the spread's kernel was killed inside its own cgroup.
         assert "interrupted: it ran longer than the time limit" in reports["hog"], reports["hog"]
         assert "the kernel died" in reports["spread"] or "the kernel failed" in reports["spread"], reports["spread"]
+
+
+def test_a_grader_that_is_not_root_says_which_bounds_it_cannot_enforce():
+    box = sandbox.Sandbox("bubblewrap", why_unbounded="the grader is not root", jobs=2)
+    assert box.header.endswith(
+        "; not enforced (the grader is not root): an equal CPU share (a notebook's processes may crowd out its "
+        "neighbour's), a memory limit (out of memory, the killer may end a neighbour's kernel), a bounded sockets "
+        "folder (on the grader's disk)"), box.header
+    held = sandbox.Sandbox("none", "--sandbox none", cgroup=True, cpu=True, sockets=True, why_unbounded="no memory")
+    assert "; per kernel: an equal share of the CPU, its sockets folder on a 1 MB tmpfs; not enforced (no memory): a " \
+        "memory limit" in held.header, held.header

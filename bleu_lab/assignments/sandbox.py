@@ -17,7 +17,13 @@ unprivileged ``KERNEL_USER`` where that user can run this Python (``kernel_user`
 
 The grader talks to the kernel over ZeroMQ's ``ipc`` transport: Unix sockets in that bound private folder. A shared
 loopback would need the kernel in the grader's network namespace (every local port reachable); sockets in a folder
-that only the grader and this one kernel can see keep ``--unshare-net``.
+that only the grader and this one kernel can see keep ``--unshare-net``. Where the grader is root, that folder is a
+tmpfs of ``SOCKETS_BYTES`` it mounts (``mount_sockets``), in both modes: not the grader's disk.
+
+Run as root, the grader also puts each kernel, box and all, in a cgroup of its own (``kernel_cgroup``): at most
+``BOX_PROCESSES`` processes, the same CPU weight as every other kernel (however many processes a notebook starts, they
+share one kernel's part) and a memory limit (``kernel_memory``: a share of what the grader has) inside which the
+out-of-memory killer acts. ``Sandbox.bounds`` says, on the report's second line, which of these hold here.
 """
 
 from __future__ import annotations
@@ -271,7 +277,7 @@ def cgroup_bounds() -> tuple[frozenset[str], str]:
     if not sys.platform.startswith("linux"):
         return frozenset(), f"cgroups are Linux's, not {sys.platform}'s"
     if os.geteuid() != 0:
-        return frozenset(), "the grader is not root: it makes no cgroup"
+        return frozenset(), "the grader is not root"
     _remove_dead_cgroups()
     group = Cgroup.make(f"probe-{os.getpid()}", KERNEL_MEMORY, None, CGROUP_PARENT, _kernel_hierarchies(),
                         pids_limit=BOX_PROCESSES, weight=True, oom_group=True)
@@ -344,7 +350,7 @@ def sockets_tmpfs_works() -> tuple[bool, str]:
     """Whether the grader can give each kernel's sockets folder a tmpfs of ``SOCKETS_BYTES`` (root, on Linux, where
     the system lets it mount: not in a container without ``CAP_SYS_ADMIN``): mounted once to see; and why not."""
     if not sys.platform.startswith("linux") or os.geteuid() != 0:
-        return False, "the grader is not root: it mounts nothing"
+        return False, "the grader is not root"
     folder = Path(tempfile.mkdtemp(prefix="bleu-lab-sockets-", dir=private_root()))
     try:
         return mount_sockets(folder), "cannot mount a tmpfs here"
