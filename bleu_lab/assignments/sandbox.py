@@ -374,11 +374,20 @@ def mount_sockets(folder: Path) -> bool:
 
 
 def unmount_sockets(folder: Path) -> None:
-    """Unmount ``mount_sockets``'s tmpfs (lazily: what still holds it lets go as it ends); nothing if none."""
-    if sys.platform.startswith("linux") and os.geteuid() == 0 and os.path.ismount(folder):
-        import ctypes
+    """Unmount ``mount_sockets``'s tmpfs on ``folder``, or every one below it (a batch folder a killed grader left),
+    lazily: what still holds one lets go as it ends. Nothing where none is mounted."""
+    if not sys.platform.startswith("linux") or os.geteuid() != 0:
+        return
+    import ctypes
 
-        ctypes.CDLL(None, use_errno=True).umount2(os.fsencode(folder), 2)  # MNT_DETACH
+    top = os.path.realpath(folder)
+    try:
+        with open("/proc/self/mountinfo", encoding="utf-8", errors="replace") as f:
+            points = [line.split()[4].replace("\\040", " ") for line in f]
+    except OSError:
+        return
+    for point in sorted((p for p in points if p == top or p.startswith(top.rstrip("/") + "/")), reverse=True):
+        ctypes.CDLL(None, use_errno=True).umount2(os.fsencode(point), 2)  # MNT_DETACH
 
 
 def kernel_prefix(box: Sandbox, private: Path, cwd: Path, group: Cgroup | None = None) -> list[str]:
