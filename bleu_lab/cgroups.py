@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 PERIOD_US = 100_000  # the CPU quota's period: 100 ms, as systemd's CPUQuota= uses
+CPU_SHARES, CPU_WEIGHT = "1024", "100"  # one cgroup's CPU weight among its siblings (v1, v2): the defaults, said
 
 
 @dataclass(frozen=True)
@@ -84,14 +85,18 @@ class Cgroup:
     memory: Path | None = None  # the folder whose memory limit is set
     cpu: Path | None = None  # the folder whose CPU quota is set
     processes: Path | None = None  # the folder whose process limit (pids.max) is set
+    weighted: Path | None = None  # the folder whose CPU weight is set (an equal share among its siblings)
     problems: list[str] = field(default_factory=list)  # what could not be made, and why
 
     @classmethod
     def make(cls, name: str, mem_limit: int | None, cpu_limit: float | None, parent: str,
-             found: list[Hierarchy] | None = None, pids_limit: int | None = None) -> Cgroup:
+             found: list[Hierarchy] | None = None, pids_limit: int | None = None, weight: bool = False,
+             oom_group: bool = False) -> Cgroup:
         """Create ``PARENT/NAME`` under this process's own cgroup in each writable hierarchy (emptied of any process
         a crashed owner left there), with the memory limit (bytes), CPU quota (cores) and process limit where a
-        controller allows."""
+        controller allows; ``weight``: the CPU weight written (an equal share with each sibling cgroup, however many
+        processes each holds); ``oom_group``: on v2, the out-of-memory killer ends the whole cgroup at once
+        (``memory.oom.group``; on v1 it ends the largest process inside the cgroup)."""
         if found is None:
             found = own_hierarchies(frozenset({"memory", "cpu", *(["pids"] if pids_limit else [])}))
         group = cls()
@@ -104,14 +109,19 @@ class Cgroup:
                 continue
             group.folders.append((folder, hierarchy.version))
             if hierarchy.version == 2:
-                wanted = {kind for kind, limit in (("memory", mem_limit), ("cpu", cpu_limit), ("pids", pids_limit))
-                          if limit}
+                wanted = {kind for kind, limit in (("memory", mem_limit), ("cpu", cpu_limit or weight),
+                                                   ("pids", pids_limit)) if limit}
                 available = _enable_v2(hierarchy.own, folder, group.problems, wanted)
             else:
                 available = hierarchy.controllers
             if mem_limit and group.memory is None and "memory" in available:
                 limit = "memory.max" if hierarchy.version == 2 else "memory.limit_in_bytes"
                 group.memory = _limit(folder, limit, str(int(mem_limit)), group.problems)
+                if group.memory and oom_group and hierarchy.version == 2:
+                    _limit(folder, "memory.oom.group", "1", group.problems)
+            if weight and group.weighted is None and "cpu" in available:
+                group.weighted = _limit(folder, *(("cpu.weight", CPU_WEIGHT) if hierarchy.version == 2 else
+                                                  ("cpu.shares", CPU_SHARES)), group.problems)
             if cpu_limit and group.cpu is None and "cpu" in available:
                 quota = str(max(1000, round(cpu_limit * PERIOD_US)))
                 if hierarchy.version == 2:
@@ -121,7 +131,7 @@ class Cgroup:
             if pids_limit and group.processes is None and "pids" in available:
                 group.processes = _limit(folder, "pids.max", str(int(pids_limit)), group.problems)
         for controller, wanted, got in (("memory", mem_limit, group.memory), ("cpu", cpu_limit, group.cpu),
-                                        ("pids", pids_limit, group.processes)):
+                                        ("cpu", weight, group.weighted), ("pids", pids_limit, group.processes)):
             if wanted and got is None and group.folders and not any(controller in p for p in group.problems):
                 group.problems.append(f"no cgroup hierarchy here gives the {controller} controller")
         group.end()  # nothing starts beside what a previous owner left
@@ -160,6 +170,33 @@ class Cgroup:
             for path in (folder, folder.parent) if parent else (folder,):
                 with contextlib.suppress(FileNotFoundError, OSError):
                     path.rmdir()
+
+
+def memory_available(found: list[Hierarchy] | None = None) -> int | None:
+    """The bytes of memory this process and its descendants may use: the machine's (``MemTotal``), or less where a
+    cgroup above it has a lower limit (v1: ``hierarchical_memory_limit``; v2: the lowest ``memory.max`` from its own
+    cgroup up). None where neither can be read (not Linux)."""
+    if found is None:
+        found = own_hierarchies(frozenset({"memory"}))
+    limits = []
+    with contextlib.suppress(OSError, ValueError, StopIteration):
+        total = next(line for line in Path("/proc/meminfo").read_text().splitlines() if line.startswith("MemTotal:"))
+        limits.append(int(total.split()[1]) * 1024)
+    for hierarchy in found:
+        if hierarchy.version == 1 and "memory" in hierarchy.controllers:
+            with contextlib.suppress(OSError, ValueError):
+                for line in (hierarchy.own / "memory.stat").read_text().splitlines():
+                    if line.startswith("hierarchical_memory_limit "):
+                        limits.append(int(line.split()[1]))
+        elif hierarchy.version == 2:
+            for folder in (hierarchy.own, *hierarchy.own.parents):
+                try:
+                    value = (folder / "memory.max").read_text().strip()
+                except OSError:
+                    break  # the top of the hierarchy (no memory.max) or above its mount
+                if value.isdigit():
+                    limits.append(int(value))
+    return min(limits, default=None)
 
 
 def _enable_v2(own: Path, folder: Path, problems: list[str], wanted: set[str]) -> frozenset[str]:

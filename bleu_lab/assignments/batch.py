@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import dataclasses
 import json
 import os
 import secrets
@@ -102,6 +103,7 @@ def grade_batch(paths: list[Path], *, timeout: int = DEFAULT_TIMEOUT, seed: int 
         context.close()
         raise
     context.alone = jobs == 1 or not hasattr(os, "fork")
+    context.sandbox = dataclasses.replace(context.sandbox, jobs=jobs)  # each kernel's memory: a share (sandbox)
     key = batch_key(paths, {"lesson": lesson, "timeout": timeout, "memory": memory, "sandbox": context.sandbox.kind,
                             "max_notebook_mb": max_notebook_mb})
     book = Journal.open(journal_path(journal_beside, key), key, seed, secrets.randbelow(2 ** 32))

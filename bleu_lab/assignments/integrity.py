@@ -21,6 +21,7 @@ from pathlib import Path
 from . import lesson_gradings, own_code
 from .limits import private_root
 from .marking import _wire_classes
+from .sandbox import unmount_sockets
 from .submissions import MAX_NOTEBOOK_MB, read_regular
 
 PROTECTED_PACKAGES = ("bleu_lab", "data")  # beside the site-packages: this checkout's package and its data
@@ -214,6 +215,7 @@ def remove_dead_batches(folder: str | None = None) -> int:
             continue
         if not owner or not owner[0].isdigit() or _alive(owner):
             continue
+        unmount_sockets(entry)  # its kernels' sockets folders, where the grader was root
         shutil.rmtree(entry, ignore_errors=True)
         removed += 1
     return removed

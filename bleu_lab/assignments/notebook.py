@@ -23,7 +23,16 @@ from .limits import Exceeded, private_root, run_limited
 from .marking import Marker, _wire_classes, grade_namespace
 from .processes import descendants, end_leftovers, subreaper
 from .results import ExerciseResult, NotebookGrade
-from .sandbox import Sandbox, cgroups_work, install_font_list, kernel_cgroup, kernel_prefix, probe
+from .sandbox import (
+    Sandbox,
+    install_font_list,
+    kernel_cgroup,
+    kernel_prefix,
+    mount_sockets,
+    probe,
+    unmount_sockets,
+    with_bounds,
+)
 from .session import (
     KernelSession,
     _bounded_client_class,
@@ -94,7 +103,7 @@ def choose_sandbox(mode: str) -> Sandbox:
     """The sandbox of ``mode``: "auto" (bubblewrap where it starts, else none), "bubblewrap" (required: ValueError
     saying why it cannot start), "none" (the grader's own isolation only)."""
     if mode == "none":
-        return Sandbox("none", "--sandbox none", cgroup=cgroups_work())
+        return with_bounds(Sandbox("none", "--sandbox none"))
     base = Path(tempfile.mkdtemp(prefix="bleu-lab-probe-", dir=private_root()))
     try:
         box = probe(base)
@@ -102,7 +111,7 @@ def choose_sandbox(mode: str) -> Sandbox:
         shutil.rmtree(base, ignore_errors=True)
     if mode == "bubblewrap" and box.kind != "bubblewrap":
         raise ValueError(f"--sandbox bubblewrap: {box.why}")
-    return dataclasses.replace(box, cgroup=cgroups_work())
+    return with_bounds(box)
 
 
 def grade_notebook(path: Path, timeout: int = DEFAULT_TIMEOUT, seed: int = 0, *, nb=None,
@@ -154,6 +163,8 @@ def _grade_one(path: Path, nb, lesson: str, timeout: float, seed: int, context: 
         work, sockets = base / "work", base / "ipc"
         work.mkdir()
         sockets.mkdir()
+        if context.sandbox.sockets and not mount_sockets(sockets):  # the header promised it: no kernel runs without
+            raise OSError("the kernel's sockets folder could not be mounted")
         copy = nbformat.from_dict(json.loads(json.dumps(nb)))
         for cell in copy.cells:
             if cell.cell_type == "code":
@@ -211,6 +222,7 @@ def _grade_one(path: Path, nb, lesson: str, timeout: float, seed: int, context: 
         if group is not None:  # every process of the kernel's, wherever it went
             group.end()
             group.remove(parent=False)
+        unmount_sockets(base / "ipc")
         shutil.rmtree(base, ignore_errors=True)
     if own is not None:
         return grade

@@ -17,11 +17,18 @@ unprivileged ``KERNEL_USER`` where that user can run this Python (``kernel_user`
 
 The grader talks to the kernel over ZeroMQ's ``ipc`` transport: Unix sockets in that bound private folder. A shared
 loopback would need the kernel in the grader's network namespace (every local port reachable); sockets in a folder
-that only the grader and this one kernel can see keep ``--unshare-net``.
+that only the grader and this one kernel can see keep ``--unshare-net``. Where the grader is root, that folder is a
+tmpfs of ``SOCKETS_BYTES`` it mounts (``mount_sockets``), in both modes: not the grader's disk.
+
+Run as root, the grader also puts each kernel, box and all, in a cgroup of its own (``kernel_cgroup``): at most
+``BOX_PROCESSES`` processes, the same CPU weight as every other kernel (however many processes a notebook starts, they
+share one kernel's part) and a memory limit (``kernel_memory``: a share of what the grader has) inside which the
+out-of-memory killer acts. ``Sandbox.bounds`` says, on the report's second line, which of these hold here.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import os
@@ -34,7 +41,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..cgroups import Cgroup, Hierarchy, own_hierarchies
+from ..cgroups import Cgroup, Hierarchy, memory_available, own_hierarchies
 from .limits import BOX_PROCESSES, KERNEL_OOM_SCORE, confine, private_root
 from .processes import pid_namespace
 from .session import base_env
@@ -43,8 +50,10 @@ BWRAP = "bwrap"
 KERNEL_USER = "nobody"  # who runs a kernel when the grader is root and has no bubblewrap
 SYSTEM_FOLDERS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
 PROBE_TIMEOUT = 30  # seconds for bubblewrap to start a Python that does nothing
-TMPFS_BYTES = 64 * 1024 * 1024  # /tmp and /dev/shm in the box (a tmpfs's files count toward no process's memory)
+TMPFS_BYTES = 64 * 1024 * 1024  # /tmp and /dev/shm in the box (files counted by no process: by its cgroup's memory)
 PRIVATE_BYTES = 256 * 1024 * 1024  # the private copy in the box (working folder and home), a tmpfs too
+KERNEL_MEMORY = 2 * 1024 ** 3  # bytes of memory one kernel's cgroup may use at most (less on a smaller machine)
+SOCKETS_BYTES = 1024 * 1024  # the tmpfs of a kernel's sockets folder (its sockets and connection file: a few kB)
 
 
 @dataclass(frozen=True)
@@ -55,6 +64,29 @@ class Sandbox:
     why: str = ""  # "none": why not bubblewrap; bubblewrap run by root: why not as KERNEL_USER
     user: tuple[int, int] | None = None  # bubblewrap run by root: the (uid, gid) it runs as (``kernel_user``)
     cgroup: bool = False  # each kernel in a cgroup of its own, whose pids.max binds root too (``cgroups_work``)
+    cpu: bool = False  # that cgroup has an equal CPU weight (``cgroup_bounds``)
+    memory: bool = False  # that cgroup has a memory limit (``kernel_memory``), the OOM killer acting inside it
+    sockets: bool = False  # the kernel's sockets folder is a tmpfs of SOCKETS_BYTES (``sockets_tmpfs_works``)
+    jobs: int = 1  # kernels at once (the batch's --jobs): each kernel's memory is a share of what the grader has
+    why_unbounded: str = ""  # why a bound of the cgroup or of the sockets folder is not enforced
+
+    @property
+    def bounds(self) -> str:
+        """The report's words for the bounds a kernel's cgroup and sockets folder enforce, and those not enforced."""
+        held, missing = [], []
+        for enforced, said, unsaid in (
+                (self.cpu, "an equal share of the CPU", "an equal CPU share (a notebook's processes may crowd out "
+                 "its neighbour's)"),
+                (self.memory, f"at most {kernel_memory(self.jobs) // 2 ** 20:,} MB of memory (out of memory, only "
+                 "its own processes are killed)", "a memory limit (out of memory, the killer may end a neighbour's "
+                 "kernel)"),
+                (self.sockets, f"its sockets folder on a {SOCKETS_BYTES // 2 ** 20} MB tmpfs",
+                 "a bounded sockets folder (on the grader's disk)")):
+            (held if enforced else missing).append(said if enforced else unsaid)
+        line = "; per kernel: " + ", ".join(held) if held else ""
+        if missing:
+            line += f"; not enforced ({self.why_unbounded or 'not possible here'}): " + ", ".join(missing)
+        return line
 
     @property
     def header(self) -> str:
@@ -70,13 +102,13 @@ class Sandbox:
             elif self.why:  # root, and bubblewrap could not start as KERNEL_USER: Linux exempts root from the limit
                 processes = f"as root, whom no process limit binds: {self.why}"
             return ("sandbox: bubblewrap (each kernel: read-only files, no network, its own processes "
-                    f"({processes}), only its private copy writable, {sized})")
+                    f"({processes}), only its private copy writable, {sized})" + self.bounds)
         _, namespace = pid_namespace()
         _, user = kernel_user()
         group = f", at most {BOX_PROCESSES:,} processes in a cgroup of its own" if self.cgroup else ""
         return (f"sandbox: none ({self.why}): each kernel runs {user} in a private folder, {namespace}{group}; "
                 "every process it starts is ended and every submitted file checked after it (see the instructor "
-                "guide)")
+                "guide)" + self.bounds)
 
 
 def course_paths() -> tuple[Path | None, list[Path]]:
@@ -236,23 +268,42 @@ CGROUP_PARENT = "bleu-lab-grade"  # under the grader's own cgroup: one cgroup pe
 
 
 @functools.cache
-def cgroups_work() -> bool:
-    """Whether each kernel can have a cgroup of its own whose ``pids.max`` binds it (root, on Linux, with a
-    writable pids controller, v1 or v2): made and removed once to see. Linux exempts root from ``RLIMIT_NPROC``, not
-    from a cgroup's limit, and a cgroup's processes are all found and ended, whatever they did."""
-    if not sys.platform.startswith("linux") or os.geteuid() != 0:
-        return False
+def cgroup_bounds() -> tuple[frozenset[str], str]:
+    """What each kernel's cgroup of its own can enforce here (made and removed once to see): "pids" (a
+    ``pids.max`` that binds root too), "cpu" (an equal CPU weight among the kernels) and "memory" (a memory limit,
+    the out-of-memory killer acting inside it); and why the others cannot be. Only root makes cgroups (on Linux, in
+    each writable hierarchy: v2, and v1's pids, cpu and memory). Linux exempts root from ``RLIMIT_NPROC``, not from a
+    cgroup's limit, and a cgroup's processes are all found and ended, whatever they did."""
+    if not sys.platform.startswith("linux"):
+        return frozenset(), f"cgroups are Linux's, not {sys.platform}'s"
+    if os.geteuid() != 0:
+        return frozenset(), "the grader is not root"
     _remove_dead_cgroups()
-    group = Cgroup.make(f"probe-{os.getpid()}", None, None, CGROUP_PARENT, _pids_hierarchies(),
-                        pids_limit=BOX_PROCESSES)
+    group = Cgroup.make(f"probe-{os.getpid()}", KERNEL_MEMORY, None, CGROUP_PARENT, _kernel_hierarchies(),
+                        pids_limit=BOX_PROCESSES, weight=True, oom_group=True)
     group.remove(parent=False)  # (another grader's kernels may be in it)
-    return group.processes is not None
+    took = {kind for kind, folder in (("pids", group.processes), ("cpu", group.weighted), ("memory", group.memory))
+            if folder is not None}
+    return frozenset(took), "; ".join(group.problems)
+
+
+def cgroups_work() -> bool:
+    """Whether each kernel can have a cgroup of its own whose ``pids.max`` binds it (``cgroup_bounds``)."""
+    return "pids" in cgroup_bounds()[0]
+
+
+def kernel_memory(jobs: int = 1) -> int:
+    """The bytes of memory one kernel's cgroup may use: ``KERNEL_MEMORY``, or less where the grader has less
+    (``cgroups.memory_available``: the machine, or a cgroup's limit above it), shared by the ``jobs`` kernels at once
+    and the grader itself, so that the kernels' limits add up to less than what the grader has."""
+    available = memory_available(_kernel_hierarchies())
+    return KERNEL_MEMORY if available is None else min(KERNEL_MEMORY, available // (jobs + 1))
 
 
 def _remove_dead_cgroups(age: float = 60) -> None:
     """Remove the kernel cgroups a grader that was killed left behind: empty, and made more than ``age`` seconds
     ago (a cgroup that holds a process cannot be removed; one just made waits for its kernel to join)."""
-    for hierarchy in _pids_hierarchies():
+    for hierarchy in _kernel_hierarchies():
         try:
             entries = list(os.scandir(hierarchy.own / CGROUP_PARENT))
         except OSError:
@@ -267,19 +318,76 @@ def _remove_dead_cgroups(age: float = 60) -> None:
 
 def kernel_cgroup(box: Sandbox, name: str) -> Cgroup | None:
     """A new cgroup for one kernel (``CGROUP_PARENT/name``) with ``pids.max`` = ``BOX_PROCESSES``, where
-    ``box.cgroup``; the caller ends and removes it (``Cgroup.end``, ``Cgroup.remove(parent=False)``: the parent is
-    left, as another kernel's cgroup may be made in it at that moment)."""
+    ``box.cgroup``, and the equal CPU weight and memory limit (``kernel_memory``) ``box`` promises; the caller ends
+    and removes it (``Cgroup.end``, ``Cgroup.remove(parent=False)``: the parent is left, as another kernel's cgroup
+    may be made in it at that moment)."""
     if not box.cgroup:
         return None
-    group = Cgroup.make(name, None, None, CGROUP_PARENT, _pids_hierarchies(), pids_limit=BOX_PROCESSES)
-    if group.processes is None:  # the report's header promised the limit: no kernel runs without it
-        group.remove(parent=False)
-        raise OSError(f"the kernel's cgroup could not be made: {'; '.join(group.problems) or 'no pids controller'}")
+    group = Cgroup.make(name, kernel_memory(box.jobs) if box.memory else None, None, CGROUP_PARENT,
+                        _kernel_hierarchies(), pids_limit=BOX_PROCESSES, weight=box.cpu, oom_group=True)
+    if group.processes is None or box.cpu and group.weighted is None or box.memory and group.memory is None:
+        group.remove(parent=False)  # the report's header promised the bounds: no kernel runs without them
+        raise OSError(f"the kernel's cgroup could not be made: {'; '.join(group.problems) or 'a controller is gone'}")
     return group
 
 
-def _pids_hierarchies() -> list[Hierarchy]:  # the hierarchies a kernel's cgroup is made in: v2, and v1's pids
-    return own_hierarchies(frozenset({"pids"}))
+def with_bounds(box: Sandbox) -> Sandbox:
+    """``box`` with the bounds this grader can enforce on each kernel (``cgroup_bounds``, ``sockets_tmpfs_works``),
+    and why not the others."""
+    kinds, why_not = cgroup_bounds()
+    sockets, why_not_mounted = sockets_tmpfs_works()
+    whys = [*([why_not] if {"cpu", "memory"} - kinds else []), *([] if sockets else [why_not_mounted])]
+    return dataclasses.replace(box, cgroup="pids" in kinds, cpu="cpu" in kinds, memory="memory" in kinds,
+                               sockets=sockets, why_unbounded="; ".join(dict.fromkeys(w for w in whys if w)))
+
+
+def _kernel_hierarchies() -> list[Hierarchy]:  # where a kernel's cgroup is made: v2, and v1's pids, cpu and memory
+    return own_hierarchies(frozenset({"pids", "cpu", "memory"}))
+
+
+@functools.cache
+def sockets_tmpfs_works() -> tuple[bool, str]:
+    """Whether the grader can give each kernel's sockets folder a tmpfs of ``SOCKETS_BYTES`` (root, on Linux, where
+    the system lets it mount: not in a container without ``CAP_SYS_ADMIN``): mounted once to see; and why not."""
+    if not sys.platform.startswith("linux") or os.geteuid() != 0:
+        return False, "the grader is not root"
+    folder = Path(tempfile.mkdtemp(prefix="bleu-lab-sockets-", dir=private_root()))
+    try:
+        return mount_sockets(folder), "cannot mount a tmpfs here"
+    finally:
+        unmount_sockets(folder)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def mount_sockets(folder: Path) -> bool:
+    """Mount a tmpfs of ``SOCKETS_BYTES`` on ``folder`` (a kernel's sockets folder, empty, on the grader's disk, that
+    the grader and that kernel see: a write beyond it fails with "No space left on device"); False where it cannot
+    (not root)."""
+    if not sys.platform.startswith("linux") or os.geteuid() != 0:
+        return False
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    flags = 0x2 | 0x4 | 0x8  # MS_NOSUID | MS_NODEV | MS_NOEXEC
+    options = f"size={SOCKETS_BYTES},nr_inodes=64,mode=0700".encode()
+    return libc.mount(b"tmpfs", os.fsencode(folder), b"tmpfs", flags, options) == 0
+
+
+def unmount_sockets(folder: Path) -> None:
+    """Unmount ``mount_sockets``'s tmpfs on ``folder``, or every one below it (a batch folder a killed grader left),
+    lazily: what still holds one lets go as it ends. Nothing where none is mounted."""
+    if not sys.platform.startswith("linux") or os.geteuid() != 0:
+        return
+    import ctypes
+
+    top = os.path.realpath(folder)
+    try:
+        with open("/proc/self/mountinfo", encoding="utf-8", errors="replace") as f:
+            points = [line.split()[4].replace("\\040", " ") for line in f]
+    except OSError:
+        return
+    for point in sorted((p for p in points if p == top or p.startswith(top.rstrip("/") + "/")), reverse=True):
+        ctypes.CDLL(None, use_errno=True).umount2(os.fsencode(point), 2)  # MNT_DETACH
 
 
 def kernel_prefix(box: Sandbox, private: Path, cwd: Path, group: Cgroup | None = None) -> list[str]:
