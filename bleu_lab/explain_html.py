@@ -152,10 +152,10 @@ def explanation_html(
     ]
     references = [_ShownReference(len(r), " ".join(r[:max_tokens]), len(r) > max_tokens) for r in expl.references]
     return render(
-        "explain.html.j2", **_look(), score=expl.score, flavour=expl.flavour, smoothing=expl.smoothing, marks=marks,
-        max_tokens=max_tokens, hyp_len=expl.hyp_len, references=references, grid_tokens=grid_tokens, grid=grid,
-        orders=[_order_data(o) for o in expl.orders], max_rows=max_rows, ref_len=expl.ref_len, ref_lens=expl.ref_lens,
-        bp=expl.bp, notes=expl.notes, legend=LEGEND_TEXT if legend else "",
+        "explain.html.j2", **view_constants(), score=expl.score, flavour=expl.flavour, smoothing=expl.smoothing,
+        marks=marks, max_tokens=max_tokens, hyp_len=expl.hyp_len, references=references, grid_tokens=grid_tokens,
+        grid=grid, orders=[_order_data(o) for o in expl.orders], max_rows=max_rows, ref_len=expl.ref_len,
+        ref_lens=expl.ref_lens, bp=expl.bp, notes=expl.notes, legend=LEGEND_TEXT if legend else "",
     )
 
 
@@ -239,7 +239,7 @@ def _order_data(order: OrderReport) -> _OrderData:
                       order.weight)
 
 
-def _look() -> dict[str, object]:
+def view_constants() -> dict[str, object]:
     """The views' constants, as the templates read them (explain_parts.html.j2 lists them)."""
     return {"symbols": SYMBOLS, "words": WORDS, "status_styles": STATUS_STYLES, "level_styles": LEVEL_STYLES,
             "cell": CELL, "mono": MONO, "table": TABLE, "match": MATCH,
@@ -249,4 +249,4 @@ def _look() -> dict[str, object]:
 @cache
 def _parts():
     """The macros of explain_parts.html.j2 (badge, chip, chips, chip_legend, count_rows, precision, order_table)."""
-    return macros("explain_parts.html.j2", **_look())
+    return macros("explain_parts.html.j2", **view_constants())

@@ -39,12 +39,12 @@ def environment() -> jinja2.Environment:
     )
 
 
-def render(name: str, **data: object) -> str:
-    """The template ``name`` (e.g. ``"explain.html.j2"``) rendered with ``data``, as a plain string."""
-    return environment().get_template(name).render(**data)
+def render(template: str, /, **data: object) -> str:
+    """The template ``template`` (e.g. ``"explain.html.j2"``) rendered with ``data``, as a plain string."""
+    return environment().get_template(template).render(**data)
 
 
-def macros(name: str, **constants: object) -> object:
-    """The macros of template ``name`` (attributes of the returned module; each returns ``Markup``), with
+def macros(template: str, /, **constants: object) -> object:
+    """The macros of template ``template`` (attributes of the returned module; each returns ``Markup``), with
     ``constants`` as the names the template reads besides the macros' arguments. Cache it: this runs the template."""
-    return environment().get_template(name).make_module(constants)
+    return environment().get_template(template).make_module(constants)
