@@ -20,8 +20,10 @@ __all__ = ["Markup", "macros", "render"]
 
 def _escaped(value: object) -> Markup:
     """What a ``{{ value }}`` writes: markup as it is, anything else as text (``html.escape``'s entities)."""
+    if value.__class__ is str:
+        return Markup(html.escape(value))
     if hasattr(value, "__html__"):
-        return Markup(value.__html__())
+        return value
     return Markup(html.escape(str(value)))
 
 
