@@ -21,13 +21,14 @@ from bleu_lab.readings.why import why
 from bleu_lab.templates import environment, render
 from bleu_lab.widgets import model as wm
 from bleu_lab.widgets import views as wv
+from bleu_lab.widgets.metrics import metric_comparison
 
 REPO = Path(__file__).resolve().parent.parent
 # Each an attack on a different place: an element, an event handler after a closed attribute ('), a closed double
 # quote, and an entity that must stay text.
 EVIL = "<script>alert(1)</script> x' onerror='alert(2)' \" onerror=\"alert(3) &amp;"
 TEMPLATED = ["explain_html.py", "explain_chrf_html.py", "readings/view.py", "readings/why.py", "widgets/views.py",
-             "widgets/model.py"]
+             "widgets/model.py", "widgets/metrics.py"]
 
 
 class _Page(HTMLParser):
@@ -84,6 +85,7 @@ def _views() -> dict[str, str]:
         "smoothing table": wm.smoothing_comparison([EVIL], EVIL + " x", methods=["method1", EVIL]).html,
         "clip table": wm.clip_table_view_model([EVIL], EVIL, 1).html,
         "playground": playground.score_html + playground.html,
+        "three metrics": metric_comparison(EVIL + " the cat", [EVIL + " the cat", "x " + EVIL]).html,
     }
 
 
