@@ -19,6 +19,7 @@ from bleu_lab.explain_chrf_html import chrf_explanation_html
 from bleu_lab.readings.view import readings_view
 from bleu_lab.readings.why import why
 from bleu_lab.templates import environment, render
+from bleu_lab.widgets import corpus as wc
 from bleu_lab.widgets import model as wm
 from bleu_lab.widgets import views as wv
 from bleu_lab.widgets.metrics import metric_comparison
@@ -28,7 +29,8 @@ REPO = Path(__file__).resolve().parent.parent
 # quote, and an entity that must stay text.
 EVIL = "<script>alert(1)</script> x' onerror='alert(2)' \" onerror=\"alert(3) &amp;"
 TEMPLATED = ["explain_html.py", "explain_chrf_html.py", "readings/view.py", "readings/why.py", "widgets/views.py",
-             "widgets/model.py", "widgets/metrics.py"]
+             "widgets/model.py", "widgets/metrics.py",
+             "widgets/corpus.py"]
 
 
 class _Page(HTMLParser):
@@ -85,6 +87,11 @@ def _views() -> dict[str, str]:
         "smoothing table": wm.smoothing_comparison([EVIL], EVIL + " x", methods=["method1", EVIL]).html,
         "clip table": wm.clip_table_view_model([EVIL], EVIL, 1).html,
         "playground": playground.score_html + playground.html,
+        "corpus summary": wc.SystemSummary(EVIL, (EVIL, "B"), bleu_lab.corpus_score([EVIL], [[EVIL]]), (0.0,), (
+            wc.SegmentRow(1, 0.0, EVIL, (EVIL, EVIL), EVIL),)).html,
+        "paired test": wc.comparison_view_model(
+            {EVIL: ["the cat sat on the mat", "a dog ran"], "plain": ["the cat", "a dog"]},
+            [["the cat sat on the mat"], ["a dog ran"]], "plain", EVIL, "bootstrap", 100).html,
         "three metrics": metric_comparison(EVIL + " the cat", [EVIL + " the cat", "x " + EVIL]).html,
     }
 
