@@ -30,7 +30,7 @@ REPO = Path(__file__).resolve().parent.parent
 EVIL = "<script>alert(1)</script> x' onerror='alert(2)' \" onerror=\"alert(3) &amp;"
 TEMPLATED = ["explain_html.py", "explain_chrf_html.py", "readings/view.py", "readings/why.py", "widgets/views.py",
              "widgets/model.py", "widgets/metrics.py",
-             "widgets/corpus.py"]
+             "widgets/corpus.py", "widgets/compare.py", "widgets/compare_app.py"]
 
 
 class _Page(HTMLParser):
