@@ -4,17 +4,20 @@ What it shows, top to bottom: the score; the hypothesis with every token marked 
 n-gram through it; a grid of which n-gram at each position matched (✓), was clipped away (✂) or is in no
 reference (✗); the clip table of each order with p_n as a fraction; c, r and BP; the formula with the
 numbers plugged in. Colour is never the only signal: every mark is also a symbol or a superscript, so the
-view reads in print and for colour-blind students. All user text is HTML-escaped.
+view reads in print and for colour-blind students. The markup is in templates/explain.html.j2 and
+explain_parts.html.j2 (autoescaped: all user text is HTML-escaped); this module passes them data.
 
 Nothing here computes BLEU: every number comes from the ``Explanation`` (see explain.py).
 """
 
 from __future__ import annotations
 
-import html
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import Protocol
+
+from .templates import Markup, macros, render
 
 # This module only renders; it does not import explain.py (which imports it). What it needs of an explanation:
 
@@ -94,10 +97,7 @@ MONO = "font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace"
 
 def badge(letter: str) -> str:
     """A letter in a circle (e.g. 'i' for a note, '!' for a warning): a marker that needs no special font."""
-    return (
-        "<span style='display:inline-block;min-width:1.25em;line-height:1.2em;border:1.5px solid currentColor;"
-        f"border-radius:50%;text-align:center;font-weight:bold;font-style:normal'>{html.escape(letter)}</span>"
-    )
+    return str(_parts().badge(letter))
 
 
 @dataclass(frozen=True)
@@ -141,31 +141,27 @@ def marked_tokens_text(expl: Explanation, max_tokens: int = MAX_TOKENS) -> str:
 def explanation_html(
     expl: Explanation, *, max_tokens: int = MAX_TOKENS, max_rows: int = MAX_ROWS, legend: bool = True
 ) -> str:
-    """The whole explain view as one self-contained HTML fragment (inline styles only)."""
-    parts = [
-        _score_html(expl),
-        _tokens_html(expl, max_tokens),
-        _grid_html(expl),
-        _tables_html(expl, max_rows),
-        _lengths_html(expl),
-        _formula_html(expl),
-        "".join(f"<div style='margin-top:4px'>{badge('i')} <i>note:</i> {html.escape(n)}</div>" for n in expl.notes),
-        f"<div style='margin-top:6px;font-size:0.85em;color:#555'>{html.escape(LEGEND_TEXT)}</div>" if legend else "",
+    """The whole explain view as one self-contained HTML fragment (inline styles only; templates/explain.html.j2)."""
+    marks = token_marks(expl)
+    hyp = expl.hypothesis
+    grid_tokens = hyp[:MAX_GRID_TOKENS]
+    grid = [
+        (o.n, [_GridCell(o.occurrences[i], " ".join(hyp[i : i + o.n])) if i < len(o.occurrences) else None
+               for i in range(len(grid_tokens))])
+        for o in expl.orders
     ]
-    return (
-        f"<div class='bleu-explain' data-score='{expl.score:.6g}' style=\"{BOX}\">" + "".join(parts) + "</div>"
+    references = [_ShownReference(len(r), " ".join(r[:max_tokens]), len(r) > max_tokens) for r in expl.references]
+    return render(
+        "explain.html.j2", **view_constants(), score=expl.score, flavour=expl.flavour, smoothing=expl.smoothing,
+        marks=marks, max_tokens=max_tokens, hyp_len=expl.hyp_len, references=references, grid_tokens=grid_tokens,
+        grid=grid, orders=[_order_data(o) for o in expl.orders], max_rows=max_rows, ref_len=expl.ref_len,
+        ref_lens=expl.ref_lens, bp=expl.bp, notes=expl.notes, legend=LEGEND_TEXT if legend else "",
     )
 
 
 def order_table_html(order: OrderReport, max_rows: int = MAX_ROWS) -> str:
     """The clip table of one order: n-gram, count, max reference count, clipped, with a ✓/✂/✗ column."""
-    head = "".join(f"<th style='{CELL}'>{h}</th>" for h in ("n-gram", "count", "max ref", "clipped", "status"))
-    rows = [(row.text, row.count, row.max_ref_count, row.clipped) for row in order.rows]
-    body = count_rows_html(rows, max_rows, f"{order.n}-grams", f"no {order.n}-grams (the hypothesis is too short)")
-    return (
-        f"<div style='margin:0 12px 6px 0'><div><b>{order.n}-grams</b> &nbsp; {_precision_html(order)}</div>"
-        f"<table style='{TABLE}'><tr>{head}</tr>{body}</table></div>"
-    )
+    return str(_parts().order_table(_order_data(order), max_rows))
 
 
 def row_status(count: int, ref_count: int, credited: int) -> str:
@@ -178,22 +174,7 @@ def count_rows_html(
 ) -> str:
     """Table rows of n-gram counts (credited in bold) and a ✓/✂/✗ status in ``words``; '… N more {noun}' past
     ``max_rows``; ``empty`` when there are none."""
-    esc = html.escape
-    body = []
-    for text, count, ref_count, credited in rows[:max_rows]:
-        status = row_status(count, ref_count, credited)
-        body.append(
-            f"<tr style='{STATUS_STYLES[status]}'><td style='{CELL};{MONO}'>{esc(text)}</td>"
-            f"<td style='{CELL};text-align:right'>{count}</td>"
-            f"<td style='{CELL};text-align:right'>{ref_count}</td>"
-            f"<td style='{CELL};text-align:right'><b>{credited}</b></td>"
-            f"<td style='{CELL}' title='{words[status]}'>{SYMBOLS[status]} <small>{words[status]}</small></td></tr>"
-        )
-    if len(rows) > max_rows:
-        body.append(f"<tr><td colspan='5' style='{CELL}'>… {len(rows) - max_rows} more {noun}</td></tr>")
-    if not rows:
-        body.append(f"<tr><td colspan='5' style='{CELL}'>{empty}</td></tr>")
-    return "".join(body)
+    return str(_parts().count_rows(_with_status(rows), max_rows, noun, empty, words))
 
 
 def count_rows_text(rows: Sequence[CountRow], max_rows: int = 50) -> list[str]:
@@ -205,142 +186,67 @@ def count_rows_text(rows: Sequence[CountRow], max_rows: int = 50) -> list[str]:
     return lines
 
 
-def _precision_html(order: OrderReport) -> str:
-    """``p₂ = 4/7 = 0.571`` plus the smoothed value when it differs (or 'not used')."""
-    p = f"p<sub>{order.n}</sub> = {order.matches}/{order.denominator}"
-    if order.precision is not None:
-        p += f" = {float(order.precision):.4g}"
-    if order.smoothed is None:
-        return p + " <i>(not used)</i>"
-    if order.precision is None or abs(order.smoothed - float(order.precision)) > 1e-12:
-        p += f" → used as {order.smoothed:.4g}"
-    return p
-
-
-def _score_html(expl: Explanation) -> str:
-    how = "nltk's sentence_bleu" if expl.flavour == "nltk" else "sacrebleu's sentence_score / 100"
-    return (
-        f"<div style='font-size:1.35em'><b>BLEU = <span class='bleu-score'>{expl.score:.4f}</span></b>"
-        f" <span style='font-size:0.7em;color:#555'>({expl.score * 100:.2f} on the 0–100 scale; {how}, "
-        f"smoothing {html.escape(expl.smoothing)})</span></div>"
-    )
-
-
-def _chip(mark: TokenMark) -> str:
-    style = LEVEL_STYLES.get(min(mark.level, 4), "background:#ffffff;color:#555555")
-    deco = {MATCH: "", CLIPPED: ";text-decoration:underline wavy #c62828", MISS: ";text-decoration:underline dotted"}
-    title = f"longest counted match: {mark.level}-gram" if mark.level else "not part of any counted match"
-    if mark.status != MATCH:
-        title += f"; this occurrence is {WORDS[mark.status]}"
-    return (
-        f"<span class='bleu-tok' title='{title}' aria-label='{html.escape(mark.token)}: {title}' "
-        f"style='{style}{deco[mark.status]};padding:0 3px;border-radius:3px;margin:0 2px 0 0;white-space:pre-wrap;"
-        f"overflow-wrap:anywhere;display:inline-block;max-width:100%'>{html.escape(mark.token)}"
-        f"<sup style='font-size:0.75em;font-weight:bold'>{html.escape(mark.sup_text)}</sup></span>"
-    )
-
-
 def chip_legend_html() -> str:
     """What the chips' colours and marks mean, each on a sample chip: a legend to show before the chips."""
-    items = [
-        ("".join(_chip(TokenMark(f"{n}-gram", n, MATCH)) for n in range(1, 5)),
-         "colour and number: the longest n-gram through the token that the references count"),
-        (_chip(TokenMark("word", 1, CLIPPED)),
-         "✂ clipped away: a copy beyond the reference's count (counted per n-gram, marked on its later copies)"),
-        (_chip(TokenMark("word", 0, MISS)), "✗ in no reference"),
-    ]
-    lis = "".join(f"<li style='margin:2px 0'>{chips} {html.escape(text)}</li>" for chips, text in items)
-    return f"<ul style='list-style:none;padding:0;margin:2px 0'>{lis}</ul>"
+    samples = [[TokenMark(f"{n}-gram", n, MATCH) for n in range(1, 5)], [TokenMark("word", 1, CLIPPED)],
+               [TokenMark("word", 0, MISS)]]
+    return str(_parts().chip_legend(samples))
 
 
 def token_chips_html(expl: Explanation, max_tokens: int = MAX_TOKENS) -> str:
     """The hypothesis as marked chips (one per token, the explain view's token line), e.g. for side-by-side views."""
-    marks = token_marks(expl)
-    more = f" <i>… {len(marks) - max_tokens} more tokens not shown</i>" if len(marks) > max_tokens else ""
-    return "".join(map(_chip, marks[:max_tokens])) + more
+    return str(_parts().chips(token_marks(expl), max_tokens))
 
 
-def _tokens_html(expl: Explanation, max_tokens: int) -> str:
-    marks = token_marks(expl)
-    if not marks:
-        return "<div style='margin:6px 0'><i>(empty hypothesis)</i></div>"
-    refs = "".join(
-        f"<div style='color:#444'>reference {i} ({len(r)} tokens): <span style='{MONO}'>"
-        f"{html.escape(' '.join(r[:max_tokens]))}{' …' if len(r) > max_tokens else ''}</span></div>"
-        for i, r in enumerate(expl.references, 1)
-    )
-    return (
-        f"<div style='margin:6px 0'><div>hypothesis ({expl.hyp_len} tokens):</div>"
-        f"<div class='bleu-tokens' style='line-height:2;{MONO}'>{token_chips_html(expl, max_tokens)}</div>"
-        f"{refs}</div>"
-    )
+# -- what the templates read
 
 
-def _grid_html(expl: Explanation) -> str:
-    """Rows = orders, columns = tokens; the cell under token i says what happened to the n-gram starting there."""
-    toks = expl.hypothesis[:MAX_GRID_TOKENS]
-    if not toks:
-        return ""
-    head = "".join(f"<th style='{CELL};{MONO};font-weight:normal'>{html.escape(t)}</th>" for t in toks)
-    rows = []
-    for o in expl.orders:
-        cells = []
-        for i in range(len(toks)):
-            if i < len(o.occurrences):
-                st = o.occurrences[i]
-                gram = html.escape(" ".join(expl.hypothesis[i : i + o.n]), quote=True)
-                cells.append(
-                    f"<td style='{CELL};{STATUS_STYLES[st]};text-align:center' title='{gram}: {WORDS[st]}'>"
-                    f"{SYMBOLS[st]}</td>"
-                )
-            else:
-                cells.append(f"<td style='{CELL}'></td>")
-        rows.append(f"<tr><th style='{CELL};white-space:nowrap'>{o.n}-gram</th>{''.join(cells)}</tr>")
-    more = (
-        f"<div style='font-size:0.85em'><i>grid shows the first {MAX_GRID_TOKENS} of {expl.hyp_len} tokens</i></div>"
-        if expl.hyp_len > MAX_GRID_TOKENS
-        else ""
-    )
-    return (
-        "<details open style='margin:4px 0'><summary>n-gram starting at each token: ✓ counted, "
-        "✂ clipped away, ✗ in no reference</summary>"
-        f"<div style='overflow-x:auto' tabindex='0' role='region' aria-label='which n-gram at each position matched'>"
-        f"<table style='{TABLE}'><tr><th style='{CELL}'>order</th>{head}</tr>"
-        f"{''.join(rows)}</table></div>{more}</details>"
-    )
+@dataclass(frozen=True)
+class _GridCell:
+    status: str  # what happened to the n-gram starting at this token
+    gram: str  # that n-gram's text
 
 
-def _tables_html(expl: Explanation, max_rows: int) -> str:
-    tables = "".join(order_table_html(o, max_rows) for o in expl.orders)
-    return (
-        "<details open style='margin:4px 0'><summary>clip tables: count, the most any one reference has, "
-        "clipped = min(count, max ref)</summary>"
-        f"<div style='display:flex;flex-wrap:wrap;align-items:flex-start;max-height:24em;overflow:auto' tabindex='0' "
-        "role='region' aria-label='clip tables, one per n-gram order'>"
-        f"{tables}</div></details>"
-    )
+@dataclass(frozen=True)
+class _ShownReference:
+    length: int  # tokens in the reference
+    text: str  # its first tokens, joined by spaces
+    cut: bool  # True when more tokens were left out
 
 
-def _lengths_html(expl: Explanation) -> str:
-    lens = ", ".join(map(str, expl.ref_lens))
-    c, r = expl.hyp_len, expl.ref_len
-    if c == 0:
-        rule = "the hypothesis is empty, so BP = 0"
-    elif c > r:
-        rule = "c &gt; r, so no penalty: BP = 1"
-    else:
-        rule = f"c ≤ r, so BP = exp(1 − r/c) = exp(1 − {r}/{c}) = {expl.bp:.4g}"
-    return (
-        f"<div style='margin:4px 0'>c = <b>{c}</b> (hypothesis length), r = <b>{r}</b> "
-        f"(the closest of the reference lengths {lens}); {rule}</div>"
-    )
+@dataclass(frozen=True)
+class _OrderData:
+    n: int
+    rows: list[tuple[str, int, int, int, str]]  # CountRow + status
+    matches: int
+    denominator: int
+    precision: float | None
+    smoothed: float | None
+    smoothing_changes: bool  # the value used differs from p_n
+    weight: float
 
 
-def _formula_html(expl: Explanation) -> str:
-    used = [o for o in expl.orders if o.smoothed is not None and o.weight > 0]
-    terms = " + ".join(f"{o.weight:.4g}·log({o.smoothed:.4g})" for o in used) or "0"
-    tail = f" = {expl.bp:.4g} × {expl.score / expl.bp:.4g} = <b>{expl.score:.4g}</b>" if expl.bp else " = <b>0</b>"
-    return (
-        "<div style='margin:4px 0'>BLEU = BP × exp(Σ w<sub>n</sub> log p<sub>n</sub>) = "
-        f"<span style='{MONO}'>{expl.bp:.4g} × exp({terms})</span>{tail}</div>"
-    )
+def _with_status(rows: Sequence[CountRow]) -> list[tuple[str, int, int, int, str]]:
+    return [(text, count, ref_count, credited, row_status(count, ref_count, credited))
+            for text, count, ref_count, credited in rows]
+
+
+def _order_data(order: OrderReport) -> _OrderData:
+    precision = None if order.precision is None else float(order.precision)
+    changes = order.smoothed is not None and (precision is None or abs(order.smoothed - precision) > 1e-12)
+    rows = _with_status([(row.text, row.count, row.max_ref_count, row.clipped) for row in order.rows])
+    return _OrderData(order.n, rows, order.matches, order.denominator, precision, order.smoothed, changes,
+                      order.weight)
+
+
+def view_constants() -> dict[str, object]:
+    """The views' constants, as the templates read them (explain_parts.html.j2 lists them)."""
+    return {"symbols": SYMBOLS, "words": WORDS, "status_styles": STATUS_STYLES, "level_styles": LEVEL_STYLES,
+            "cell": CELL, "mono": MONO, "table": TABLE, "match": MATCH,
+            "box": Markup(BOX)}  # our own CSS, not user text: written as it is (its quotes unescaped)
+
+
+@cache
+def _parts():
+    """The macros of explain_parts.html.j2 (badge, chip, chips, chip_legend, count_rows, precision, order_table)."""
+    return macros("explain_parts.html.j2", **view_constants())

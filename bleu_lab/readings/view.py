@@ -3,16 +3,34 @@ differ most (each explained with the tokens that reading sees)."""
 
 from __future__ import annotations
 
-import html
 from dataclasses import dataclass
 
 from ..explain import Explanation, explain
 from ..nltk_style import without_warnings
+from ..templates import Markup, render
 from .catalogue import NLTK_WEIGHTS, Reading, Workspace
 from .why import WhyResult
 
 ROWS = 25
-BOX = "display:flex;flex-wrap:wrap;gap:16px;align-items:flex-start"
+
+
+@dataclass(frozen=True)
+class _Row:
+    """A row of the readings table."""
+
+    score: float
+    label: str
+    compared: bool  # one of the two readings explained
+    matches: bool  # reproduces the reported number
+
+
+@dataclass(frozen=True)
+class _Side:
+    """One of the two explain views."""
+
+    label: str
+    explanation: str  # what the reading computes
+    view: Markup  # its explain view
 
 
 @dataclass(frozen=True)
@@ -46,27 +64,17 @@ class ReadingsView:
         return cls(result, a, b, index, gap, _explain(ws_a, a, index), _explain(ws_b, b, index))
 
     def _repr_html_(self) -> str:
-        rows = []
+        """The readings table beside the two explain views (templates/readings_view.html.j2)."""
         chosen = {self.first.label(), self.second.label()}
         matched = {r.label() for r in self.result.matches}
         ordered = sorted((r for r in self.result.readings if r.score is not None),
                          key=lambda r: abs(r.score - self.result.reported))[:ROWS]
-        for r in ordered:
-            style = "font-weight:bold;" if r.label() in chosen else ""
-            style += "background:#e8f5e9;" if r.label() in matched else ""
-            mark = "✓ " if r.label() in matched else ""
-            rows.append(f"<tr style='{style}'><td style='text-align:right'>{mark}{r.score:.2f}</td>"
-                        f"<td>{html.escape(r.label())}</td></tr>")
-        table = (f"<div><b>{html.escape(self.result.verdict)}</b><br><small>the {len(ordered)} readings nearest to "
-                 f"{self.result.reported_text} (✓ = reproduces it; bold = the two compared)</small>"
-                 f"<table><tr><th>score</th><th>reading</th></tr>{''.join(rows)}</table></div>")
-        head = (f"<div><b>Segment {self.segment + 1}</b>: where the two readings differ most ({self.gap:.1f} points "
-                "of sentence score)</div>")
-        parts = []
-        for reading, expl in ((self.first, self.first_explanation), (self.second, self.second_explanation)):
-            parts.append(f"<div style='max-width:560px'><b>{html.escape(reading.label())}</b><br><small>"
-                         f"{html.escape(reading.explanation)}</small>{expl._repr_html_()}</div>")
-        return f"<div style='{BOX}'>{table}<div>{head}<div style='{BOX}'>{''.join(parts)}</div></div></div>"
+        rows = [_Row(r.score, r.label(), r.label() in chosen, r.label() in matched) for r in ordered]
+        # Each explain view is markup this package rendered from its own template (user text escaped there).
+        sides = [_Side(reading.label(), reading.explanation, Markup(expl._repr_html_()))
+                 for reading, expl in ((self.first, self.first_explanation), (self.second, self.second_explanation))]
+        return render("readings_view.html.j2", verdict=self.result.verdict, reported=self.result.reported_text,
+                      rows=rows, segment=self.segment + 1, gap=self.gap, sides=sides)
 
     def __repr__(self) -> str:
         return str(self)

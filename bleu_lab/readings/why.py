@@ -12,7 +12,6 @@ ones people rated), and the two files paired again where their alignment shifts 
 
 from __future__ import annotations
 
-import html
 import itertools
 import math
 import re
@@ -22,6 +21,7 @@ from decimal import Decimal, InvalidOperation
 from numbers import Real
 
 from ..scripts import tokenizer_warning, unspaced_text
+from ..templates import render
 from ..tokenization import OPTIONAL_TOKENIZERS, available_tokenizers
 from ..validation import as_sequence, check_segment_lengths, plain_strings
 from .catalogue import SUBWORD_MARKERS, Reading, Workspace, readings, score, specs
@@ -99,14 +99,9 @@ class WhyResult:
         return str(self)
 
     def _repr_html_(self) -> str:
-        shown = self.matches or self.nearest
-        rows = "".join(
-            f"<tr><td style='text-align:right'>{r.score:.2f}</td><td>{html.escape(r.label())}</td>"
-            f"<td>{html.escape(r.explanation)}</td></tr>" for r in shown[:10]
-        )
-        notes = "".join(f"<li><b>{html.escape(f.kind)}</b>: {html.escape(f.message)}</li>" for f in self.findings)
-        return (f"<div><b>{html.escape(self.verdict)}</b><table><tr><th>score</th><th>reading</th><th>why it "
-                f"differs</th></tr>{rows}</table>{'<ul>' + notes + '</ul>' if notes else ''}</div>")
+        """The verdict, the readings shown (matches, else the nearest) and the findings (templates/why.html.j2)."""
+        return render("why.html.j2", verdict=self.verdict, readings=(self.matches or self.nearest)[:10],
+                      findings=self.findings)
 
 
 def why(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 
 import ipywidgets as w
 
@@ -28,6 +29,7 @@ from ..compare.reporters import example_html, legend_html, output_chips, scores_
 from ..data import load_corpus
 from ..scripts import tokenizer_warning
 from ..significance import DRAW_FLAGS, TooManyDraws
+from ..templates import Markup, macros
 from ..tokenization import available_tokenizers
 from .model import failure_message, message_html
 from .views import LABEL_STYLE, _View, _wide
@@ -100,11 +102,9 @@ def segments_view(c: Comparison, f: SegmentFilter, chips=output_chips) -> Segmen
         return SegmentsView((), message_html(message), message)
     gaps = c.sentence_bleu[f.system] - c.sentence_bleu[c.baseline]
     shown = found[:SHOWN]
-    head = (f"<div style='margin:4px 0'><b>{len(found)}</b> segment{'s' if len(found) != 1 else ''} match; "
-            f"showing {'the first ' if len(found) > SHOWN else ''}{len(shown)} "
-            f"({'largest sentence-BLEU gap first' if f.sort == 'gap' else 'shortest reference first'}).</div>")
-    body = "".join(example_html(c, Example(i, f.system, c.baseline, float(gaps[i])), chips) for i in shown)
-    return SegmentsView(tuple(found), f"<div class='bleu-compare-segments'>{head}{body}</div>")
+    examples = Markup("".join(example_html(c, Example(i, f.system, c.baseline, float(gaps[i])), chips)
+                              for i in shown))  # rendered by the compare reports
+    return SegmentsView(tuple(found), str(frames().segments(len(found), len(shown), f.sort == "gap", examples)))
 
 
 class CompareWidget(_View):
@@ -146,7 +146,13 @@ class CompareWidget(_View):
 def _summary_html(c: Comparison) -> str:
     """The legend (chips' colours and marks; what a "word" is under a character tokenizer) and the scores table of
     the comparison, above the controls."""
-    return f"<div style='max-width:100%;overflow-x:auto'>{legend_html(c, analyses=False)}{scores_html(c)}</div>"
+    return str(frames().summary(Markup(legend_html(c, analyses=False)), Markup(scores_html(c))))
+
+
+@cache
+def frames():
+    """The macros of templates/compare_widget.html.j2 (summary, segments, analyses)."""
+    return macros("compare_widget.html.j2")
 
 
 class MessageWidget(_View):

@@ -24,7 +24,8 @@ from ..compare.files import (
 from ..compare.reporters import analyses_html
 from ..data import load_corpus
 from ..segment_scores import scores_from_lines
-from .compare import CompareUpload, CompareWidget
+from ..templates import Markup
+from .compare import CompareUpload, CompareWidget, frames
 from .model import message_html
 from .views import LABEL_STYLE, _wide
 
@@ -104,8 +105,7 @@ class CompareApp(CompareUpload):
 
     def show(self, widget: CompareWidget) -> None:
         """The comparison: scores and segments (interactive), then the analyses' tables and figures."""
-        tables = ("<div class='bleu-compare-analyses' style='max-width:100%;overflow-x:auto'>"
-                  f"{analyses_html(widget.comparison)}</div>")
+        tables = str(frames().analyses(Markup(analyses_html(widget.comparison))))  # rendered by the compare reports
         self.result.children = (widget, w.HTML(tables, layout=_wide()))
 
     def compare(self) -> CompareWidget | None:

@@ -13,9 +13,9 @@ shows. Every number comes from the core (``corpus_score``, ``sentence_score``, `
 
 from __future__ import annotations
 
-import html
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import cache
 
 import ipywidgets as w
 
@@ -23,6 +23,7 @@ from .. import plots
 from ..data import Corpus, load_corpus
 from ..sacrebleu_style import BleuScore, corpus_score, sentence_score
 from ..significance import BootstrapResult, RandomizationResult, paired_bootstrap, paired_randomization
+from ..templates import Markup, macros
 from .model import message_html
 from .views import LABEL_STYLE, _View
 
@@ -34,7 +35,6 @@ TESTS = {
     "bootstrap": "paired bootstrap",
     "bootstrap-sacrebleu": "bootstrap, sacrebleu's p",
 }
-_CELL = "border:1px solid #d0d7de;padding:2px 6px;vertical-align:top"
 
 
 # ---------------------------------------------------------------------------------------------- one system
@@ -76,28 +76,7 @@ class SystemSummary:
     def html(self) -> str:
         if self.score is None:
             return message_html(self.message)
-        refs = " + ".join(self.reference_names)
-        head = (
-            f"<div class='bleu-corpus-summary' data-score='{self.score.score:.4f}' style='font-size:1.1em'>"
-            f"<b>{html.escape(self.system)}</b> against reference{'s' if len(self.reference_names) > 1 else ''} "
-            f"{html.escape(refs)}, {len(self.sentence_scores)} segments: corpus BLEU = <b>{self.score.score:.2f}</b>"
-            f", mean of sentence BLEU = <b>{self.mean:.2f}</b>; {self.zeros} segment(s) score 0.</div>"
-        )
-        if not self.lowest:
-            return head
-        rows = "".join(
-            f"<tr><td style='{_CELL}'>{row.number}</td><td style='{_CELL};text-align:right'>{row.score:.2f}</td>"
-            f"<td style='{_CELL}'>{html.escape(row.hypothesis) or '<i>(empty)</i>'}</td>"
-            f"<td style='{_CELL}'>{'<br>'.join(html.escape(r) for r in row.references)}</td>"
-            f"<td style='{_CELL};color:#555'>{html.escape(row.source)}</td></tr>"
-            for row in self.lowest
-        )
-        return (
-            head + f"<div style='margin-top:6px'>The {len(self.lowest)} segments with the lowest sentence BLEU:</div>"
-            "<table class='bleu-lowest' style='border-collapse:collapse;font-size:0.85em'>"
-            f"<tr><th style='{_CELL}'>line</th><th style='{_CELL}'>sentence BLEU</th><th style='{_CELL}'>hypothesis"
-            f"</th><th style='{_CELL}'>reference(s)</th><th style='{_CELL}'>source</th></tr>{rows}</table>"
-        )
+        return str(_views().summary(self, " + ".join(self.reference_names)))
 
     def png(self) -> bytes:
         """The histogram of the sentence scores with corpus BLEU and the mean marked (empty plot for a message)."""
@@ -175,8 +154,8 @@ class ComparisonView:
     def html(self) -> str:
         if self.result is None:
             return message_html(self.message)
-        return (f"<div class='bleu-comparison' data-p='{self.result.p_value:.6g}'>{self.result._repr_html_()}"
-                f"<div style='margin-top:4px'>{html.escape(self.reading)}</div></div>")
+        result = Markup(self.result._repr_html_())  # the test's own view (significance.py)
+        return str(_views().comparison(self.result.p_value, result, self.reading))
 
     def png(self) -> bytes:
         """Bootstrap: both systems' resampled scores with their 95% CIs. Randomization: the shuffled gaps."""
@@ -350,3 +329,9 @@ def system_comparer(
         systems = corpus.systems if systems is None else systems
         references = corpus.references_for("A") if references is None else references
     return SystemComparer(systems, references, baseline, system, test, n, seed)
+
+
+@cache
+def _views():
+    """The macros of templates/corpus_views.html.j2 (summary, comparison)."""
+    return macros("corpus_views.html.j2")

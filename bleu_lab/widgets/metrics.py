@@ -8,7 +8,6 @@ the core, returned in a frozen dataclass whose ``.html`` is what the widget show
 
 from __future__ import annotations
 
-import html
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -16,6 +15,7 @@ import ipywidgets as w
 
 from ..explain_chrf import ChrfExplanation, explain_chrf
 from ..explain_html import explanation_html
+from ..templates import Markup, render
 from ..ter import TerScore, sentence_ter
 from .inputs import clip_references, clip_text, parse_references
 from .model import ExplainResult, Settings, explain_texts, message_html, notices_html
@@ -26,8 +26,6 @@ BLEU_SETTINGS = Settings(max_n=4, weights=None, smoothing="exp", tokenize="13a",
 # A headline of the news corpus (segment 27): the strong system's compound against reference A's.
 DEFAULT_HYPOTHESIS = "Hitzewellenwarnung herausgegeben"
 DEFAULT_REFERENCES = ("Hitzewarnung ausgegeben",)
-_CARD = ("display:inline-block;min-width:11em;margin:0 12px 8px 0;padding:8px 14px;border:1px solid #bbb;"
-         "border-radius:6px;vertical-align:top")
 
 
 @dataclass(frozen=True)
@@ -54,26 +52,10 @@ class MetricComparison:
         scores = self.scores
         if scores is None:
             return notices_html(self.bleu.notices) + message_html(self.message)
-        cards = "".join(_card(name, value) for name, value in scores.items())
-        bleu_steps = explanation_html(self.bleu.explanation)
-        details = (_details("BLEU step by step (sacrebleu's sentence BLEU: 13a, exp smoothing)", bleu_steps)
-                   + _details("chrF step by step", self.chrf._repr_html_())
-                   + _details("TER", f"<p>{html.escape(str(self.ter))}: insertions, deletions, substitutions "
-                                     "and shifts of word blocks needed to turn the hypothesis into the closest "
-                                     "reference, per reference word (sacrebleu's TER, lowercased).</p>"))
-        return (f"{notices_html(self.bleu.notices)}"
-                f"<div class='bleu-metric-cards' role='group' aria-label='three metric scores'>{cards}</div>{details}")
-
-
-def _card(name: str, value: float) -> str:
-    direction = "lower is better ↓" if name == "TER" else "higher is better ↑"
-    return (f"<div class='bleu-metric-card' style='{_CARD}'><div>{name}</div>"
-            f"<div style='font-size:1.8em;font-weight:bold' class='bleu-metric-score'>{value:.1f}</div>"
-            f"<div style='font-size:0.8em'>{direction}</div></div>")
-
-
-def _details(summary: str, body: str) -> str:
-    return f"<details style='margin:4px 0'><summary>{html.escape(summary)}</summary>{body}</details>"
+        # The explain views and the notices are markup rendered from their own templates.
+        return render("metric_comparison.html.j2", notices=Markup(notices_html(self.bleu.notices)), scores=scores,
+                      bleu_view=Markup(explanation_html(self.bleu.explanation)),
+                      chrf_view=Markup(self.chrf._repr_html_()), ter=str(self.ter))
 
 
 def metric_comparison(hypothesis: object, references: object) -> MetricComparison:

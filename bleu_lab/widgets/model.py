@@ -9,15 +9,16 @@ nothing here re-implements the metric. Bad or odd input never raises: it becomes
 from __future__ import annotations
 
 import base64
-import html
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 
 from ..brevity import brevity_penalty
 from ..explain import Explanation, explain
-from ..explain_html import SYMBOLS, badge, explanation_html, order_table_html, token_marks
+from ..explain_html import explanation_html, order_table_html, token_marks, view_constants
 from ..smoothing import NLTK_METHODS, SACREBLEU_METHODS
+from ..templates import Markup, macros
 from ..tokenization import available_tokenizers
 from .inputs import EMPTY_HYPOTHESIS, NO_REFERENCES, clip_references, clip_text, parse_references
 
@@ -211,17 +212,12 @@ def explain_texts(hypothesis: object, references: object, settings: Settings = S
 
 def image_html(png: bytes, alt: str, width_px: int) -> str:
     """A PNG as an ``<img>`` with alt text (for screen readers), at most ``width_px`` wide."""
-    data = base64.b64encode(png).decode("ascii")
-    return (f"<img src='data:image/png;base64,{data}' alt='{html.escape(alt)}' "
-            f"style='width:{width_px}px;max-width:100%;height:auto'>")
+    return str(_views().image(base64.b64encode(png).decode("ascii"), alt, width_px))
 
 
 def message_html(message: str | None) -> str:
     """A friendly message box (the circled i makes it readable without colour)."""
-    return (
-        "<div class='bleu-message' style='padding:8px 12px;border:1px solid #9ecae1;border-left:6px solid #1f5fa8;"
-        f"background:#f3f8fd;color:#08306b;border-radius:4px'>{badge('i')} {html.escape(message or '')}</div>"
-    )
+    return str(_views().message(message or ""))
 
 
 def failure_message(err: BaseException) -> str:
@@ -234,11 +230,7 @@ def failure_message(err: BaseException) -> str:
 
 def notices_html(notices: Sequence[str]) -> str:
     """Notices (e.g. 'only the first 200 words are scored') above a view."""
-    return "".join(
-        "<div class='bleu-notice' style='padding:4px 10px;margin-bottom:4px;border-left:6px solid #d9822b;"
-        f"background:#fff4e5;color:#5c3300'>{badge('!')} {html.escape(n)}</div>"
-        for n in notices
-    )
+    return str(_views().notices(notices))
 
 
 def sentence_explorer_view_model(
@@ -298,14 +290,8 @@ class PlaygroundView:
         expl = self.result.explanation
         if expl is None:
             return message_html(self.result.message)
-        return (
-            "<div class='bleu-headline' style='font-size:1.6em'>BLEU = "
-            f"<b class='bleu-score'>{expl.score:.4f}</b> <span style='font-size:0.65em;color:#555'>"
-            f"({expl.score * 100:.2f} / 100, {html.escape(smoothing_name(expl.smoothing))})</span>"
-            f"{unsmoothed_html(self.unsmoothed, expl.smoothing)}"
-            f"<div style='font-size:0.65em;color:#555'>BP = {expl.bp:.3f}, c = {expl.hyp_len}, r = {expl.ref_len}"
-            "</div></div>"
-        )
+        unsmoothed = None if expl.smoothing in UNSMOOTHED.values() else self.unsmoothed
+        return str(_views().headline(expl, smoothing_name(expl.smoothing), unsmoothed))
 
     @property
     def precisions(self) -> tuple[float | None, ...]:
@@ -356,8 +342,7 @@ def unsmoothed_html(unsmoothed: float | None, method: str) -> str:
     """' · unsmoothed 0.0000' beside a smoothed score ('' when the score is unsmoothed or unknown)."""
     if unsmoothed is None or method in UNSMOOTHED.values():
         return ""
-    return (f" <span class='bleu-unsmoothed-box' style='font-size:0.65em;color:#555'>· unsmoothed "
-            f"<b class='bleu-unsmoothed'>{unsmoothed:.4f}</b></span>")
+    return str(_views().unsmoothed(unsmoothed))
 
 
 def unsmoothed_score(hypothesis: object, references: object, settings: Settings, result: ExplainResult) -> float | None:
@@ -419,18 +404,11 @@ class ClipTableView:
         expl = self.result.explanation
         if expl is None:
             return notices_html(self.result.notices) + message_html(self.result.message)
-        chips = " ".join(  # for unigrams each token is its own n-gram: mark it ✓ / ✂ / ✗
-            f"<span style='font-family:monospace'>{html.escape(m.token)}"
-            f"<sup>{SYMBOLS[m.status] if self.n == 1 else ''}</sup></span>"
-            for m in token_marks(expl)[:200]
-        )
-        return (
-            notices_html(self.result.notices)
-            + f"<div class='bleu-clip' data-precision='{self.precision_text}' style='line-height:1.6'>"
-            f"<div>hypothesis: {chips}</div>{order_table_html(self.order, max_rows=40)}"
-            f"<div>p<sub>{self.n}</sub> = clipped matches / hypothesis {self.n}-grams = "
-            f"<b>{self.order.matches} / {self.order.denominator}</b></div></div>"
-        )
+        # For unigrams each token is its own n-gram: the template marks it ✓ / ✂ / ✗. The clip table is markup
+        # rendered by explain_parts.html.j2.
+        table = Markup(order_table_html(self.order, max_rows=40))
+        return notices_html(self.result.notices) + str(
+            _views().clip(token_marks(expl)[:200], self.n, self.order, self.precision_text, table))
 
 
 def clip_table_view_model(
@@ -463,10 +441,7 @@ class BpView:
 
     @property
     def html(self) -> str:
-        return (
-            f"<div class='bleu-bp' data-bp='{self.bp:.6g}' style='font-size:1.1em'>BP = <b>{self.bp:.4f}</b>"
-            f"<div style='font-size:0.9em'>{html.escape(self.rule)}</div></div>"
-        )
+        return str(_views().brevity(self.bp, self.rule))
 
 
 def bp_view_model(hyp_len: int, ref_len: int) -> BpView:
@@ -507,35 +482,8 @@ class SmoothingComparison:
     def html(self) -> str:
         if self.message:
             return notices_html(self.notices) + message_html(self.message)
-        cell = "border:1px solid #d0d7de;padding:2px 8px"
-        head = "".join(f"<th style='{cell}'>p<sub>{i}</sub> used</th>" for i in range(1, len(self.raw) + 1))
-        raw = "".join(f"<td style='{cell};text-align:right'>{html.escape(str(p))}</td>" for p in self.raw)
         best = max((row.score for row in self.rows if row.score is not None), default=None)
-        body = []
-        for row in self.rows:
-            name = (f"<td style='{cell}'><b>{html.escape(row.method)}</b> "
-                    f"<small>({html.escape(row.library)})</small></td>")
-            what = f"<td style='{cell}'><small>{html.escape(row.description)}</small></td>"
-            if row.score is None:
-                body.append(f"<tr>{name}{what}<td style='{cell}' colspan='{len(self.raw) + 1}'>✗ "
-                            f"{html.escape(row.problem or '')}</td></tr>")
-                continue
-            used = "".join(
-                f"<td style='{cell};text-align:right'>{'–' if u is None else f'{u:.3g}'}</td>" for u in row.used
-            )
-            bar = (f"<div style='display:inline-block;height:0.8em;width:{max(row.score, 0) * 8:.2f}em;"
-                   "background:#1f5fa8;vertical-align:middle'></div>")
-            mark = " ★ highest" if row.score == best else ""
-            body.append(f"<tr>{name}{what}{used}<td style='{cell};text-align:right;white-space:nowrap'>"
-                        f"{row.score:.4f} {bar}{mark}</td></tr>")
-        return (
-            notices_html(self.notices)
-            + "<table class='bleu-smoothing' style='border-collapse:collapse;font-size:0.9em'>"
-            f"<tr><th style='{cell}'>method</th><th style='{cell}'>what it does</th>{head}"
-            f"<th style='{cell}'>BLEU (0–1)</th></tr>"
-            f"<tr><td style='{cell}' colspan='2'><i>p<sub>n</sub> before smoothing</i></td>{raw}"
-            f"<td style='{cell}'></td></tr>{''.join(body)}</table>"
-        )
+        return notices_html(self.notices) + str(_views().smoothing(self.rows, [str(p) for p in self.raw], best))
 
 
 def smoothing_comparison(
@@ -678,23 +626,9 @@ class ChallengeResult:
         ch = self.challenge
         if self.result.explanation is None:
             return notices_html(self.result.notices) + message_html(self.result.message)
-        above = self.score >= ch.threshold
-        verdict = (
-            "<div class='bleu-verdict' data-beaten='true' style='font-size:1.3em;color:#1b5e20'>"
-            f"✓ You beat BLEU! {html.escape(ch.lesson)}</div>"
-            if self.beaten
-            else "<div class='bleu-verdict' data-beaten='false' style='font-size:1.1em'>✗ Not yet. "
-            + html.escape(self.rule_problem or f"Your score {self.score:.3f} is below {ch.threshold:g}: keep trying.")
-            + "</div>"
-        )
-        return (
-            notices_html(self.result.notices)
-            + f"<div style='font-size:1.4em'>BLEU = <b class='bleu-score'>{self.score:.4f}</b> "
-            f"{'≥' if above else '<'} {ch.threshold:g} {'✓' if above else '✗'}</div>"
-            f"<div>rule: {'✓ kept' if self.rule_problem is None else '✗ ' + html.escape(self.rule_problem)}</div>"
-            f"{verdict}<details style='margin-top:6px'><summary>why this score?</summary>"
-            f"{explanation_html(self.result.explanation)}</details>"
-        )
+        why = Markup(explanation_html(self.result.explanation))  # rendered by explain.html.j2
+        return notices_html(self.result.notices) + str(
+            _views().challenge(ch, self.score, self.rule_problem, self.beaten, why))
 
 
 def challenge_view_model(challenge: Challenge | str, hypothesis: str) -> ChallengeResult:
@@ -709,3 +643,10 @@ def challenge_view_model(challenge: Challenge | str, hypothesis: str) -> Challen
     expl = result.explanation
     problem = None if expl is None else challenge.rule(expl.hypothesis, expl.references)
     return ChallengeResult(challenge, result, problem)
+
+
+@cache
+def _views():
+    """The macros of templates/widget_views.html.j2 (message, notices, image, headline, clip, brevity, smoothing,
+    challenge)."""
+    return macros("widget_views.html.j2", **view_constants())

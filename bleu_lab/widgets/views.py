@@ -7,13 +7,14 @@ an update only changes values. Any unexpected error becomes a message in the vie
 
 from __future__ import annotations
 
-import html
 import os
 from collections.abc import Sequence
+from functools import cache
 
 import ipywidgets as w
 
 from ..plots import LiveBpCurve, LivePrecisionBars
+from ..templates import macros
 from .model import (
     CHALLENGES,
     DEFAULT_HYPOTHESIS,
@@ -80,15 +81,7 @@ def app_css(font_scale: float = 1.0) -> str:
     Text boxes grow with their text where the browser knows ``field-sizing: content`` (elsewhere their
     ``rows`` follow the text), and pictures shrink to the width of the page.
     """
-    px, cls = round(14 * font_scale), scale_class(font_scale)
-    return (
-        f"<style>.{cls} {{font-size:{px}px; --jp-widgets-font-size:{px}px; "
-        f"--jp-widgets-inline-height:{round(28 * font_scale)}px; --jp-ui-font-size1:{px}px;}}"
-        f".{cls} textarea, .{cls} input, .{cls} select, .{cls} button, "
-        f".{cls} label {{font-size:{px}px !important;}}"
-        f".{cls} textarea {{field-sizing:content; min-height:1.6em; overflow-wrap:anywhere;}}"
-        f".{cls} .widget-image, .{cls} .bleu-plot img {{max-width:100%; height:auto;}}</style>"
-    )
+    return str(_markup().app_style(scale_class(font_scale), round(14 * font_scale), round(28 * font_scale)))
 
 
 def _growing_textarea(text: str, placeholder: str, **kwargs) -> w.Textarea:
@@ -106,8 +99,13 @@ def _fit_rows(box: w.Textarea) -> None:
 
 
 def _refs_html(references: Sequence[str]) -> str:
-    items = "".join(f"<li style='font-family:monospace'>{html.escape(r)}</li>" for r in references)
-    return f"<div>references:<ol style='margin:2px 0'>{items}</ol></div>"
+    return str(_markup().references(references))
+
+
+@cache
+def _markup():
+    """The macros of templates/widgets.html.j2 (app_style, references, challenge_task)."""
+    return macros("widgets.html.j2")
 
 
 class _View(w.VBox):
@@ -285,8 +283,7 @@ class BeatBleuChallenge(_View):
 
     def _update(self):
         ch = self._challenges[self.challenge.value]
-        task = f"<div style='font-size:1.1em'><b>{html.escape(ch.title)}:</b> {html.escape(ch.task)}</div>"
-        self.task.value = task + _refs_html(ch.references)
+        self.task.value = str(_markup().challenge_task(ch))
         self.hypothesis.placeholder = ch.placeholder
         result = challenge_view_model(ch, self.hypothesis.value)
         self.output.value = result.html
