@@ -17,6 +17,8 @@ BASE = (
     "bleu_lab.agreement", "bleu_lab.delta_accuracy", "bleu_lab.segment_scores", "bleu_lab.published_scores",
     # data, files, figures, the course's files on disk (bleu-lab guide; the data's location)
     "bleu_lab.data", "bleu_lab.files", "bleu_lab.spreadsheet", "bleu_lab.plots", "bleu_lab.course",
+    # the pages' templates (Jinja2, autoescaped)
+    "bleu_lab.templates",
     # comparing systems and other libraries' readings (bleu-lab compare, bleu-lab why)
     "bleu_lab.compare", "bleu_lab.readings",
 )
@@ -27,7 +29,7 @@ COURSE = (
 )
 # What the base modules may import beyond the standard library: the import names of pyproject.toml's dependencies.
 BASE_IMPORTS = {"numpy": "numpy", "sacrebleu": "sacrebleu", "matplotlib": "matplotlib", "PIL": "pillow",
-                "tqdm": "tqdm", "threadpoolctl": "threadpoolctl"}
+                "tqdm": "tqdm", "threadpoolctl": "threadpoolctl", "jinja2": "jinja2", "markupsafe": "markupsafe"}
 # Imports from a base module to the course's layer or its packages, each inside a function that only runs where
 # those packages are: module -> {imported module: why}.
 LAZY_UPPER = {
