@@ -1411,14 +1411,15 @@ def metrics_html(c: ComparisonData) -> str:
             + disagreements_html(c))
 
 
-# --- the people against the metrics ----------------------------------------------------------------------------------
+# --- the people against the metrics -------------------------------------------------------------------------------
 
-PEOPLE_NOTE = ("Systems by the people's rank, best first. Rank 1 is the best, each metric read in its own direction (lower TER and fewer MQM error points are "
-               "better); tied systems share the best rank of their group. Which system of a pair a metric finds "
-               "better: the sign of the gap its paired tests test (a --scores metric: its means on the segments both "
-               "systems are rated on); a tie is no disagreement. A disagreement is significant on a side when that "
-               "metric's paired bootstrap, Holm-adjusted over its own pairs, is below {alpha:g}; “!” marks a pair "
-               "significant on either side. Clusters: as the BLEU clusters, by the people's own tests.")
+PEOPLE_NOTE = ("Systems by the people's rank, best first. Rank 1 is the best, each metric read in its own direction "
+               "(lower TER and fewer MQM error points are better); tied systems share the best rank of their group. "
+               "Which system of a pair a metric finds better: the sign of the gap its paired tests test (a --scores "
+               "metric: its means on the segments both systems are rated on); a tie is no disagreement. A "
+               "disagreement is significant on a side when that metric's paired bootstrap, Holm-adjusted over its "
+               "own pairs, is below {alpha:g}; “!” marks a pair significant on either side. Clusters: as the BLEU "
+               "clusters, by the people's own tests.")
 
 
 def _side_dict(side) -> dict:
