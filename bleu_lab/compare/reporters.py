@@ -1485,10 +1485,12 @@ def _score_format(r) -> str:
 
 
 def _disagreement_line(d) -> str:
-    return (f"{'!' if d.flagged else ' '} {d.metric} finds {d.metric_better} better (gap "
-            f"{d.metric_side.difference:+.3f}, Holm p(BS) {d.metric_side.bs_holm:.4f}), {d.people} finds "
-            f"{d.people_better} better (gap {d.people_side.difference:+.3f}, Holm p(BS) {d.people_side.bs_holm:.4f})"
-            f"; significant: {d.significant_by}")
+    """One pair a metric and the people order the opposite way: each side's gap (first - second, as its numbers run),
+    the system it finds better and its Holm-adjusted bootstrap p."""
+    return (f"{'!' if d.flagged else ' '} {d.people_side.system} - {d.people_side.baseline}: {d.metric} "
+            f"{d.metric_side.difference:+.3f}, {d.metric_better} better (Holm p(BS) {d.metric_side.bs_holm:.4f}); "
+            f"{d.people} {d.people_side.difference:+.3f}, {d.people_better} better (Holm p(BS) "
+            f"{d.people_side.bs_holm:.4f}); significant: {d.significant_by}")
 
 
 def people_text(c: ComparisonData) -> list[str]:
