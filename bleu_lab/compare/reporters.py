@@ -27,6 +27,7 @@ from ..explain_html import BOX, CELL, MONO, TABLE, chip_legend_html, token_chips
 from ..significance import MAX_DRAWS, bonferroni_alpha
 from ..spreadsheet import write_csv
 from .metrics import holm_pairs, oriented
+from .people import significant
 from .results import BucketTable, ComparisonData, PairTest
 
 ALPHA = 0.05  # the level the report reads every p-value at
@@ -1435,7 +1436,7 @@ def _people_dict(t) -> dict:
                       "ranks": dict(r.ranks)} for r in t.rankings],
         "clusters": {test: [list(cluster) for cluster in found] for test, found in t.clusters.items()},
         "pairs": [_side_dict(p) | {"better": t.tests.better(p) or "",
-                                   "bootstrap_significant_holm": p.difference != 0 and p.bs_holm < t.alpha}
+                                   "bootstrap_significant_holm": significant(p, "BS", t.alpha)}
                   for p in t.tests.pairs],
         "disagreements": [{"metric": d.metric, "system": d.people_side.system, "baseline": d.people_side.baseline,
                            "metric_better": d.metric_better, "people_better": d.people_better,
