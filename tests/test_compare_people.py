@@ -201,3 +201,9 @@ def test_wmt21_mqm_ranks_are_the_published_table(tmp_path):
     assert bleu["scores"] == pytest.approx(official)
     assert sorted(bleu["ranks"], key=bleu["ranks"].get) == sorted(RATED_SYSTEMS, key=lambda s: -official[s])
     assert len(table["pairs"]) == 28 and all(d["metric"] == "BLEU" for d in table["disagreements"])
+    # the instructor's guide: BLEU ranks Online-W 3rd, MQM 5th; BLEU's preference over HuaweiTSC and Nemo is
+    # significant, MQM's opposite one is not
+    assert (bleu["ranks"]["Online-W"], mqm["Online-W"]) == (3, 5)
+    for other in ("HuaweiTSC", "Nemo"):
+        d = next(d for d in table["disagreements"] if {d["system"], d["baseline"]} == {"Online-W", other})
+        assert (d["metric_better"], d["people_better"], d["significant_by"]) == ("Online-W", other, "BLEU")
