@@ -76,6 +76,13 @@ def build_parser(prog: str = "bleu-lab compare") -> argparse.ArgumentParser:
     parser.add_argument("--lower-is-better", action="append", default=[], metavar="NAME",
                         help="the --scores metric NAME is better when lower (MQM error points; the MQM release's "
                         "mqm_avg_score, minus the points, is then read as points)")
+    parser.add_argument("--people", action="append", default=None, metavar="NAME",
+                        help="the --scores metric NAME holds people's judgements (MQM, direct assessment): it gets "
+                        "the people-against-the-metrics table, each system's score and rank by every metric (BLEU, "
+                        "chrF, TER, each --scores) and by NAME, NAME's own significance clusters and every pair of "
+                        "systems a metric and NAME order the opposite way, flagged where either side's paired "
+                        "bootstrap (Holm) is significant. Repeat for more; default: every --scores metric (give "
+                        "--people for the human ones when you also pass a learned metric such as COMET)")
     parser.add_argument("--json", metavar="FILE", help="write the whole report as JSON")
     parser.add_argument("--html", metavar="FILE", help="write the whole report as one standalone HTML page")
     parser.add_argument("--latex", metavar="FILE", help="write the scores table as LaTeX (and, with more than two "
@@ -102,6 +109,10 @@ def run(args: argparse.Namespace) -> None:
     if args.csv:
         check_output_folder("--csv", args.csv)
     specs = score_specs(args.scores, args.higher_is_better, args.lower_is_better)
+    for name in args.people or ():
+        if name not in specs:
+            raise ValueError(f"--people {name}: no --scores {name}=FILE to go with it (--people names the --scores "
+                             "metrics that hold people's judgements)")
     inputs = comparison_inputs(
         args.names or default_names(args.systems),
         [read_text_file(p, "system") for p in args.systems],
@@ -119,7 +130,7 @@ def run(args: argparse.Namespace) -> None:
             inputs.systems, inputs.references, tokenize=args.tokenize, lowercase=args.lowercase,
             baseline=args.baseline, sources=inputs.sources, frequencies=args.frequencies, n_samples=args.samples,
             n_trials=args.trials, seed=args.seed, alpha=args.alpha, n_examples=args.examples, chrf=not args.no_chrf,
-            scores=scores or None, ter=args.ter,
+            scores=scores or None, ter=args.ter, people=args.people,
         )
     except (TooManyDraws, ThresholdOutOfReach) as err:  # in this command's words: its flags, not arguments
         raise ValueError(err.in_flags()) from None

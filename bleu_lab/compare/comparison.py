@@ -56,14 +56,17 @@ from .bucketers import (
     word_frequencies,
 )
 from .metrics import (
+    MetricResult,
     disagreements,
     every_agreement,
+    holm_pairs,
     largest_gaps,
     metric_buckets,
     metric_examples,
     metric_tests,
     oriented,
 )
+from .people import MetricTests, PairSide, people_table, ranked_clusters
 from .reporters import ALPHA, report_html, to_csv, to_dict, to_html, to_json, to_latex, to_text
 from .results import (
     BucketTable,
@@ -144,6 +147,7 @@ def compare_systems(
     chrf: bool = True,
     scores: Mapping[str, SegmentScores] | None = None,
     ter: bool = False,
+    people: Sequence[str] | str | None = None,
 ) -> Comparison:
     """Compare two or more systems' outputs on one test set, every figure from bleu_lab's exact core.
 
@@ -167,6 +171,9 @@ def compare_systems(
     segments where each system and the baseline differ most in it (``MetricResult.buckets``, ``.examples``), and
     every pair of metrics (BLEU, chrF, these) gets its Kendall's tau per system and pooled, system-level pairwise
     accuracy and tau, and the segments BLEU and each rank furthest apart (``compare.metrics``).
+    ``people``: the names of the ``scores`` metrics that hold people's judgements (default: every ``scores`` metric);
+    each gets a people-against-the-metrics table (``compare.people``): every system's score and rank by every
+    metric and by it, its clusters, and every pair a metric and it order the opposite way, with both sides' tests.
     """
     outputs = _systems(systems, names)
     refs = _references(references, len(next(iter(outputs.values()))))
@@ -200,6 +207,7 @@ def compare_systems(
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
         raise ValueError(f"seed must be a whole number >= 0 (or None for fresh randomness), got {seed!r}")
     extra = _scores(scores, list(outputs), len(refs))
+    judges = _people(people, extra)
     n_pairs = len(outputs) * (len(outputs) - 1) // 2
     requested = {"n_samples": n_samples, "n_trials": n_trials}
     n_samples, n_trials = (reachable_draws(requested[arg], n_pairs, len(refs), arg) for arg in requested)
@@ -307,12 +315,15 @@ def compare_systems(
                 examples=metric_examples(m, base, list(outputs), n_examples))
         for m in extra.values())
     agreement, disagree = _agreement(extra, scores, sentence, chrf_rows, chrf_options, n_examples)
+    every_metric = _metric_tests(scores, every_pair, metric_results)
+    tables = tuple(people_table(next(m for m in every_metric if m.name == name), every_metric, ALPHA)
+                   for name in judges)
     return Comparison(
         tuple(outputs), base, options, scores[0].bleu.signature, scores[0].chrf.signature if chrf else "", scores,
         pairs, every_pair, accuracy, length_table, diff_table, band_table, salient, examples, outputs, refs, srcs,
         sentence, ref_lengths, bucket_of, settings,
         {test: clusters(bleu, every_pair, test) for test in ("AR", "BS")} if len(outputs) > 2 else {}, merged_table,
-        metric_results, agreement, disagree, extra, ter_signature(nrefs) if ter else "",
+        metric_results, agreement, disagree, extra, ter_signature(nrefs) if ter else "", tables,
     )
 
 
@@ -491,20 +502,49 @@ def reachable_draws(count: int, pairs: int, segments: int, name: str) -> int:
 def clusters(bleu: Mapping[str, float], every_pair: Sequence[PairTest], test: str) -> list[list[str]]:
     """WMT-style clusters by ``test`` ("AR" or "BS"), read with Holm's adjusted p at ``ALPHA``: the best system by
     BLEU and every system not significantly different from it form the first cluster; the same on the systems left,
-    until none is left. Within a cluster, by BLEU."""
+    until none is left. Within a cluster, by BLEU (``people.ranked_clusters``)."""
     def different(a: str, b: str) -> bool:
         p = next(p for p in every_pair if {p.system, p.baseline} == {a, b})
         adjusted = p.randomization_holm if test == "AR" else p.bootstrap_holm
         return p.difference != 0 and adjusted < ALPHA
 
-    left = sorted(bleu, key=lambda name: -bleu[name])
-    found = []
-    while left:
-        best = left[0]
-        cluster = [name for name in left if name == best or not different(best, name)]
-        found.append(cluster)
-        left = [name for name in left if name not in cluster]
+    return ranked_clusters(bleu, True, different)
+
+
+def _metric_tests(scores: Sequence[SystemScores], every_pair: Sequence[PairTest],
+                  metric_results: Sequence[MetricResult]) -> list[MetricTests]:
+    """Every metric of the report as ``people.MetricTests``: BLEU, chrF and TER (when computed) from the scores and
+    ``every_pair``'s tests, each --scores metric from its ``MetricResult`` (Holm over its own pairs)."""
+    found = [MetricTests("BLEU", True, {s.name: s.bleu.score for s in scores},
+                         tuple(PairSide(p.system, p.baseline, p.difference, p.randomization_holm, p.bootstrap_holm)
+                               for p in every_pair))]
+    if all(s.chrf is not None for s in scores):
+        found.append(MetricTests("chrF", True, {s.name: s.chrf.score for s in scores}, tuple(
+            PairSide(p.system, p.baseline, p.chrf_bootstrap.difference, p.chrf_randomization_holm,
+                     p.chrf_bootstrap_holm) for p in every_pair)))
+    if all(s.ter is not None for s in scores):
+        found.append(MetricTests("TER", False, {s.name: s.ter.score for s in scores}, tuple(
+            PairSide(p.system, p.baseline, p.ter_bootstrap.difference, p.ter_randomization_holm,
+                     p.ter_bootstrap_holm) for p in every_pair)))
+    for m in metric_results:
+        holm_ar, holm_bs = holm_pairs(m.all_pairs)
+        found.append(MetricTests(m.name, m.higher_is_better, {s.name: s.mean for s in m.systems}, tuple(
+            PairSide(p.system, p.baseline, p.difference, a, b) for p, a, b in zip(m.all_pairs, holm_ar, holm_bs))))
     return found
+
+
+def _people(people: object, extra: Mapping[str, SegmentScores]) -> list[str]:
+    """The --scores metrics that are people's judgements, checked (None: every --scores metric)."""
+    if people is None:
+        return list(extra)
+    if isinstance(people, str):
+        people = [people]
+    names = list(as_sequence(people, "people", "names of --scores metrics"))
+    for name in names:
+        if name not in extra:
+            raise ValueError(f"people names {name!r}, which is not a scores metric; the scores metrics are "
+                             f"{', '.join(extra) or 'none (give scores=...)'}")
+    return list(dict.fromkeys(names))
 
 
 WORD_EXAMPLES = 3  # segments shown per word-frequency bucket

@@ -41,6 +41,7 @@ from ..significance import (
     BootstrapResult,
     RandomizationResult,
     bootstrap_from_rows,
+    holm_adjusted,
     randomization_from_rows,
 )
 from .bucketers import Bucketer
@@ -164,6 +165,14 @@ def metric_tests(metric: SegmentScores, order: Sequence[str], n_samples: int, n_
                 bootstrap_from_rows(rows, n_samples=n_samples, seed=seed, method="shift")))
     return MetricResult(metric.name, metric.higher_is_better, metric.source, metric.note, systems, tuple(pairs),
                         delta_scale(metric))
+
+
+def holm_pairs(pairs: Sequence[MetricPairTest]) -> tuple[list[float], list[float]]:
+    """Holm's adjusted p of each pair's AR and bootstrap p-values, over the pairs of one metric."""
+    if len(pairs) < 2:
+        return [p.randomization.p_value for p in pairs], [p.bootstrap.p_value for p in pairs]
+    return (holm_adjusted([p.randomization.p_value for p in pairs]),
+            holm_adjusted([p.bootstrap.p_value for p in pairs]))
 
 
 def metric_buckets(metric: SegmentScores, bucketer: Bucketer, bucket_of: Mapping[str, np.ndarray], n_samples: int,

@@ -24,9 +24,10 @@ from ..agreement import MAX_TAU_ITEMS
 from ..delta_accuracy import describe_accuracy, estimated_accuracy
 from ..explain import explain
 from ..explain_html import BOX, CELL, MONO, TABLE, chip_legend_html, token_chips_html
-from ..significance import MAX_DRAWS, bonferroni_alpha, holm_adjusted
+from ..significance import MAX_DRAWS, bonferroni_alpha
 from ..spreadsheet import write_csv
-from .metrics import oriented
+from .metrics import holm_pairs, oriented
+from .people import significant
 from .results import BucketTable, ComparisonData, PairTest
 
 ALPHA = 0.05  # the level the report reads every p-value at
@@ -101,6 +102,7 @@ def to_dict(c: ComparisonData) -> dict:
             for e in c.examples
         ],
         **metrics_dict(c),
+        **people_dict(c),
     }
 
 
@@ -317,6 +319,7 @@ def to_csv(c: ComparisonData, directory: str | Path) -> list[Path]:
     tables["sentence_bleu_buckets"] = [{"bucket": r["bucket"], "system": n, "count": r["count"][n]}
                                        for r in data["sentence_bleu_buckets"] for n in c.names]
     tables.update(metrics_csv(c))
+    tables.update(people_csv(c))
     written = []
     for name, rows in tables.items():
         written.append(write_csv(folder / f"{name}.csv", rows))
@@ -408,6 +411,7 @@ def to_latex(c: ComparisonData, path: str | Path | None = None) -> str:
     every_pair = pairs_latex(c)
     lines += ["", *every_pair] if every_pair else []
     lines += metrics_latex(c)
+    lines += people_latex(c)
     text = "\n".join(lines) + "\n"
     if path is not None:
         Path(path).write_text(text, encoding="utf-8")
@@ -458,6 +462,7 @@ def to_text(c: ComparisonData) -> str:
         out.append(draws_note(c))
     if c.metrics or c.agreement:
         out += ["", *metrics_text(c)]
+    out += people_text(c)
     out.append("\nword F-measure by reference frequency:")
     out.append(f"{'bucket':<12}" + "".join(f"{n:>{width + 2}}" for n in c.names))
     for b, label in enumerate(c.word_accuracy.labels):
@@ -993,7 +998,7 @@ KOCMI_NOTE = ("est. accuracy: how often a difference of this size in this metric
 
 
 def _metric_dict(m, c: ComparisonData) -> dict:
-    holm_ar, holm_bs = _holm(m.all_pairs)
+    holm_ar, holm_bs = holm_pairs(m.all_pairs)
     return {
         "name": m.name, "direction": m.direction, "higher_is_better": m.higher_is_better, "source": m.source,
         "note": m.note,
@@ -1026,14 +1031,6 @@ def _metric_example_dict(c: ComparisonData, e) -> dict:
             "baseline_score": e.baseline_score, "gap": e.gap, "better": e.better,
             "source": c.sources[e.segment] if c.sources else None, "references": c.references[e.segment],
             "outputs": {n: c.outputs[n][e.segment] for n in (e.baseline, e.system)}}
-
-
-def _holm(pairs) -> tuple[list[float], list[float]]:
-    """Holm's adjusted p of each pair's AR and bootstrap p-values, over the pairs of one metric."""
-    if len(pairs) < 2:
-        return [p.randomization.p_value for p in pairs], [p.bootstrap.p_value for p in pairs]
-    return (holm_adjusted([p.randomization.p_value for p in pairs]),
-            holm_adjusted([p.bootstrap.p_value for p in pairs]))
 
 
 def _agreement_dict(a) -> dict:
@@ -1115,6 +1112,7 @@ def metrics_latex(c: ComparisonData) -> list[str]:
               + "; ".join(f"{m.name}: {m.direction}, {sum(s.unrated for s in m.systems)} unrated segment scores "
                           "left out" for m in c.metrics)]
     for m in c.metrics:
+        lines += metric_pairs_latex(m)
         for t in m.buckets:
             lines += ["", rf"\begin{{tabular}}{{l{'r' * len(c.names)}}}", r"\hline",
                       f"{latex_escape(m.name)} by {latex_escape(t.bucketer.name)} & "
@@ -1142,6 +1140,28 @@ def metrics_latex(c: ComparisonData) -> list[str]:
     return lines
 
 
+def metric_pairs_latex(m) -> list[str]:
+    """A --scores metric's every pair with both paired tests and Holm's adjusted p (none with one system)."""
+    if not m.all_pairs:
+        return []
+    holm_ar, holm_bs = holm_pairs(m.all_pairs)
+    lines = ["", r"\begin{tabular}{lrlrrrrrl}", r"\hline",
+             rf"Pair & $\Delta${latex_escape(m.name)} & 95\% interval of $\Delta$ & segments & $p_\mathrm{{AR}}$ & "
+             r"$p_\mathrm{BS}$ & $\tilde p_\mathrm{AR}$ (Holm) & $\tilde p_\mathrm{BS}$ (Holm) & better (BS, Holm) \\",
+             r"\hline"]
+    lines += [f"{latex_escape(p.system)} $-$ {latex_escape(p.baseline)} & {p.difference:+.3f} & "
+              "[{:+.3f}, {:+.3f}] & ".format(*p.bootstrap.difference_interval)
+              + f"{p.segments} & {p.randomization.p_value:.4f} & {p.bootstrap.p_value:.4f} & {a:.4f} & {b:.4f} & "
+              f"{latex_escape(_metric_winner(m, p, b)).replace('–', '--')} \\\\"
+              for p, a, b in zip(m.all_pairs, holm_ar, holm_bs)]
+    lines += [r"\hline", r"\end{tabular}",
+              f"% {latex_escape(m.name)} ({m.direction}), every pair: gap = the first system's mean - the second's, "
+              "on the segments both are rated; the paired tests of the BLEU table on the mean of the segment scores; "
+              f"Holm: adjusted over these {len(m.all_pairs)} pairs; better: the system the bootstrap finds better at "
+              f"{ALPHA:g} after Holm."]
+    return lines
+
+
 def _latex_label(label: str) -> str:
     """A bucket label for LaTeX: ``<`` and ``>=`` in math mode (text mode sets them as other glyphs)."""
     for sign, math_sign in ((">=", r"$\geq$"), ("<", "$<$")):
@@ -1158,6 +1178,10 @@ def metrics_text(c: ComparisonData) -> list[str]:
         for s in m.systems:
             lines.append(f"  {s.name:<20} {s.mean:8.3f} [{s.interval[0]:.3f}, {s.interval[1]:.3f}]  "
                          f"{s.rated} rated, {s.unrated} left out")
+        if m.all_pairs:
+            lines.append(f"  every pair ({m.name} of the first - of the second, on the segments both are rated; Holm "
+                         f"over these {len(m.all_pairs)} pairs):")
+            lines += metric_pairs_text(m)
         lines.append(f"  {m.name}'s mean per bucket (by " + " and by ".join(t.bucketer.name for t in m.buckets)
                      + "): in --html, --json, --latex and --csv (metric_buckets.csv); the "
                      f"{len(m.examples)} segments where a system and the baseline differ most in {m.name}: in --html, "
@@ -1192,13 +1216,12 @@ def metric_html(c: ComparisonData, m) -> str:
             "left out of this metric (and of every τ with it).</div>")
     table = _table(f"{m.name}: each system", ["system", f"{_esc(m.name)} (mean)", "95% interval", "rated",
                                               "not rated"], rows, note)
-    holm_ar, holm_bs = _holm(m.all_pairs)
+    holm_ar, holm_bs = holm_pairs(m.all_pairs)
     head = ["pair", "gap", "95% interval of the gap", "segments", "p(AR)", "p(BS)", "p(AR), Holm", "p(BS), Holm",
             "better (BS, Holm)", "est. accuracy"]
     pair_rows = []
     for p, a, b in zip(m.all_pairs, holm_ar, holm_bs):
-        winner = (p.system if m.higher_is_better == (p.difference > 0) else p.baseline) if b < ALPHA and \
-            p.difference else "–"
+        winner = _metric_winner(m, p, b)
         pair_rows.append([f"{_esc(p.system)} − {_esc(p.baseline)}", f"{p.difference:+.3f}",
                           "[{:+.3f}, {:+.3f}]".format(*p.bootstrap.difference_interval), str(p.segments),
                           f"{p.randomization.p_value:.4f}", f"{p.bootstrap.p_value:.4f}", f"{a:.4f}", f"{b:.4f}",
@@ -1385,5 +1408,193 @@ def _every_output(c: ComparisonData, d) -> str:
 
 def metrics_html(c: ComparisonData) -> str:
     """Every --scores metric, the agreement table, the scatter figures and the disagreements."""
-    return ("".join(metric_html(c, m) for m in c.metrics) + agreement_html(c) + scatter_html(c)
+    return ("".join(metric_html(c, m) for m in c.metrics) + people_html(c) + agreement_html(c) + scatter_html(c)
             + disagreements_html(c))
+
+
+# --- the people against the metrics -------------------------------------------------------------------------------
+
+PEOPLE_NOTE = ("Systems by the people's rank, best first. Rank 1 is the best, each metric read in its own direction "
+               "(lower TER and fewer MQM error points are better); tied systems share the best rank of their group. "
+               "Which system of a pair a metric finds better: the sign of the gap its paired tests test (a --scores "
+               "metric: its means on the segments both systems are rated on); a tie is no disagreement. A "
+               "disagreement is significant on a side when that metric's paired bootstrap, Holm-adjusted over its "
+               "own pairs, is below {alpha:g}; “!” marks a pair significant on either side. Clusters: as the BLEU "
+               "clusters, by the people's own tests.")
+
+
+def _side_dict(side) -> dict:
+    return {"system": side.system, "baseline": side.baseline, "difference": _num(side.difference),
+            "ar_p_value_holm": side.ar_holm, "bootstrap_p_value_holm": side.bs_holm}
+
+
+def _people_dict(t) -> dict:
+    return {
+        "people": t.people, "direction": "higher is better" if t.higher_is_better else "lower is better",
+        "alpha": t.alpha,
+        "rankings": [{"metric": r.metric, "direction": r.direction, "scores": {n: _num(v) for n, v in r.scores.items()},
+                      "ranks": dict(r.ranks)} for r in t.rankings],
+        "clusters": {test: [list(cluster) for cluster in found] for test, found in t.clusters.items()},
+        "pairs": [_side_dict(p) | {"better": t.tests.better(p) or "",
+                                   "bootstrap_significant_holm": significant(p, "BS", t.alpha)}
+                  for p in t.tests.pairs],
+        "disagreements": [{"metric": d.metric, "system": d.people_side.system, "baseline": d.people_side.baseline,
+                           "metric_better": d.metric_better, "people_better": d.people_better,
+                           "metric_difference": _num(d.metric_side.difference),
+                           "metric_ar_p_value_holm": d.metric_side.ar_holm,
+                           "metric_bootstrap_p_value_holm": d.metric_side.bs_holm,
+                           "people_difference": _num(d.people_side.difference),
+                           "people_ar_p_value_holm": d.people_side.ar_holm,
+                           "people_bootstrap_p_value_holm": d.people_side.bs_holm,
+                           "metric_significant": d.metric_significant, "people_significant": d.people_significant,
+                           "flagged": d.flagged, "significant_by": d.significant_by}
+                          for d in t.disagreements],
+    }
+
+
+def people_dict(c: ComparisonData) -> dict:
+    """Each people-against-the-metrics table (none without --scores)."""
+    return {"people": [_people_dict(t) for t in c.people]}
+
+
+def people_csv(c: ComparisonData) -> dict[str, list[dict]]:
+    """people_ranks.csv (per people and system: the score and rank by every metric), people_clusters.csv,
+    people_pairs.csv (the people's own tests) and people_disagreements.csv (none without --scores)."""
+    if not c.people:
+        return {}
+    data = [_people_dict(t) for t in c.people]
+    return {
+        "people_ranks": [{"people": t["people"], "system": n,
+                          **{f"{r['metric']}_{what}": r[f"{what}s"][n] for r in t["rankings"]
+                             for what in ("score", "rank")}}
+                         for t, table in zip(data, c.people) for n in table.order],
+        "people_clusters": [{"people": t["people"], "test": test, "cluster": k, "system": n}
+                            for t in data for test, found in t["clusters"].items()
+                            for k, cluster in enumerate(found, 1) for n in cluster],
+        "people_pairs": [{"people": t["people"], **p} for t in data for p in t["pairs"]],
+        "people_disagreements": [{"people": t["people"], **d} for t in data for d in t["disagreements"]],
+    }
+
+
+def _rank_cell(r, name: str, fmt: str = "{:.2f}") -> str:
+    return f"{r.ranks[name]} ({_float(r.scores[name], fmt)})"
+
+
+def _score_format(r) -> str:
+    """BLEU, chrF and TER on their 0-100 scale with 2 decimals; a --scores metric with 3."""
+    return "{:.2f}" if r.metric in ("BLEU", "chrF", "TER") else "{:.3f}"
+
+
+def _disagreement_line(d) -> str:
+    """One pair a metric and the people order the opposite way: each side's gap (first - second, as its numbers run),
+    the system it finds better and its Holm-adjusted bootstrap p."""
+    return (f"{'!' if d.flagged else ' '} {d.people_side.system} - {d.people_side.baseline}: {d.metric} "
+            f"{d.metric_side.difference:+.3f}, {d.metric_better} better (Holm p(BS) {d.metric_side.bs_holm:.4f}); "
+            f"{d.people} {d.people_side.difference:+.3f}, {d.people_better} better (Holm p(BS) "
+            f"{d.people_side.bs_holm:.4f}); significant: {d.significant_by}")
+
+
+def people_text(c: ComparisonData) -> list[str]:
+    """The terminal's people-against-the-metrics tables: rank (score) by every metric, the clusters and the
+    disagreements."""
+    lines = []
+    for t in c.people:
+        width = max(len(n) for n in c.names) + 2
+        cells = {r.metric: [_rank_cell(r, n, _score_format(r)) for n in c.names] for r in t.rankings}
+        widths = {m: max(len(m) + 2, *(len(x) for x in v)) + 2 for m, v in cells.items()}
+        lines += ["", f"{t.people} (the people, {'higher' if t.higher_is_better else 'lower'} is better) against "
+                  "the metrics: rank (score) by each metric",
+                  f"{'system':<{width}}" + "".join(f"{m + (' ↓' if not r.higher_is_better else ''):>{widths[m]}}"
+                                                  for m, r in zip(cells, t.rankings))]
+        lines += [f"{n:<{width}}" + "".join(f"{cells[m][c.names.index(n)]:>{widths[m]}}" for m in cells)
+                  for n in t.order]
+        lines += [f"{t.people} clusters (Holm, best first): {test}: "
+                  + " > ".join("{" + ", ".join(cluster) + "}" for cluster in found)
+                  for test, found in t.clusters.items()]
+        if t.disagreements:
+            lines.append(f"pairs a metric and {t.people} order the opposite way (! = significant on either side):")
+            lines += [f"  {_disagreement_line(d)}" for d in t.disagreements]
+        else:
+            lines.append(f"no pair of systems that a metric and {t.people} order the opposite way")
+        lines.append(PEOPLE_NOTE.format(alpha=t.alpha))
+    return lines
+
+
+def metric_pairs_text(m) -> list[str]:
+    """A --scores metric's every pair: the gap, both p, Holm's adjusted p and the better system (BS, Holm)."""
+    holm_ar, holm_bs = holm_pairs(m.all_pairs)
+    return [f"  {p.system} - {p.baseline}: gap {p.difference:+.3f} on {p.segments} segments, p(AR) "
+            f"{p.randomization.p_value:.4f}, p(BS) {p.bootstrap.p_value:.4f}, Holm-AR {a:.4f}, Holm-BS {b:.4f}; "
+            f"better (BS, Holm): {_metric_winner(m, p, b)}" for p, a, b in zip(m.all_pairs, holm_ar, holm_bs)]
+
+
+def _metric_winner(m, p, bs_holm: float) -> str:
+    """The system the metric's bootstrap finds better after Holm, or "–"."""
+    if not (bs_holm < ALPHA and p.difference):
+        return "–"
+    return p.system if m.higher_is_better == (p.difference > 0) else p.baseline
+
+
+def people_latex(c: ComparisonData) -> list[str]:
+    """Each people-against-the-metrics table: rank (score) by every metric, then the disagreements."""
+    lines = []
+    for t in c.people:
+        lines += ["", r"\begin{tabular}{l" + "r" * len(t.rankings) + "}", r"\hline",
+                  "System & " + " & ".join(latex_escape(r.metric) + (r" ($\uparrow$)" if r.higher_is_better
+                                                                     else r" ($\downarrow$)") for r in t.rankings)
+                  + r" \\", r"\hline"]
+        lines += [f"{latex_escape(n)} & " + " & ".join(_rank_cell(r, n, _score_format(r)) for r in t.rankings)
+                  + r" \\" for n in t.order]
+        lines += [r"\hline", r"\end{tabular}",
+                  f"% {latex_escape(t.people)} (the people) against the metrics: rank (score). "
+                  + latex_escape(PEOPLE_NOTE.format(alpha=t.alpha))]
+        lines += [f"% {latex_escape(t.people)} clusters (Holm, best first), {test}: "
+                  + latex_escape(" > ".join("{" + ", ".join(cluster) + "}" for cluster in found))
+                  for test, found in t.clusters.items()]
+        if t.disagreements:
+            lines += ["", r"\begin{tabular}{llllrrrrc}", r"\hline",
+                      rf"Pair & Metric & Metric: better & {latex_escape(t.people)}: better & "
+                      r"$\Delta$ metric & $\tilde p_\mathrm{BS}$ metric & "
+                      rf"$\Delta$ {latex_escape(t.people)} & $\tilde p_\mathrm{{BS}}$ {latex_escape(t.people)} & "
+                      r"Significant \\", r"\hline"]
+            lines += [f"{latex_escape(d.people_side.system)} $-$ {latex_escape(d.people_side.baseline)} & "
+                      f"{latex_escape(d.metric)} & {latex_escape(d.metric_better)} & {latex_escape(d.people_better)} & "
+                      f"{d.metric_side.difference:+.3f} & {d.metric_side.bs_holm:.4f} & "
+                      f"{d.people_side.difference:+.3f} & {d.people_side.bs_holm:.4f} & "
+                      f"{latex_escape(d.significant_by)} \\\\" for d in t.disagreements]
+            lines += [r"\hline", r"\end{tabular}",
+                      f"% Every pair a metric and {latex_escape(t.people)} order the opposite way; $\\Delta$: the "
+                      "first system - the second; p: the paired bootstrap, Holm-adjusted over that metric's pairs."]
+        else:
+            lines.append(f"% No pair of systems that a metric and {latex_escape(t.people)} order the opposite way.")
+    return lines
+
+
+def people_html(c: ComparisonData) -> str:
+    """Each people-against-the-metrics table: rank (score) by every metric and the people's clusters, then every
+    pair a metric and the people order the opposite way."""
+    parts = []
+    for t in c.people:
+        rows = [[_esc(n)] + [_rank_cell(r, n, _score_format(r)) for r in t.rankings] for n in t.order]
+        clusters = "".join(f"<br>{_esc(t.people)} clusters (Holm, best first), {test}: "
+                           + _esc(" > ".join("{" + ", ".join(cluster) + "}" for cluster in found))
+                           for test, found in t.clusters.items())
+        note = f"<div style='{NOTE}'>{_esc(PEOPLE_NOTE.format(alpha=t.alpha))}{clusters}</div>"
+        head = ["system", *[f"{_esc(r.metric)} ({'higher' if r.higher_is_better else 'lower'} is better)"
+                            for r in t.rankings]]
+        parts.append(_table(f"{t.people} (the people) against the metrics: rank (score)", head, rows, note))
+        if not t.disagreements:
+            parts.append(f"<div style='{NOTE}'>No pair of systems that a metric and {_esc(t.people)} order the "
+                         "opposite way.</div>")
+            continue
+        drows = [[f"{_esc(d.people_side.system)} − {_esc(d.people_side.baseline)}", _esc(d.metric),
+                  _esc(d.metric_better), _esc(d.people_better),
+                  f"{d.metric_side.difference:+.3f} ({d.metric_side.bs_holm:.4f})",
+                  f"{d.people_side.difference:+.3f} ({d.people_side.bs_holm:.4f})",
+                  ("! " if d.flagged else "") + _esc(d.significant_by)] for d in t.disagreements]
+        dnote = (f"<div style='{NOTE}'>gap = the first system − the second, as each metric's numbers run; in "
+                 "brackets the paired bootstrap's p, Holm-adjusted over that metric's pairs.</div>")
+        parts.append(_table(f"Where a metric and {t.people} disagree: every pair they order the opposite way",
+                            ["pair", "metric", "metric: better", f"{_esc(t.people)}: better", "metric gap (Holm p)",
+                             f"{_esc(t.people)} gap (Holm p)", "significant"], drows, dnote))
+    return "".join(parts)

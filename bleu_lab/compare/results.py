@@ -17,6 +17,7 @@ from ..significance import BootstrapResult, RandomizationResult
 from ..ter import TerScore
 from .bucketers import Bucketer
 from .metrics import Disagreement, MetricAgreement, MetricResult
+from .people import PeopleTable
 from .scorers import BucketScore, SalientNgram, WordCounts
 
 
@@ -163,6 +164,7 @@ class ComparisonData:
     disagreements: tuple[Disagreement, ...] = ()  # the segments BLEU and each --scores metric rank furthest apart
     metric_scores: dict[str, SegmentScores] = field(repr=False, default_factory=dict)  # the --scores as given
     ter_signature: str = ""  # sacrebleu's TER signature; "" without ter=True
+    people: tuple[PeopleTable, ...] = ()  # each --scores metric of people's judgements against every metric
 
     def __len__(self) -> int:
         return len(self.references)

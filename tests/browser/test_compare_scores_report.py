@@ -1,7 +1,7 @@
 """The comparison report with a metric from elsewhere (``compare_systems(..., scores=...)``) in a real browser: the
 sentence-BLEU-against-MQM figure and the MQM-by-bucket figures are images with a name and a caption, the metric's,
-its bucket and the agreement tables, its examples and the disagreements fit a 1280 x 720 screen, and the page passes
-an axe-core accessibility audit with every ``<details>`` open."""
+its bucket and the agreement tables, the people-against-the-metrics tables, its examples and the disagreements fit a
+1280 x 720 screen, and the page passes an axe-core accessibility audit with every ``<details>`` open."""
 
 from __future__ import annotations
 
@@ -43,6 +43,13 @@ def test_the_metric_sections_fit_and_the_scatter_has_a_name(browser, report):
         for caption in ("MQM: each system", "MQM: every pair of systems", "Metrics and people"):
             expect(page.locator("caption", has_text=caption)).to_have_count(1)
         expect(page.locator(".compare-disagreement").first).to_be_visible()
+        # the people against the metrics: its two tables, each no wider than its region (nothing to scroll sideways)
+        for caption in ("MQM (the people) against the metrics: rank (score)",
+                        "Where a metric and MQM disagree: every pair they order the opposite way"):
+            table = page.locator("table", has=page.locator("caption", has_text=caption))
+            expect(table).to_have_count(1)
+            expect(table).to_be_visible()
+            assert table.evaluate("t => t.scrollWidth <= t.parentElement.clientWidth"), caption
         for name in ("MQM by reference length", "MQM by length difference"):
             figure = page.get_by_role("img", name=name, exact=True)
             expect(figure).to_be_visible()
