@@ -9,6 +9,7 @@
                                                    assignments for instructors (bleu_lab.assignments.cli)
     bleu-lab lessons [DIR] | lab [DIR]             the lessons in a working copy of your own (bleu_lab.course)
     bleu-lab guide [--open]                        where the instructor's guide, hub settings and course files are
+    bleu-lab hub check [--url URL] [--lesson NAME]  as root on a hub's server: a probe student logs in end to end
     bleu-lab classroom [--page compare] [--students N] [--token T]
                                                    the playground (or the comparison page) as a Voilà app for a room
 
@@ -132,6 +133,10 @@ def main(argv: Sequence[str] | None = None, prog: str = "bleu-lab") -> int:
         from .compare.cli import main as compare_main
 
         return compare_main(argv[1:], f"{prog} compare")
+    if argv and argv[0] == "hub":  # a probe login to the running hub, as root on its server (bleu_lab.hub_probe)
+        from .hub_probe import main as hub_main
+
+        return hub_main(argv[1:], prog)
     if argv and argv[0] == "classroom":
         from .classroom import main as classroom_main
 

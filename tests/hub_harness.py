@@ -4,7 +4,8 @@ benchmarks/bench_hub.py.
 What is swapped, and why (everything else is the shipped config: the start command running `bleu-lab lessons`, the
 single-user settings, the server root, the default URL, the idle culler service and its role):
 
-- the authenticator: JupyterHub's DummyAuthenticator with one password, in place of PAM (no system accounts here);
+- the authenticator: JupyterHub's DummyAuthenticator with one password, in place of PAM (no system accounts here;
+  with ``pam=True``, tests/test_hub_runbook.py, the shipped PAM login with the accounts' real passwords);
 - the spawner: JupyterHub's SimpleLocalProcessSpawner, the LocalProcessSpawner that runs each server as the hub's
   own user with HOME = <tmp>/home/NAME, in place of LocalProcessSpawner/SystemdSpawner (which need a system
   account per student and, for systemd, a booted systemd). The servers are still separate processes with separate
@@ -109,9 +110,10 @@ c = get_config()  # noqa
 for _group in ("BLEU_LAB_STUDENTS_GROUP", "BLEU_LAB_INSTRUCTORS_GROUP"):  # the groups must exist (module docstring)
     os.environ.setdefault(_group, {no_homes_group!r})
 load_subconfig({shipped!r})
-c.JupyterHub.authenticator_class = "dummy"
-c.DummyAuthenticator.password = {password!r}
-c.Authenticator.allow_all = True
+if not {pam!r}:  # with pam: the shipped PAMAuthenticator and its allowed groups (real passwords, chpasswd)
+    c.JupyterHub.authenticator_class = "dummy"
+    c.DummyAuthenticator.password = {password!r}
+    c.Authenticator.allow_all = True
 if not {local_users!r}:
     c.JupyterHub.spawner_class = "simple"
     c.SimpleLocalProcessSpawner.home_dir_template = {homes!r} + "/{{username}}"
@@ -251,7 +253,7 @@ def no_homes_group() -> str:
 
 
 def write_config(root: Path, port: int, *, idle_timeout: int = 0, cull_every: int = 5, activity_interval: int = 5,
-                 local_users: bool = False) -> Path:
+                 local_users: bool = False, pam: bool = False) -> Path:
     """The test's jupyterhub_config.py in ``root`` (the shipped config, then what the module docstring lists)."""
     config = root / "test_jupyterhub_config.py"
     (root / "logs").mkdir(exist_ok=True)
@@ -260,7 +262,7 @@ def write_config(root: Path, port: int, *, idle_timeout: int = 0, cull_every: in
         hub_port=free_port(),
         proxy_api_port=free_port(), proxy=proxy_command(), activity_interval=activity_interval,
         as_root=os.geteuid() == 0, idle_timeout=idle_timeout, cull_every=cull_every, local_users=local_users,
-        no_homes_group=no_homes_group()),
+        no_homes_group=no_homes_group(), pam=pam),
         encoding="utf-8")
     return config
 
@@ -333,10 +335,10 @@ def course_files_lock(exclusive: bool = False) -> Iterator[None]:
 
 
 def refused_start(root: Path, bin_dir: Path, env: dict[str, str] | None = None, timeout: float = 120,
-                  local_users: bool = False) -> subprocess.CompletedProcess:
+                  local_users: bool = False, pam: bool = False) -> subprocess.CompletedProcess:
     """Start the hub of ``bin_dir``'s environment in ``root`` and expect its config to refuse (exit before it
     listens): the finished process, its output in ``stdout``. Fails if the hub still runs after ``timeout`` s."""
-    config = write_config(root, free_port(), local_users=local_users)
+    config = write_config(root, free_port(), local_users=local_users, pam=pam)
     with course_files_lock():
         process = subprocess.Popen([str(bin_dir / "jupyterhub"), "-f", str(config)], cwd=root,
                                    env=hub_environment(bin_dir, env), stdout=subprocess.PIPE,
@@ -365,7 +367,7 @@ def hub_cgroup(local_users: bool) -> Cgroup | None:
 @contextlib.contextmanager
 def running_hub(root: Path, *, idle_timeout: int = 0, cull_every: int = 5, activity_interval: int = 5,
                 startup_timeout: float = 120, local_users: bool = False, env: dict[str, str] | None = None,
-                bin_dir: Path | None = None) -> Iterator[Hub]:
+                bin_dir: Path | None = None, pam: bool = False) -> Iterator[Hub]:
     """Start the hub in ``root`` (its database, log, the servers' logs and, unless ``local_users``, the students'
     homes), with ``env`` added to its environment and the Python environment of ``bin_dir`` (default: this one's);
     yield it; stop it and everything it started (servers, kernels, proxy, culler) however the block ends: by PID,
@@ -374,7 +376,7 @@ def running_hub(root: Path, *, idle_timeout: int = 0, cull_every: int = 5, activ
     (root / "home").mkdir(exist_ok=True)
     port = free_port()
     config = write_config(root, port, idle_timeout=idle_timeout, cull_every=cull_every,
-                          activity_interval=activity_interval, local_users=local_users)
+                          activity_interval=activity_interval, local_users=local_users, pam=pam)
     python_env = None
     group: Cgroup | None = None
     hub: Hub | None = None
@@ -468,8 +470,8 @@ def stop(hub: Hub, grace: float = 60) -> None:
 class Student:
     """One student's browser session (cookies) and, after login, an API token of their own."""
 
-    def __init__(self, hub: Hub, name: str):
-        self.hub, self.name = hub, name
+    def __init__(self, hub: Hub, name: str, password: str = PASSWORD):
+        self.hub, self.name, self.password = hub, name, password
         self.session = requests.Session()
         self.token: str | None = None
 
@@ -481,7 +483,7 @@ class Student:
         """The login form, as a browser sends it; then a token for the API calls (POST /hub/api/users/NAME/tokens)."""
         self.session.get(f"{self.hub.url}/hub/login", timeout=30)
         response = self.session.post(
-            f"{self.hub.url}/hub/login?next=", data={"username": self.name, "password": PASSWORD,
+            f"{self.hub.url}/hub/login?next=", data={"username": self.name, "password": self.password,
                                                      "_xsrf": self.session.cookies.get("_xsrf", path="/hub/")},
             allow_redirects=False, timeout=60)
         if response.status_code != 302:

@@ -1,0 +1,302 @@
+"""The runbook of docs/instructor.md (*Runbook: a graded lesson on the hub*), followed as root (issue 44).
+
+Its commands are read from the guide's table, so this test breaks when the runbook drifts, and run with bash as the
+guide prints them, with these names swapped for ones of the test's own (the machine is shared): the groups
+``students`` and ``instructors``, ``YOU``, ``/home`` (``useradd -b``, ``--homes``), ``/srv/bleu-lab-hub``,
+``/srv/grading`` and ``/etc/bleu-lab``; ``HUB`` is a Python environment students can run (tests/hub_harness.py).
+Not run: step 1's install (this checkout is the install), and step 6 is started through tests/hub_harness.py with the
+environment step 6 sets (its addresses on 127.0.0.1), with the shipped PAM login: real accounts (step 3), real
+passwords (step 4), logins through the hub's login form. Lesson 3 in graded mode, released alone (step 5b):
+
+- the start refuses, one line each with its fix, while the instructors' group is missing and while a student made
+  with ``useradd -g users ... -K HOME_MODE=0750`` shares a primary group with other students;
+- ``bleu-lab hub check`` (the probe login) passes, and fails naming the fix for a lesson not handed out;
+- each student gets lesson 3 only (and the playground and the comparison page);
+- collect, grade (with Canvas's import) and return: every file the instructor's commands wrote is mode 600 (folders
+  700) and not readable by either student, checked as the student's own account; each student's feedback page is in
+  their home, theirs, and the other student cannot read it.
+
+Skips where not root, or without configurable-http-proxy (CI: BLEU_LAB_REQUIRE_HUB=1 fails instead).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import pwd
+import re
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+import uuid
+from pathlib import Path
+
+import pytest
+
+from bleu_lab.assignments import lesson_gradings
+from bleu_lab.course import course_root
+
+hub_harness = pytest.importorskip("hub_harness", reason="tests/hub_harness.py needs psutil and requests")
+
+GUIDE = hub_harness.REPO / "docs" / "instructor.md"
+LESSON = "03_brevity_penalty"
+ROW = re.compile(r"^\| (\d+b?)\. .*? \| `(.+)` \|$")
+
+
+def runbook_steps(text: str) -> dict[str, str]:
+    """The runbook table's commands by step ("1", "2", ..., "5b", ...), as the guide prints them."""
+    section = text.split("### Runbook: a graded lesson on the hub", 1)[1].split("\n### ", 1)[0]
+    return {match[1]: match[2] for line in section.splitlines() if (match := ROW.match(line))}
+
+
+def test_the_runbook_table_is_read():
+    steps = runbook_steps(GUIDE.read_text(encoding="utf-8"))
+    assert list(steps) == ["1", "2", "3", "4", "5", "5b", "6", "6b", "7", "8", "9"]
+    assert steps["3"].startswith("while read -r s; do useradd --create-home -K HOME_MODE=0700 --groups students ")
+    assert "bleu-lab hub check" in steps["6b"]
+
+
+def localised(command: str, names: dict[str, str]) -> str:
+    """``command`` with the machine's names swapped for the test's (the module docstring)."""
+    command = re.sub(r"\bstudents\b(?!\.txt)", names["students"], command)
+    command = re.sub(r"\binstructors\b", names["instructors"], command)
+    command = re.sub(r"\bYOU\b", names["you"], command)
+    command = command.replace("useradd --create-home", f"useradd -b {names['homes']} --create-home")
+    command = command.replace("--homes /home", f"--homes {names['homes']}")
+    for place in ("/srv/bleu-lab-hub", "/srv/grading", "/etc/bleu-lab"):
+        command = command.replace(place, names["base"] + place)
+    return command
+
+
+def bash(command: str, cwd: Path, hub_bin: Path, env: dict[str, str], timeout: float = 600
+         ) -> subprocess.CompletedProcess:
+    """``command`` run by bash in ``cwd`` with HUB set as the runbook says (its exit status 0 asserted)."""
+    done = subprocess.run(["bash", "-euo", "pipefail", "-c", command], cwd=cwd, capture_output=True, text=True,
+                          timeout=timeout, env={**hub_harness.hub_environment(hub_bin, env), "HUB": str(hub_bin)})
+    assert done.returncode == 0, f"{command}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    return done
+
+
+def as_user(name: str, code: str) -> str:
+    """What ``code`` prints, run by the system's Python as the account ``name`` (its own groups)."""
+    entry = pwd.getpwnam(name)
+    done = subprocess.run(["/usr/bin/python3", "-I", "-c", code], user=entry.pw_uid, group=entry.pw_gid,
+                          extra_groups=os.getgrouplist(name, entry.pw_gid), capture_output=True, text=True,
+                          timeout=60, cwd="/")
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+READABLE = """\
+import json, os, sys
+opened = []
+for path in json.loads({paths!r}):
+    try:
+        os.listdir(path) if os.path.isdir(path) else open(path, "rb").read(1)
+        opened.append(path)
+    except OSError:
+        pass
+print(json.dumps(opened))
+"""
+
+
+def readable_by(name: str, paths: list[Path]) -> list[str]:
+    """Which of ``paths`` the account ``name`` can list or read."""
+    return json.loads(as_user(name, READABLE.format(paths=json.dumps([str(p) for p in paths]))))
+
+
+@contextlib.contextmanager
+def accounts_removed(users: list[str], groups: list[str]):
+    """Every account and group the block adds to ``users`` and ``groups`` (or that exists under their names) is
+    removed at the end, with its home, whatever happens."""
+    try:
+        yield
+    finally:
+        for name in users:
+            subprocess.run(["userdel", "--remove", name], capture_output=True)
+        for group in groups:
+            subprocess.run(["groupdel", group], capture_output=True)
+
+
+@contextlib.contextmanager
+def modes_restored(folder: Path):
+    """The modes of ``folder`` and everything in it, put back at the end (step 5 closes the installed solutions)."""
+    modes = {path: stat.S_IMODE(path.stat().st_mode) for path in [folder, *folder.rglob("*")]}
+    try:
+        yield
+    finally:
+        for path, mode in modes.items():
+            with contextlib.suppress(FileNotFoundError):
+                path.chmod(mode)
+
+
+def test_the_runbook_as_root_lesson_3_graded():
+    hub_harness.require_hub()
+    if os.geteuid() != 0:
+        pytest.skip("creates local accounts and groups (useradd, groupadd) and runs the hub's PAM login: needs root "
+                    "(CI runs it as root)")
+    missing = [tool for tool in ("useradd", "userdel", "groupadd", "groupdel", "usermod", "chpasswd", "bash")
+               if shutil.which(tool) is None]
+    if missing:
+        pytest.skip(f"no {', '.join(missing)} on this machine")
+    steps = runbook_steps(GUIDE.read_text(encoding="utf-8"))
+    tag = uuid.uuid4().hex[:6]
+    base = Path(tempfile.mkdtemp(prefix="bleu-lab-runbook-"))
+    base.chmod(0o755)
+    homes, work = base / "home", base / "instructor"
+    homes.mkdir(mode=0o755)
+    work.mkdir(mode=0o700)
+    names = {"students": f"blr{tag}s", "instructors": f"blr{tag}i", "you": f"blr{tag}y", "homes": str(homes),
+             "base": str(base)}
+    amy, bob, carl = f"blr{tag}a", f"blr{tag}b", f"blr{tag}c"
+    users, groups = [names["you"], amy, bob, carl, f"blr{tag}p", f"blr{tag}q"], [names["students"],
+                                                                                 names["instructors"]]
+    solutions = course_root() / "notebooks" / "solutions"
+    with contextlib.ExitStack() as stack:
+        stack.callback(shutil.rmtree, base, ignore_errors=True)
+        stack.enter_context(accounts_removed(users, groups))
+        stack.enter_context(hub_harness.course_files_lock(exclusive=True))  # step 5 closes the installed solutions
+        stack.enter_context(modes_restored(solutions))
+        hub_bin, hub_env = hub_harness.reachable_environment(base / "python")
+
+        def step(number: str, timeout: float = 600) -> subprocess.CompletedProcess:
+            return bash(localised(steps[number], names), work, hub_bin, hub_env, timeout)
+
+        # 1. (the install is this checkout) the hub's state folder and the grading folder, private
+        install = steps["1"].split(" && ")
+        assert install[0] == "/usr/bin/python3 -m venv /opt/bleu-lab-hub" and install[-1].startswith("install -d")
+        bash(localised(install[-1], names), work, hub_bin, hub_env)
+        state, grading = base / "srv" / "bleu-lab-hub", base / "srv" / "grading"
+        assert stat.S_IMODE(state.stat().st_mode) == stat.S_IMODE(grading.stat().st_mode) == 0o700
+        # 2.-4. the groups, you an instructor, the students' accounts and passwords
+        subprocess.run(["useradd", "-b", str(homes), "--create-home", "-K", "HOME_MODE=0700", names["you"]],
+                       check=True, capture_output=True)
+        (work / "students.txt").write_text(f"{amy}\n{bob}\n")
+        passwords = {amy: "pw-" + uuid.uuid4().hex, bob: "pw-" + uuid.uuid4().hex}
+        (work / "passwords.txt").write_text("".join(f"{n}:{p}\n" for n, p in passwords.items()))
+        for number in ("2", "3", "4", "5", "5b"):
+            step(number)
+        assert stat.S_IMODE((homes / amy).stat().st_mode) == 0o700
+        assert not [p for p in [solutions, *solutions.rglob("*")] if p.stat().st_mode & 0o077]
+        # 6. the environment step 6 gives the hub, and the config it starts
+        start = localised(steps["6"], names)
+        assert start.startswith(f"cd {state} && ")
+        env = dict(re.findall(r"\b(BLEU_LAB_\w+)=(\S+)", start))
+        assert env == {"BLEU_LAB_GRADED": "1", "BLEU_LAB_RELEASED": f"{base}/etc/bleu-lab/released.txt"}
+        config = re.search(r'-f "\$\((.+)\)"$', start)[1]
+        assert bash(config, work, hub_bin, hub_env).stdout.strip() == str(hub_harness.SHIPPED_CONFIG)
+        env |= {**hub_env, "BLEU_LAB_STUDENTS_GROUP": names["students"],
+                "BLEU_LAB_INSTRUCTORS_GROUP": names["instructors"]}
+
+        # The start refuses, one line each with its fix: the instructors' group missing, and a student made with
+        # the shared primary group the runbook's step 3 warns against (useradd -g users ... -K HOME_MODE=0750).
+        subprocess.run(["useradd", "-b", str(homes), "--create-home", "-g", "users", "--groups", names["students"],
+                        "-K", "HOME_MODE=0750", carl], check=True, capture_output=True)
+        subprocess.run(["usermod", "-g", "users", amy], check=True, capture_output=True)
+        (homes / amy).chmod(0o750)
+        gone = f"blr{tag}-no-such-group"
+        refused = hub_harness.refused_start(state, hub_bin, {**env, "BLEU_LAB_INSTRUCTORS_GROUP": gone},
+                                            local_users=True, pam=True)
+        lines = [line.strip() for line in refused.stdout.splitlines()]
+        assert refused.returncode != 0, refused.stdout[-3000:]
+        assert (f"the group {gone!r} (the instructors', hub admins) does not exist, so every login would fail (PAM's "
+                f"getgrnam({gone!r}) raises KeyError): groupadd {gone}, then add its members (usermod -aG {gone} "
+                "LOGIN)") in lines, lines
+        for name, other in ((carl, amy), (amy, carl)):
+            assert [line for line in lines if line.startswith(
+                f"{name}'s home {homes / name} is open to other students through its group users (mode 750, "
+                f"{name}:users; ") and f"{other}" in line and line.endswith(
+                "(useradd without -g users: USERGROUPS_ENAB yes, Debian's default)")], lines
+        subprocess.run(["userdel", "--remove", carl], check=True, capture_output=True)
+        subprocess.run(["usermod", "-g", amy, amy], check=True, capture_output=True)
+        (homes / amy).chmod(0o700)
+
+        with hub_harness.running_hub(state, local_users=True, pam=True, env=env, bin_dir=hub_bin) as hub:
+            try:
+                during_class(hub, steps, names, homes, work, hub_bin, hub_env, passwords, tag)
+            except BaseException:
+                print(hub.log()[-6000:])
+                raise
+        assert hub.alive() == [], [(p.pid, p.cmdline()) for p in hub.alive()]
+
+        # 7.-9. collect, grade with Canvas's import, return the feedback
+        points = sum(e.points for e in lesson_gradings()[LESSON].exercises) + sum(
+            1 for e in lesson_gradings()[LESSON].exercises if e.manual)
+        (work / "gradebook.csv").write_text(
+            "Student,ID,SIS User ID,SIS Login ID,Section,Lesson 3 (12345)\r\n"
+            f"    Points Possible,,,,,{points}.00\r\n"
+            f"Amy,1001,S1001,{amy},A,\r\nBob,1002,S1002,{bob},A,\r\n", encoding="utf-8")
+        collected = step("7")
+        assert f"collected 2 notebooks of {LESSON}" in collected.stdout, collected.stdout
+        step("8")
+        step("9")
+        written = [grading, *grading.rglob("*")]
+        assert {p.relative_to(grading).parts[0] for p in written[1:]} == {
+            "submitted", f"{LESSON}-collected.csv", "marks.csv", "feedback", "canvas-import.csv"}
+        assert [(str(p), oct(stat.S_IMODE(p.stat().st_mode))) for p in written
+                if stat.S_IMODE(p.stat().st_mode) != (0o700 if p.is_dir() else 0o600)] == []
+        marks = (grading / "canvas-import.csv").read_text(encoding="utf-8")
+        assert "Lesson 3 (12345)" in marks and "1001" in marks and "1002" in marks
+        page = {name: homes / name / "bleu-lab-course" / "feedback" / f"{LESSON}.html" for name in (amy, bob)}
+        for name, other in ((amy, bob), (bob, amy)):
+            assert page[name].stat().st_uid == pwd.getpwnam(name).pw_uid, page[name]
+            # checked as the student's own account: nothing of the instructor's, nothing of the other student's
+            assert readable_by(name, [*written, homes / other, page[other]]) == []
+            assert readable_by(name, [page[name]]) == [str(page[name])]
+        assert (homes / amy / "bleu-lab-course" / "feedback" / f"{LESSON}.html").read_text(
+            encoding="utf-8").count("Score: ") >= 1
+    assert not [name for name in users if _exists(name)]
+
+
+def during_class(hub, steps: dict[str, str], names: dict[str, str], homes: Path, work: Path, hub_bin: Path,
+                 hub_env: dict[str, str], passwords: dict[str, str], tag: str) -> None:
+    """Steps 6b (the probe login) and the students' logins through the hub's login form (PAM)."""
+    check = localised(steps["6b"], names)
+    assert check.startswith("$HUB/bleu-lab hub check") and f"--lesson {LESSON}" in check
+    probe = [f"--url {hub.url}", f"--group {names['students']}", f"--homes {homes}"]
+    done = bash(f"{check} {' '.join(probe)} --probe blr{tag}p", work, hub_bin, hub_env, timeout=600)
+    lines = done.stdout.splitlines()
+    assert [line.split(":")[0] for line in lines] == ["ok"] * 7, done.stdout
+    assert f"ok: {LESSON} opens in the probe's server (numbered lessons handed out: 1)" in lines
+    assert lines[-1] == "ok: probe removed: server stopped, account and home removed", lines
+    assert "imports bleu_lab, and enters none of the other 2 students' homes" in done.stdout
+    assert not _exists(f"blr{tag}p") and not (homes / f"blr{tag}p").exists()
+    # a lesson not handed out: the probe names the fix, and is removed all the same
+    failed = subprocess.run(
+        [str(hub_bin / "bleu-lab"), "hub", "check", "--lesson", "04_putting_it_together", *" ".join(probe).split(),
+         "--probe", f"blr{tag}q"], capture_output=True, text=True, timeout=600,
+        env=hub_harness.hub_environment(hub_bin, hub_env))
+    assert failed.returncode == 1, failed.stdout + failed.stderr
+    assert (f"FAILED: a lesson in it: 04_putting_it_together was not handed out ({LESSON} was): in graded mode with "
+            "BLEU_LAB_RELEASED, add it to the released file (the runbook's step 5b), or wait for its opening time"
+            ) in failed.stdout.splitlines(), failed.stdout
+    assert failed.stdout.splitlines()[-1].startswith("ok: probe removed: ") and not _exists(f"blr{tag}q")
+
+    students = {name: hub_harness.Student(hub, name, password) for name, password in passwords.items()}
+    for student in students.values():
+        student.login()
+        student.start()
+        student.wait_ready()
+        listing = sorted(item["name"] for item in student.contents("notebooks")["content"])
+        assert [n for n in listing if n.endswith(".ipynb")] == [
+            "03_brevity_penalty.ipynb", "compare_app.ipynb", "playground.ipynb"], listing
+        lesson = student.contents(f"notebooks/{LESSON}.ipynb")["content"]
+        student.put_notebook(f"notebooks/{LESSON}.ipynb", lesson)  # saved, as a student's Ctrl+S
+    wrong = hub_harness.Student(hub, next(iter(passwords)), "not-the-password")
+    with pytest.raises(RuntimeError, match="HTTP 403"):
+        wrong.login()
+
+
+def _exists(name: str) -> bool:
+    try:
+        pwd.getpwnam(name)
+    except KeyError:
+        return False
+    return True
+
+
+if __name__ == "__main__":
+    sys.exit(pytest.main([__file__, "-x", "-q"]))
