@@ -35,7 +35,6 @@ that student's server's.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import os
@@ -51,7 +50,6 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 
 import psutil
@@ -60,6 +58,7 @@ from async_run import run_async
 
 from bleu_lab import hub_checks
 from bleu_lab.cgroups import Cgroup, own_hierarchies
+from bleu_lab.hub_probe import run_code as execute  # a kernel's code through its websocket: the probe's
 
 REPO = Path(__file__).resolve().parent.parent
 SHIPPED_CONFIG = REPO / "jupyter-settings" / "jupyterhub_config.py"
@@ -603,42 +602,3 @@ def lesson_cells_up_to(notebook: dict, marker: str) -> tuple[list[str], str]:
                 return sources, text
     raise AssertionError(f"no cell of the lesson prints {marker!r}")
 
-
-async def execute(url: str, token: str, code: str, timeout: float = 120) -> tuple[str, str]:
-    """Run ``code`` in a kernel through the server's kernel websocket (Jupyter messaging protocol); return the
-    execute_reply status and the text the cell printed. TimeoutError after ``timeout`` s, handshake included."""
-    return await asyncio.wait_for(_execute(url, token, code, timeout), timeout)
-
-
-async def _execute(url: str, token: str, code: str, timeout: float) -> tuple[str, str]:
-    from tornado.httpclient import HTTPRequest
-    from tornado.websocket import websocket_connect
-
-    # the server answers the handshake once the kernel answered a kernel_info request: slow when 20 kernels start
-    socket = await websocket_connect(HTTPRequest(url, headers={"Authorization": f"token {token}"},
-                                                 connect_timeout=timeout, request_timeout=timeout))
-    msg_id = uuid.uuid4().hex
-    socket.write_message(json.dumps({
-        "header": {"msg_id": msg_id, "msg_type": "execute_request", "username": "test", "session": uuid.uuid4().hex,
-                   "date": datetime.now(UTC).isoformat(), "version": "5.3"},
-        "parent_header": {}, "metadata": {}, "channel": "shell", "buffers": [],
-        "content": {"code": code, "silent": False, "store_history": True, "user_expressions": {},
-                    "allow_stdin": False, "stop_on_error": True}}))
-    printed, status = [], None
-    deadline = time.monotonic() + timeout
-    while status is None:
-        message = await asyncio.wait_for(socket.read_message(), max(1.0, deadline - time.monotonic()))
-        if message is None:
-            raise ConnectionError("the kernel's websocket closed")
-        message = json.loads(message)
-        if message.get("parent_header", {}).get("msg_id") != msg_id:
-            continue
-        kind, content = message["msg_type"], message["content"]
-        if kind == "stream":
-            printed.append(content["text"])
-        elif kind == "error":
-            printed.append("\n".join(content["traceback"]))
-        elif kind == "execute_reply":
-            status = content["status"]
-    socket.close()
-    return status, "".join(printed)

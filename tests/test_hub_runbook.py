@@ -22,6 +22,8 @@ Skips where not root, or without configurable-http-proxy (CI: BLEU_LAB_REQUIRE_H
 from __future__ import annotations
 
 import contextlib
+import csv
+import grp
 import json
 import os
 import pwd
@@ -246,9 +248,26 @@ def test_the_runbook_as_root_lesson_3_graded():
             # checked as the student's own account: nothing of the instructor's, nothing of the other student's
             assert readable_by(name, [*written, homes / other, page[other]]) == []
             assert readable_by(name, [page[name]]) == [str(page[name])]
-        assert (homes / amy / "bleu-lab-course" / "feedback" / f"{LESSON}.html").read_text(
-            encoding="utf-8").count("Score: ") >= 1
+        total = sum(e.points for e in lesson_gradings()[LESSON].exercises)
+        assert f"Score: 2 / {total}" in page[amy].read_text(encoding="utf-8")  # my_brevity_penalty, hidden cases too
+        assert f"Score: 0 / {total}" in page[bob].read_text(encoding="utf-8")
+        canvas = {row[3]: row[5] for row in csv.reader(marks.splitlines()) if len(row) > 5}
+        assert canvas[amy] == "2" and canvas[bob] == "0", marks
     assert not [name for name in users if _exists(name)]
+    assert not [group for group in groups if _group_exists(group)]
+
+
+SOLVED = """\
+import math
+
+
+def my_brevity_penalty(r, c):
+    if c == 0:
+        return 0.0
+    if c > r:
+        return 1.0
+    return math.exp(1 - r / c)
+"""
 
 
 def during_class(hub, steps: dict[str, str], names: dict[str, str], homes: Path, work: Path, hub_bin: Path,
@@ -284,10 +303,22 @@ def during_class(hub, steps: dict[str, str], names: dict[str, str], homes: Path,
         assert [n for n in listing if n.endswith(".ipynb")] == [
             "03_brevity_penalty.ipynb", "compare_app.ipynb", "playground.ipynb"], listing
         lesson = student.contents(f"notebooks/{LESSON}.ipynb")["content"]
+        if student.name == min(passwords):  # Amy answers exercise 1 (the worked solution's function); Bob nothing
+            [skeleton] = [cell for cell in lesson["cells"] if "def my_brevity_penalty(r, c):" in cell["source"]
+                          and "your code here" in cell["source"]]
+            skeleton["source"] = SOLVED
         student.put_notebook(f"notebooks/{LESSON}.ipynb", lesson)  # saved, as a student's Ctrl+S
     wrong = hub_harness.Student(hub, next(iter(passwords)), "not-the-password")
     with pytest.raises(RuntimeError, match="HTTP 403"):
         wrong.login()
+
+
+def _group_exists(name: str) -> bool:
+    try:
+        grp.getgrnam(name)
+    except KeyError:
+        return False
+    return True
 
 
 def _exists(name: str) -> bool:
