@@ -25,7 +25,7 @@ BASE = (
 # The layer on top, which needs the "lessons" extra (or the hub's): every other module must be named here.
 COURSE = (
     "bleu_lab.widgets", "bleu_lab.exercises", "bleu_lab.classroom", "bleu_lab.handout", "bleu_lab.assignments",
-    "bleu_lab.hub_checks", "bleu_lab.hub_fallback", "bleu_lab.cgroups",
+    "bleu_lab.hub_checks", "bleu_lab.hub_fallback", "bleu_lab.hub_probe", "bleu_lab.cgroups",
 )
 # What the base modules may import beyond the standard library: the import names of pyproject.toml's dependencies.
 BASE_IMPORTS = {"numpy": "numpy", "sacrebleu": "sacrebleu", "matplotlib": "matplotlib", "PIL": "pillow",
@@ -36,6 +36,7 @@ LAZY_UPPER = {
     "bleu_lab.cli": {
         "bleu_lab.assignments.cli": "release, grade, gradescope, collect: after commands.require_lessons",
         "bleu_lab.classroom": "bleu-lab classroom: after commands.require_lessons",
+        "bleu_lab.hub_probe": "bleu-lab hub check: it says which of the hub extra's packages it lacks",
     },
     "bleu_lab.course": {
         "nbformat": "handed_out, for `bleu-lab lessons --no-solutions`: after commands.require_lessons",
