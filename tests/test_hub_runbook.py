@@ -10,7 +10,8 @@ passwords (step 4), logins through the hub's login form. Lesson 3 in graded mode
 
 - the start refuses, one line each with its fix, while the instructors' group is missing and while a student made
   with ``useradd -g users ... -K HOME_MODE=0750`` shares a primary group with other students;
-- ``bleu-lab hub check`` (the probe login) passes, and fails naming the fix for a lesson not handed out;
+- ``bleu-lab hub check`` (the probe login) passes, and fails naming the fix for a lesson not handed out; with an
+  instructor's token (a hub admin through the instructors' group) it deletes the hub's record of the probe too;
 - each student gets lesson 3 only (and the playground and the comparison page);
 - collect, grade (with Canvas's import) and return: every file the instructor's commands wrote is mode 600 (folders
   700) and not readable by either student, checked as the student's own account; each student's feedback page is in
@@ -283,16 +284,24 @@ def during_class(hub, steps: dict[str, str], names: dict[str, str], homes: Path,
     assert lines[-1] == "ok: probe removed: server stopped, account and home removed", lines
     assert "imports bleu_lab, and enters none of the other 2 students' homes" in done.stdout
     assert not _exists(f"blr{tag}p") and not (homes / f"blr{tag}p").exists()
-    # a lesson not handed out: the probe names the fix, and is removed all the same
+    # the hub keeps the probe's name (no account, no server), which an instructor's token deletes
+    you = hub_harness.Student(hub, names["you"], "pw-" + uuid.uuid4().hex)
+    subprocess.run(["chpasswd"], input=f"{you.name}:{you.password}\n", text=True, check=True, capture_output=True)
+    you.login()
+    assert you.user_model()["admin"] is True  # a member of the instructors' group: a hub admin
+    assert you.hub_api("GET", f"/users/blr{tag}p").status_code == 200
+    # a lesson not handed out: the probe names the fix, and is removed all the same, with the hub's record
     failed = subprocess.run(
         [str(hub_bin / "bleu-lab"), "hub", "check", "--lesson", "04_putting_it_together", *" ".join(probe).split(),
          "--probe", f"blr{tag}q"], capture_output=True, text=True, timeout=600,
-        env=hub_harness.hub_environment(hub_bin, hub_env))
+        env=hub_harness.hub_environment(hub_bin, {**hub_env, "JUPYTERHUB_API_TOKEN": you.token}))
     assert failed.returncode == 1, failed.stdout + failed.stderr
     assert (f"FAILED: a lesson in it: 04_putting_it_together was not handed out ({LESSON} was): in graded mode with "
             "BLEU_LAB_RELEASED, add it to the released file (the runbook's step 5b), or wait for its opening time"
             ) in failed.stdout.splitlines(), failed.stdout
-    assert failed.stdout.splitlines()[-1].startswith("ok: probe removed: ") and not _exists(f"blr{tag}q")
+    assert failed.stdout.splitlines()[-1] == ("ok: probe removed: server stopped, account and home removed, the "
+                                              "hub's record deleted"), failed.stdout
+    assert not _exists(f"blr{tag}q") and you.hub_api("GET", f"/users/blr{tag}q").status_code == 404
 
     students = {name: hub_harness.Student(hub, name, password) for name, password in passwords.items()}
     for student in students.values():
