@@ -75,7 +75,8 @@ def build_parser(prog: str = "bleu-lab") -> argparse.ArgumentParser:
         "(OUTDIR/student without solutions, OUTDIR/solved with them), 'bleu-lab grade NOTEBOOK [NOTEBOOK ...]' marks "
         "submitted lessons (--csv, --gradescope: the marks for a gradebook), 'bleu-lab gradescope LESSON -o ZIP' "
         "writes a Gradescope autograder, 'bleu-lab collect LESSON --homes /home --to DIR' collects a lesson from a "
-        "hub's homes ('--return DIR' hands the feedback pages back), and 'bleu-lab classroom --students N' serves the "
+        "hub's homes ('--return DIR' hands the feedback pages back), 'bleu-lab hub check' logs a probe student in to a "
+        "running hub end to end (as root on its server), and 'bleu-lab classroom --students N' serves the "
         "playground to a room ('--page compare': the comparison page).",
     )
     add_version(parser, prog)
