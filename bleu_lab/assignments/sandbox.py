@@ -18,9 +18,12 @@ unprivileged ``KERNEL_USER`` where that user can run this Python (``kernel_user`
 The grader talks to the kernel over ZeroMQ's ``ipc`` transport: Unix sockets in that bound private folder. A shared
 loopback would need the kernel in the grader's network namespace (every local port reachable); sockets in a folder
 that only the grader and this one kernel can see keep ``--unshare-net``. Where the grader is root, that folder is a
-tmpfs of ``SOCKETS_BYTES`` it mounts (``mount_sockets``), in both modes: not the grader's disk.
+tmpfs of ``SOCKETS_BYTES`` it mounts (``mount_sockets``), in both modes: not the grader's disk. Where it cannot mount
+(not root), bubblewrap makes that tmpfs in the box, the connection file alone bound into it, and the grader reaches
+the sockets through the box's root (``seen_from_grader``); without bubblewrap it stays on the grader's disk.
 
-Run as root, the grader also puts each kernel, box and all, in a cgroup of its own (``kernel_cgroup``): at most
+Run as root, or in a cgroup delegated to its user (``delegated_hierarchies``), the grader also puts each kernel, box
+and all, in a cgroup of its own (``kernel_cgroup``): at most
 ``BOX_PROCESSES`` processes, the same CPU weight as every other kernel (however many processes a notebook starts, they
 share one kernel's part) and a memory limit (``kernel_memory``: a share of what the grader has) inside which the
 out-of-memory killer acts. ``Sandbox.bounds`` says, on the report's second line, which of these hold here.
