@@ -25,6 +25,13 @@ class Hierarchy:
     controllers: frozenset[str]  # v1: the controllers mounted there (v2: read from cgroup.controllers instead)
     own: Path  # this process's cgroup in it, as a folder under its mount point
 
+    @property
+    def delegated(self) -> bool:
+        """Whether this process may make cgroups below its own and move its processes into them: root, or a user to
+        whom the folder and its ``cgroup.procs`` are delegated (owned by it, say chowned by root or by systemd's
+        ``Delegate=yes``)."""
+        return os.access(self.own, os.W_OK | os.X_OK) and os.access(self.own / "cgroup.procs", os.W_OK)
+
 
 def hierarchies(mountinfo: str, proc_cgroup: str,
                 controllers: frozenset[str] = frozenset({"memory", "cpu"})) -> list[Hierarchy]:

@@ -520,5 +520,11 @@ def test_the_box_binds_neither_the_working_folder_nor_the_graders_path(tmp_path,
             "--size", str(sandbox.PRIVATE_BYTES), "--tmpfs", private]
         assert ["--bind", f"{private}/ipc", f"{private}/ipc", "--dir", f"{private}/work"] in [
             argv[i:i + 5] for i in range(len(argv))]
+        # Where the grader cannot mount, the sockets folder is a tmpfs of the box's, only the connection file bound.
+        boxed = sandbox.bwrap_prefix(tmp_path / "private", tmp_path / "private" / "work", tmp_path / "private" / "ipc")
+        connection = f"{private}/ipc/{sandbox.CONNECTION_FILE}"
+        assert ["--size", str(sandbox.SOCKETS_BYTES), "--tmpfs", f"{private}/ipc", "--ro-bind", connection,
+                connection, "--dir", f"{private}/work"] in [boxed[i:i + 9] for i in range(len(boxed))]
+        assert f"{private}/ipc" not in [boxed[i + 1] for i, arg in enumerate(boxed) if arg == "--bind"]
     at = argv.index(str(course))
     assert argv[at - 1:at + 3] == ["--tmpfs", str(course), "--remount-ro", str(course)]

@@ -12,17 +12,22 @@ each attack followed by a solved lesson 3, so that each solved one is graded bes
 - 300 MB written into the kernel's sockets folder, once on the grader's disk outside every limit.
 
 Without bubblewrap (``--jobs 1`` only: a notebook's processes are all ended before the next runs) the sockets folder
-is bounded too. Only root makes cgroups and mounts: elsewhere these tests skip, and the report says what is not
-enforced.
+is bounded too. Each batch runs twice: as root, and as ``nobody`` (with a Python every user can run), in the same
+cgroup delegated to it (the folders and their ``cgroup.procs`` chowned, as systemd's ``Delegate=yes`` does): the
+grader makes the kernels' cgroups there, and under bubblewrap the sockets folder is a tmpfs of the box's own; without
+bubblewrap nothing bounds it, and the report says so. Only root makes the test's cgroups: elsewhere these tests skip.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import pwd
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -68,14 +73,39 @@ def course(tmp_path_factory) -> Path:
     return outdir
 
 
+@pytest.fixture(scope="module")
+def nobody(tmp_path_factory):
+    """A folder every user can reach, with a Python ``nobody`` can run (``reachable_environment``: this one, or a
+    copy where it lies under /root), and nobody's (uid, gid)."""
+    from hub_harness import reachable_environment
+
+    try:
+        entry = pwd.getpwnam(sandbox.KERNEL_USER)
+    except KeyError:
+        pytest.skip(f"this system has no user {sandbox.KERNEL_USER!r}")
+    shared = Path(tempfile.mkdtemp(prefix="bl-neighbours-", dir="/tmp"))
+    try:
+        shared.chmod(0o755)
+        bin_dir, extra = reachable_environment(shared)
+        yield {"shared": shared, "bin": bin_dir, "env": extra, "user": (entry.pw_uid, entry.pw_gid)}
+    finally:
+        shutil.rmtree(shared, ignore_errors=True)
+
+
 @contextlib.contextmanager
-def capped(name: str):
-    """A cgroup of 1 CPU and ``MEMORY_CAP`` bytes under this process's own; ended and removed after (with the
-    kernels' parent folder the grader leaves inside)."""
+def capped(name: str, owner: tuple[int, int] | None = None):
+    """A cgroup of 1 CPU and ``MEMORY_CAP`` bytes under this process's own, delegated to ``owner`` (uid, gid) where
+    given (its folders and the files that move a process chowned, as systemd's ``Delegate=yes``; its limits stay
+    root's); ended and removed after (with the kernels' parent folder the grader leaves inside)."""
     group = Cgroup.make(name, MEMORY_CAP, 1.0, "bleu-lab-tests", own_hierarchies(frozenset({"memory", "cpu", "pids"})))
     try:
         if group.cpu is None or group.memory is None:
             pytest.skip(f"no cgroup with a CPU quota and a memory limit here: {'; '.join(group.problems)}")
+        for folder, _ in group.folders if owner else ():
+            for path in (folder, *(folder / name for name in ("cgroup.procs", "tasks", "cgroup.threads",
+                                                                "cgroup.subtree_control"))):
+                with contextlib.suppress(FileNotFoundError):
+                    os.chown(path, *owner)
         yield group
     finally:
         group.end()
@@ -86,25 +116,46 @@ def capped(name: str):
         group.remove()
 
 
-def _grade(paths: list[Path], mode: str, jobs: int, cwd: Path, group: Cgroup) -> subprocess.CompletedProcess:
-    command = [str(Path(sys.executable).parent / "bleu-lab"), "grade", *map(str, paths), "--seed", str(SEED),
+def _grade(paths: list[Path], mode: str, jobs: int, cwd: Path, group: Cgroup,
+           user: dict | None = None) -> subprocess.CompletedProcess:
+    """``bleu-lab grade`` in ``group``: as root, or as ``user`` (the ``nobody`` fixture), moved there by root first."""
+    bin_dir = Path(sys.executable).parent if user is None else user["bin"]
+    command = [str(bin_dir / "bleu-lab"), "grade", *map(str, paths), "--seed", str(SEED),
                "--timeout", str(TIMEOUT), "--sandbox", mode, "--jobs", str(jobs)]
-    return subprocess.run(command, capture_output=True, text=True, timeout=900, cwd=cwd,
-                          preexec_fn=lambda: group.join(os.getpid()))
+    env = os.environ if user is None else {**os.environ, **user["env"], "HOME": str(cwd)}
+    return subprocess.run(command, capture_output=True, text=True, timeout=900, cwd=cwd, env=env,
+                          preexec_fn=_starter(group, user))
 
 
-@pytest.fixture(scope="module", params=["bubblewrap", "none"])
+def _starter(group: Cgroup, user: dict | None):
+    """What a child runs before its command: join ``group`` as root (on v2, moving a process needs the cgroup above
+    both), then become ``user`` where given."""
+    def start() -> None:
+        group.join(os.getpid())
+        if user is not None:
+            os.setgroups([])
+            os.setgid(user["user"][1])
+            os.setuid(user["user"][0])
+
+    return start
+
+
+@pytest.fixture(scope="module", params=["bubblewrap", "none", "bubblewrap as nobody", "none as nobody"])
 def beside(request, course, tmp_path_factory):
     """Under bubblewrap, each attack then a solved lesson 3, two at a time (``--jobs 2``); without it (one at a
-    time), the sockets folder's fill and a solved lesson 3."""
-    mode = request.param
+    time), the sockets folder's fill and a solved lesson 3. As root, or as nobody in a cgroup delegated to it."""
+    mode, _, who = request.param.partition(" as ")
     if not sys.platform.startswith("linux") or os.geteuid() != 0:
-        pytest.skip("only root makes cgroups and mounts (the report says what is not enforced: the test below)")
+        pytest.skip("only root makes the test's cgroups (the report says what is not enforced: the test below)")
     _need(mode)
     (kinds, why), (mounts, why_not) = sandbox.cgroup_bounds(), sandbox.sockets_tmpfs_works()
     if not kinds >= {"pids", "cpu", "memory"} or not mounts:
         pytest.skip(f"root, but the kernels' bounds cannot be made here: {why or why_not}")
-    inbox = tmp_path_factory.mktemp(f"neighbours-{mode}")
+    user = request.getfixturevalue("nobody") if who else None
+    if user is None:
+        inbox = tmp_path_factory.mktemp(f"neighbours-{mode}")
+    else:
+        inbox = Path(tempfile.mkdtemp(prefix=f"inbox-{mode}-", dir=user["shared"]))
     student, solved = _nb(course, "student", L0), _nb(course, "solved", L3)
     attacks = {"hog": CPU_HOG, "spread": MEMORY_SPREAD, "fill": SOCKETS_FILL} if mode == "bubblewrap" else {
         "fill": SOCKETS_FILL}
@@ -112,20 +163,34 @@ def beside(request, course, tmp_path_factory):
     for name, cell in attacks.items():
         paths.append(_write(inbox / name / f"{L0}.ipynb", _with_cell(student, cell)))
         paths.append(_write(inbox / f"beside-{name}" / f"{L3}.ipynb", solved))
-    with capped(f"{mode}-{os.getpid()}") as group:
-        done = _grade(paths, mode, 2 if mode == "bubblewrap" else 1, inbox, group)
+    if user is not None:
+        for top, folders, files in os.walk(inbox):
+            for path in (top, *(os.path.join(top, name) for name in folders + files)):
+                os.chown(path, *user["user"])
+    with capped(f"{mode}-{who or 'root'}-{os.getpid()}", user and user["user"]) as group:
+        done = _grade(paths, mode, 2 if mode == "bubblewrap" else 1, inbox, group, user)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     reports = {Path(r.splitlines()[0][3:].split(" (lesson")[0]).parent.name: r for r in _reports(done.stdout)[1:]}
-    return {"mode": mode, "done": done, "reports": reports, "attacks": list(attacks)}
+    return {"mode": mode, "who": who or "root", "done": done, "reports": reports, "attacks": list(attacks)}
+
+
+def _sockets_bounded(beside) -> bool:
+    """Root mounts the sockets folder's tmpfs; another user has bubblewrap make it in the box, or nothing."""
+    return beside["who"] == "root" or beside["mode"] == "bubblewrap"
 
 
 def test_the_report_says_each_kernels_bounds(beside):
     header = beside["done"].stdout.splitlines()[1]
     jobs = 2 if beside["mode"] == "bubblewrap" else 1
     memory = min(sandbox.KERNEL_MEMORY, MEMORY_CAP // (jobs + 1)) // 2 ** 20  # a share of the cap the grader has
-    assert (f"per kernel: an equal share of the CPU, at most {memory:,} MB of memory (out of memory, only its own "
-            "processes are killed), its sockets folder on a 1 MB tmpfs") in header, header
-    assert "not enforced" not in header, header
+    held = (f"per kernel: an equal share of the CPU, at most {memory:,} MB of memory (out of memory, only its own "
+            "processes are killed)")
+    if _sockets_bounded(beside):
+        assert f"{held}, its sockets folder on a 1 MB tmpfs" in header, header
+        assert "not enforced" not in header, header
+    else:
+        assert header.endswith(f"{held}; not enforced (the grader is not root and the kernel has no box (bubblewrap) "
+                               "to make it in): a bounded sockets folder (on the grader's disk)"), header
 
 
 def test_a_solved_classmate_keeps_full_marks_beside_each_attack(beside):
@@ -137,9 +202,10 @@ def test_a_solved_classmate_keeps_full_marks_beside_each_attack(beside):
 
 def test_each_attack_costs_only_its_own_limits(beside):
     reports = beside["reports"]
-    # The sockets folder is a 1 MB tmpfs: the write stops there.
-    assert re.search(r"cells that raised \(\d+\): cell 2: OSError: \[Errno 28\] No space left on device",
-                     reports["fill"]), reports["fill"]
+    # The sockets folder is a 1 MB tmpfs: the write stops there (unbounded without root and bubblewrap: 300 MB).
+    full = re.search(r"cells that raised \(\d+\): cell 2: OSError: \[Errno 28\] No space left on device",
+                     reports["fill"])
+    assert bool(full) == _sockets_bounded(beside), reports["fill"]
     if beside["mode"] == "bubblewrap":
         # The hog's own cells ran out of time; the spread's kernel was killed inside its own cgroup.
         assert "time limit" in reports["hog"] and reports["hog"].rstrip().endswith("score: 0 / 2"), reports["hog"]
@@ -155,3 +221,29 @@ def test_a_grader_that_is_not_root_says_which_bounds_it_cannot_enforce():
     held = sandbox.Sandbox("none", "--sandbox none", cgroup=True, cpu=True, sockets=True, why_unbounded="no memory")
     assert "; per kernel: an equal share of the CPU, its sockets folder on a 1 MB tmpfs; not enforced (no memory): a " \
         "memory limit" in held.header, held.header
+
+
+PROBE = "import json; from bleu_lab.assignments import sandbox; kinds, why = sandbox.cgroup_bounds(); " \
+        "print(json.dumps([sorted(kinds), why]))"
+
+
+@pytest.mark.parametrize("delegated", [True, False])
+def test_a_grader_that_is_not_root_makes_the_kernels_cgroups_where_its_own_is_delegated(nobody, delegated):
+    """As nobody, in the test's cgroup delegated to it: each kernel's cgroup, with every bound; in one that is not,
+    none, and the report's words name the cgroup (and, where systemd runs, how to get a delegated one)."""
+    import json
+
+    if not sys.platform.startswith("linux") or os.geteuid() != 0:
+        pytest.skip("only root makes the test's cgroups")
+    with capped(f"probe-{delegated}-{os.getpid()}", nobody["user"] if delegated else None) as group:
+        done = subprocess.run([str(nobody["bin"] / "python"), "-I", "-c", PROBE], capture_output=True, text=True,
+                              timeout=120, cwd=nobody["shared"], env={**os.environ, **nobody["env"]},
+                              preexec_fn=_starter(group, nobody))
+    assert done.returncode == 0, done.stderr[-3000:]
+    kinds, why = json.loads(done.stdout)
+    if delegated:
+        assert (kinds, why) == (["cpu", "memory", "pids"], ""), done.stdout
+    else:
+        assert kinds == [] and why.startswith("the grader is not root and its cgroup ("), why
+        assert all(str(folder) in why for folder, version in group.folders if version == 1), why
+        assert (sandbox.SYSTEMD_SCOPE in why) == os.path.isdir("/run/systemd/system"), why

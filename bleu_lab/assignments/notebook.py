@@ -5,6 +5,7 @@ bubblewrap), then the marking in a child process under limits (``limits.run_limi
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import os
 import shutil
@@ -24,12 +25,14 @@ from .marking import Marker, _wire_classes, grade_namespace
 from .processes import descendants, end_leftovers, subreaper
 from .results import ExerciseResult, NotebookGrade
 from .sandbox import (
+    CONNECTION_FILE,
     Sandbox,
     install_font_list,
     kernel_cgroup,
     kernel_prefix,
     mount_sockets,
     probe,
+    seen_from_grader,
     unmount_sockets,
     with_bounds,
 )
@@ -163,7 +166,8 @@ def _grade_one(path: Path, nb, lesson: str, timeout: float, seed: int, context: 
         work, sockets = base / "work", base / "ipc"
         work.mkdir()
         sockets.mkdir()
-        if context.sandbox.sockets and not mount_sockets(sockets):  # the header promised it: no kernel runs without
+        in_box = context.sandbox.sockets_in_box  # (else, where the header promised it, no kernel runs without)
+        if context.sandbox.sockets and not in_box and not mount_sockets(sockets):
             raise OSError("the kernel's sockets folder could not be mounted")
         copy = nbformat.from_dict(json.loads(json.dumps(nb)))
         for cell in copy.cells:
@@ -171,14 +175,15 @@ def _grade_one(path: Path, nb, lesson: str, timeout: float, seed: int, context: 
                 cell.outputs, cell.execution_count = [], None
         nbformat.write(copy, work / "submission.ipynb")
         group = kernel_cgroup(context.sandbox, base.name)
-        prefix = kernel_prefix(context.sandbox, base, work, group)
+        prefix = kernel_prefix(context.sandbox, base, work, group, sockets)
         first = ""
         if own is not None:  # after kernel_prefix, which binds what the private folder holds now
             prefix, first = own.kernel(prefix, base / "own")
         prefix = install_font_list(context.fonts, prefix, base / "home")
         options = {} if os.name == "nt" else {"transport": "ipc", "ip": str(sockets / "k")}
-        km = AsyncKernelManager(kernel_spec_manager=_kernel_spec_manager(prefix, first), kernel_name="bleu-lab-grader",
-                                connection_file=str(sockets / "kernel.json"), **options)
+        km = (_boxed_manager_class() if in_box else AsyncKernelManager)(
+            kernel_spec_manager=_kernel_spec_manager(prefix, first), kernel_name="bleu-lab-grader",
+            connection_file=str(sockets / CONNECTION_FILE), **options)
         deadline = [time.monotonic() + timeout]  # counted again from when the kernel is up
         client = _bounded_client_class()(
             copy, km=km, timeout_func=lambda cell: _cell_timeout(client, deadline[0]), allow_errors=True,
@@ -227,6 +232,21 @@ def _grade_one(path: Path, nb, lesson: str, timeout: float, seed: int, context: 
     if own is not None:
         return grade
     return recheck_own_code(path, nb, grade, timeout, seed, context, first=True)
+
+
+@functools.cache
+def _boxed_manager_class():
+    """jupyter_client's kernel manager for a kernel whose sockets folder is a tmpfs in its box (``sandbox``'s
+    ``sockets_in_box``): once the kernel's process has started, the manager and its clients connect to the sockets
+    through the box's root (``seen_from_grader``); the kernel binds them at the path in its connection file."""
+    from jupyter_client import AsyncKernelManager
+
+    class BoxedManager(AsyncKernelManager):
+        async def _async_post_start_kernel(self, **kw):  # (start_kernel's step after the launch, before connecting)
+            self.ip = seen_from_grader(self.provisioner.pid, self.ip)
+            await super()._async_post_start_kernel(**kw)
+
+    return BoxedManager
 
 
 def recheck_own_code(path: Path, nb, grade: NotebookGrade, timeout: float, seed: int, context: Context, *,

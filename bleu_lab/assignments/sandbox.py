@@ -18,9 +18,12 @@ unprivileged ``KERNEL_USER`` where that user can run this Python (``kernel_user`
 The grader talks to the kernel over ZeroMQ's ``ipc`` transport: Unix sockets in that bound private folder. A shared
 loopback would need the kernel in the grader's network namespace (every local port reachable); sockets in a folder
 that only the grader and this one kernel can see keep ``--unshare-net``. Where the grader is root, that folder is a
-tmpfs of ``SOCKETS_BYTES`` it mounts (``mount_sockets``), in both modes: not the grader's disk.
+tmpfs of ``SOCKETS_BYTES`` it mounts (``mount_sockets``), in both modes: not the grader's disk. Where it cannot mount
+(not root), bubblewrap makes that tmpfs in the box, the connection file alone bound into it, and the grader reaches
+the sockets through the box's root (``seen_from_grader``); without bubblewrap it stays on the grader's disk.
 
-Run as root, the grader also puts each kernel, box and all, in a cgroup of its own (``kernel_cgroup``): at most
+Run as root, or in a cgroup delegated to its user (``delegated_hierarchies``), the grader also puts each kernel, box
+and all, in a cgroup of its own (``kernel_cgroup``): at most
 ``BOX_PROCESSES`` processes, the same CPU weight as every other kernel (however many processes a notebook starts, they
 share one kernel's part) and a memory limit (``kernel_memory``: a share of what the grader has) inside which the
 out-of-memory killer acts. ``Sandbox.bounds`` says, on the report's second line, which of these hold here.
@@ -42,8 +45,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..cgroups import Cgroup, Hierarchy, memory_available, own_hierarchies
-from .limits import BOX_PROCESSES, KERNEL_OOM_SCORE, confine, private_root
-from .processes import pid_namespace
+from .limits import BELOW_ROOT, BOX_PROCESSES, KERNEL_OOM_SCORE, confine, private_root
+from .processes import _children, alive, pid_namespace
 from .session import base_env
 
 BWRAP = "bwrap"
@@ -54,6 +57,10 @@ TMPFS_BYTES = 64 * 1024 * 1024  # /tmp and /dev/shm in the box (files counted by
 PRIVATE_BYTES = 256 * 1024 * 1024  # the private copy in the box (working folder and home), a tmpfs too
 KERNEL_MEMORY = 2 * 1024 ** 3  # bytes of memory one kernel's cgroup may use at most (less on a smaller machine)
 SOCKETS_BYTES = 1024 * 1024  # the tmpfs of a kernel's sockets folder (its sockets and connection file: a few kB)
+CONNECTION_FILE = "kernel.json"  # the kernel's connection file, in its sockets folder
+BOX_ROOT = "/proc/{pid}/root"  # the root of a process's mount namespace, as the grader reaches the box's files
+PID_DIGITS = 7  # a pid's digits at most (Linux's pid_max is at most 4,194,304)
+SUN_PATH = 107  # bytes of a Unix socket's path on Linux (its sockaddr_un's 108, less the final NUL)
 
 
 @dataclass(frozen=True)
@@ -67,6 +74,7 @@ class Sandbox:
     cpu: bool = False  # that cgroup has an equal CPU weight (``cgroup_bounds``)
     memory: bool = False  # that cgroup has a memory limit (``kernel_memory``), the OOM killer acting inside it
     sockets: bool = False  # the kernel's sockets folder is a tmpfs of SOCKETS_BYTES (``sockets_tmpfs_works``)
+    sockets_in_box: bool = False  # that tmpfs is bubblewrap's, in the box (``sockets_in_box_work``): not root's mount
     jobs: int = 1  # kernels at once (the batch's --jobs): each kernel's memory is a share of what the grader has
     why_unbounded: str = ""  # why a bound of the cgroup or of the sockets folder is not enforced
 
@@ -192,12 +200,15 @@ def sized_tmpfs() -> bool:
     return "--size" in done.stdout + done.stderr
 
 
-def bwrap_prefix(private: Path, cwd: Path | None = None) -> list[str]:
+def bwrap_prefix(private: Path, cwd: Path | None = None, sockets: Path | None = None) -> list[str]:
     """bubblewrap's arguments (up to ``--``) for a kernel whose only writable folder is ``private`` (working
     directory ``cwd``, default ``private``); ``/tmp`` and ``/dev/shm`` are tmpfs of ``TMPFS_BYTES`` each and
     ``private`` one of ``PRIVATE_BYTES`` in which only what is in it now (the kernel's sockets folder) is the
-    grader's, bound; ``cwd`` starts empty. Where bubblewrap cannot size a tmpfs, all three are folders of
-    ``private`` on the grader's disk. Everything else is read-only."""
+    grader's, bound; ``cwd`` starts empty. ``sockets`` (a folder of ``private``): instead of the grader's, a tmpfs of
+    ``SOCKETS_BYTES`` in the box, into which only the connection file (``CONNECTION_FILE``) is bound, read-only: the
+    grader reaches the kernel's sockets through the box's root (``seen_from_grader``). Where bubblewrap cannot size a
+    tmpfs, all three are folders of ``private`` on the grader's disk (and ``sockets`` is bound). Everything else is
+    read-only."""
     clone, _ = course_paths()
     argv = [shutil.which(BWRAP) or BWRAP, "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
             "--hostname", "grader", "--proc", "/proc", "--dev", "/dev"]
@@ -222,7 +233,10 @@ def bwrap_prefix(private: Path, cwd: Path | None = None) -> list[str]:
     if sized_tmpfs():  # the private copy in the box: a tmpfs of PRIVATE_BYTES, but what the grader shares with it
         argv += ["--size", str(PRIVATE_BYTES), "--tmpfs", str(private)]
         for entry in sorted(private.iterdir()):  # the kernel's sockets and connection file, on the grader's disk
-            if entry != cwd and not entry.is_symlink():
+            if entry == sockets:  # or a tmpfs of the box's own, the connection file alone the grader's
+                connection = str(entry / CONNECTION_FILE)
+                argv += ["--size", str(SOCKETS_BYTES), "--tmpfs", str(entry), "--ro-bind", connection, connection]
+            elif entry != cwd and not entry.is_symlink():
                 argv += ["--bind", str(entry), str(entry)]
         if cwd != private:
             argv += ["--dir", str(cwd)]
@@ -271,20 +285,44 @@ CGROUP_PARENT = "bleu-lab-grade"  # under the grader's own cgroup: one cgroup pe
 def cgroup_bounds() -> tuple[frozenset[str], str]:
     """What each kernel's cgroup of its own can enforce here (made and removed once to see): "pids" (a
     ``pids.max`` that binds root too), "cpu" (an equal CPU weight among the kernels) and "memory" (a memory limit,
-    the out-of-memory killer acting inside it); and why the others cannot be. Only root makes cgroups (on Linux, in
-    each writable hierarchy: v2, and v1's pids, cpu and memory). Linux exempts root from ``RLIMIT_NPROC``, not from a
-    cgroup's limit, and a cgroup's processes are all found and ended, whatever they did."""
+    the out-of-memory killer acting inside it); and why the others cannot be. The cgroups are made below the
+    grader's own (on Linux: v2, and v1's pids, cpu and memory), where it may (``delegated_hierarchies``): as root,
+    or in a cgroup delegated to the grader's user. Linux exempts root from ``RLIMIT_NPROC``, not from a cgroup's
+    limit, and a cgroup's processes are all found and ended, whatever they did."""
     if not sys.platform.startswith("linux"):
         return frozenset(), f"cgroups are Linux's, not {sys.platform}'s"
-    if os.geteuid() != 0:
-        return frozenset(), "the grader is not root"
+    found, why_not = delegated_hierarchies()
+    if not found:
+        return frozenset(), why_not
     _remove_dead_cgroups()
-    group = Cgroup.make(f"probe-{os.getpid()}", KERNEL_MEMORY, None, CGROUP_PARENT, _kernel_hierarchies(),
+    group = Cgroup.make(f"probe-{os.getpid()}", KERNEL_MEMORY, None, CGROUP_PARENT, found,
                         pids_limit=BOX_PROCESSES, weight=True, oom_group=True)
     group.remove(parent=False)  # (another grader's kernels may be in it)
     took = {kind for kind, folder in (("pids", group.processes), ("cpu", group.weighted), ("memory", group.memory))
             if folder is not None}
-    return frozenset(took), "; ".join(group.problems)
+    problems = [why_not] if why_not and {"pids", "cpu", "memory"} - took else []
+    return frozenset(took), "; ".join([*problems, *group.problems])
+
+
+SYSTEMD_SCOPE = "systemd-run --user --scope -p Delegate=yes bleu-lab grade ..."  # a delegated cgroup (systemd)
+
+
+def delegated_hierarchies() -> tuple[list[Hierarchy], str]:
+    """The hierarchies in which the grader may make each kernel's cgroup below its own (``Hierarchy.delegated``):
+    every one as root; as another user, those whose cgroup is delegated to it (its folder and ``cgroup.procs`` its
+    own). And, where a hierarchy with a kernel's controllers is left out, the report's words for why, with how to
+    get a delegated cgroup where systemd runs (``SYSTEMD_SCOPE``)."""
+    found = _kernel_hierarchies()
+    if os.geteuid() == 0:
+        return found, ""
+    delegated = [h for h in found if h.delegated]
+    left = sorted({str(h.own) for h in found if not h.delegated and (h.version == 2 or h.controllers)})
+    if not left:
+        return delegated, ""
+    why = f"the grader is not root and its cgroup ({', '.join(left)}) is not delegated to it"
+    if os.path.isdir("/run/systemd/system"):  # systemd is the init system (sd_booted)
+        why += f": run it in a delegated one, {SYSTEMD_SCOPE}"
+    return delegated, why
 
 
 def cgroups_work() -> bool:
@@ -324,7 +362,7 @@ def kernel_cgroup(box: Sandbox, name: str) -> Cgroup | None:
     if not box.cgroup:
         return None
     group = Cgroup.make(name, kernel_memory(box.jobs) if box.memory else None, None, CGROUP_PARENT,
-                        _kernel_hierarchies(), pids_limit=BOX_PROCESSES, weight=box.cpu, oom_group=True)
+                        delegated_hierarchies()[0], pids_limit=BOX_PROCESSES, weight=box.cpu, oom_group=True)
     if group.processes is None or box.cpu and group.weighted is None or box.memory and group.memory is None:
         group.remove(parent=False)  # the report's header promised the bounds: no kernel runs without them
         raise OSError(f"the kernel's cgroup could not be made: {'; '.join(group.problems) or 'a controller is gone'}")
@@ -332,13 +370,45 @@ def kernel_cgroup(box: Sandbox, name: str) -> Cgroup | None:
 
 
 def with_bounds(box: Sandbox) -> Sandbox:
-    """``box`` with the bounds this grader can enforce on each kernel (``cgroup_bounds``, ``sockets_tmpfs_works``),
-    and why not the others."""
+    """``box`` with the bounds this grader can enforce on each kernel (``cgroup_bounds``, ``sockets_tmpfs_works``,
+    else ``sockets_in_box_work``), and why not the others."""
     kinds, why_not = cgroup_bounds()
     sockets, why_not_mounted = sockets_tmpfs_works()
-    whys = [*([why_not] if {"cpu", "memory"} - kinds else []), *([] if sockets else [why_not_mounted])]
+    in_box, why_not_in_box = (False, "") if sockets else sockets_in_box_work(box)
+    if not (sockets or in_box):
+        why_not_mounted = f"{why_not_mounted} {why_not_in_box}".strip()
+    whys = [*([why_not] if {"cpu", "memory"} - kinds else []), *([] if sockets or in_box else [why_not_mounted])]
     return dataclasses.replace(box, cgroup="pids" in kinds, cpu="cpu" in kinds, memory="memory" in kinds,
-                               sockets=sockets, why_unbounded="; ".join(dict.fromkeys(w for w in whys if w)))
+                               sockets=sockets or in_box, sockets_in_box=in_box,
+                               why_unbounded="; ".join(dict.fromkeys(w for w in whys if w)))
+
+
+def sockets_in_box_work(box: Sandbox) -> tuple[bool, str]:
+    """Where the grader cannot mount (not root), whether bubblewrap can make the kernel's sockets folder a tmpfs of
+    ``SOCKETS_BYTES`` in the box (``bwrap_prefix``'s ``sockets``): it sizes a tmpfs (``sized_tmpfs``), and a
+    socket's path as the grader reaches it through the box's root (``seen_from_grader``) fits in a Unix socket's
+    (``SUN_PATH``); and why not."""
+    if box.kind != "bubblewrap":
+        return False, "and the kernel has no box (bubblewrap) to make it in"
+    if not sized_tmpfs():
+        return False, "and this bubblewrap cannot size a tmpfs (--size needs 0.5)"
+    longest = len(BOX_ROOT.format(pid="9" * PID_DIGITS)) + len(os.fsencode(private_root())) + BELOW_ROOT
+    if longest > SUN_PATH:
+        return False, f"and a socket's path through the box's root would be longer than {SUN_PATH} bytes: set TMPDIR " \
+                      f"to a shorter folder"
+    return True, ""
+
+
+def seen_from_grader(box_pid: int, path: str, timeout: float = PROBE_TIMEOUT) -> str:
+    """``path`` in the box of the bubblewrap whose process is ``box_pid``, as the grader reaches it: through the
+    root of bubblewrap's child (``BOX_ROOT``: the box's first process, in the box's mount namespace; the grader may
+    read it, as its own user's, or root). Waits up to ``timeout`` seconds for that child; OSError if none comes."""
+    deadline = time.monotonic() + timeout
+    while not (children := _children(box_pid)):
+        if time.monotonic() > deadline or not alive(box_pid):
+            raise OSError(f"bubblewrap (process {box_pid}) started no box within {timeout:g} s")
+        time.sleep(0.01)
+    return BOX_ROOT.format(pid=min(children)) + path
 
 
 def _kernel_hierarchies() -> list[Hierarchy]:  # where a kernel's cgroup is made: v2, and v1's pids, cpu and memory
@@ -390,8 +460,10 @@ def unmount_sockets(folder: Path) -> None:
         ctypes.CDLL(None, use_errno=True).umount2(os.fsencode(point), 2)  # MNT_DETACH
 
 
-def kernel_prefix(box: Sandbox, private: Path, cwd: Path, group: Cgroup | None = None) -> list[str]:
-    """The command in front of a kernel's: bubblewrap's box (``bwrap_prefix``) or, without it, a PID namespace of
+def kernel_prefix(box: Sandbox, private: Path, cwd: Path, group: Cgroup | None = None,
+                  sockets: Path | None = None) -> list[str]:
+    """The command in front of a kernel's: bubblewrap's box (``bwrap_prefix``, the ``sockets`` folder a tmpfs of
+    the box's where ``box.sockets_in_box``) or, without it, a PID namespace of
     its own where the system allows (``processes.pid_namespace``); either way started by ``limits.confine``: in
     ``group`` (``kernel_cgroup``), the OOM killer's first choice, killed with the grader, at most ``BOX_PROCESSES``
     processes in a user namespace (and, in the box, the folders its environment names made, inside its own
@@ -402,7 +474,7 @@ def kernel_prefix(box: Sandbox, private: Path, cwd: Path, group: Cgroup | None =
     if box.kind == "bubblewrap":  # run by root: bubblewrap itself as box.user, so that the process limit binds
         owner = None if box.user is None else (*box.user, private)
         outer = confine(sys.executable, oom_score=KERNEL_OOM_SCORE, die_with_parent=True, user=owner, cgroups=procs)
-        return [*outer, *bwrap_prefix(private, cwd),
+        return [*outer, *bwrap_prefix(private, cwd, sockets if box.sockets_in_box else None),
                 *confine(sys.executable, processes=BOX_PROCESSES, make_folders=sized_tmpfs())]
     outer = confine(sys.executable, oom_score=KERNEL_OOM_SCORE, die_with_parent=True, cgroups=procs)
     namespace, _ = pid_namespace()
