@@ -48,7 +48,16 @@ from .canvas import (
 )
 from .collect import add_collect_parser, run_collect
 from .feedback import HIDDEN_POLICIES, write_feedback
-from .grade import DEFAULT_TIMEOUT, MARK_MEMORY, MAX_CELLS, MAX_NOTEBOOK_MB, SANDBOX_MODES, NotebookGrade, grade_batch
+from .grade import (
+    DEFAULT_TIMEOUT,
+    MARK_MEMORY,
+    MAX_CELLS,
+    MAX_NOTEBOOK_MB,
+    SANDBOX_MODES,
+    NotebookGrade,
+    check_notebook_mb,
+    grade_batch,
+)
 from .gradebook import (
     gradescope_results,
     read_by_hand,
@@ -218,7 +227,8 @@ def _grade(args: argparse.Namespace, prog: str) -> int:
     if book is not None:
         _canvas_fits(book, args)
     by_hand = read_by_hand(args.manual) if args.manual is not None else None
-    late = read_lateness(args.notebooks, args.manifest, parse_penalty(args.late_penalty))  # refused before grading
+    check_notebook_mb(args.max_notebook_mb)  # before the notebooks are read for their lateness
+    late = read_lateness(args.notebooks, args.manifest, parse_penalty(args.late_penalty), args.max_notebook_mb)
     exports = (args.csv, args.gradescope, args.feedback, args.canvas)
 
     def export(grades: list[NotebookGrade]) -> None:

@@ -29,6 +29,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from .roster import NBGRADER_FOLDERS, student_of
+from .submissions import MAX_NOTEBOOK_MB, read_regular
 
 MANIFEST_SUFFIX = "-collected.csv"  # collect's manifest: LESSON-collected.csv beside the submitted folder
 MAX_MANIFEST_BYTES = 50_000_000
@@ -295,10 +296,10 @@ class LateWork:
         return text
 
 
-def _lateness(row: dict[str, str] | None, data: bytes | None, manifest: Path) -> Lateness:
+def _lateness(row: dict[str, str] | None, data: bytes, manifest: Path) -> Lateness:
     if row is None:
         return Lateness(note=f"no row in {manifest}")
-    if data is not None and row.get("sha256") and hashlib.sha256(data).hexdigest() != row["sha256"]:
+    if hashlib.sha256(data).hexdigest() != row.get("sha256"):
         return Lateness(note=f"the notebook changed since it was collected (its SHA-256 is not {manifest}'s)")
     late = (row.get("late") or "").strip()
     if late not in ("yes", "no"):
@@ -307,7 +308,7 @@ def _lateness(row: dict[str, str] | None, data: bytes | None, manifest: Path) ->
     past = None
     if late == "yes" and deadline:
         try:
-            past = datetime.fromisoformat(row["modified"]) - datetime.fromisoformat(deadline)
+            past = max(timedelta(0), datetime.fromisoformat(row["modified"]) - datetime.fromisoformat(deadline))
         except (KeyError, TypeError, ValueError):
             past = None
     return Lateness(late == "yes", past, deadline,
@@ -315,7 +316,7 @@ def _lateness(row: dict[str, str] | None, data: bytes | None, manifest: Path) ->
 
 
 def read_lateness(notebooks: Iterable[Path], manifest: Path | None = None, rule: Penalty | None = None,
-                  read=lambda path: Path(path).read_bytes()) -> LateWork:
+                  max_mb: float = MAX_NOTEBOOK_MB) -> LateWork:
     """Each notebook's lateness from collect's manifest (``manifest``, else ``manifest_path`` of each notebook). With a
     ``rule``, ValueError before any grading when no notebook's lateness is known (nothing to penalise: say where the
     manifest is) or a late one's days are unknown for a per-day rule."""
@@ -334,10 +335,11 @@ def read_lateness(notebooks: Iterable[Path], manifest: Path | None = None, rule:
         if found not in tables:
             tables[found] = read_manifest(found)
             work.manifests.append(found)
-        try:
-            data = read(notebook)
-        except OSError:
-            data = None
+        try:  # for its SHA-256: a regular file only, never through a link, bounded (as the grader reads it)
+            data = read_regular(Path(notebook), max_mb)
+        except (OSError, ValueError) as exc:
+            work.by_path[key] = Lateness(note=f"not read ({exc})")
+            continue
         work.by_path[key] = _lateness(tables[found].get(student_of(notebook)), data, found)
     if rule is not None:
         if not work.known:
