@@ -14,6 +14,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -30,6 +31,8 @@ from bleu_lab.assignments.collect import collect
 from bleu_lab.assignments.gradebook import gradescope_results
 from bleu_lab.assignments.lateness import (
     Lateness,
+    format_past,
+    parse_past,
     parse_penalty,
     penalise,
     read_lateness,
@@ -79,7 +82,9 @@ def late_batch():
     deadline_ts = bob.stat().st_ctime
     deadline = datetime.fromtimestamp(deadline_ts, UTC)
     alice = _save_after(homes, "alice", course / "solved" / f"{L0}.ipynb", deadline_ts)
-    _save_after(homes, "dave", course / "student" / f"{L0}.ipynb", deadline_ts)
+    dave = _save_after(homes, "dave", course / "student" / f"{L0}.ipynb", deadline_ts)
+    late_by = {student: format_past(datetime.fromtimestamp(path.stat().st_ctime, UTC) - deadline)
+               for student, path in (("alice", alice), ("dave", dave))}  # exactly, from the homes' files
     submitted = root / "course" / "submitted"
     gradebook = root / "Grades-BLEU.csv"  # as Canvas exports it (tests/test_canvas.py has the details)
     gradebook.write_text(f"Student,ID,SIS User ID,SIS Login ID,Section,Lesson 0: {L0} (222),Current Score\r\n"
@@ -95,41 +100,44 @@ def late_batch():
                              "25%/day", "--csv", str(root / "marks.csv"), "--feedback", str(root / "feedback"),
                              "--canvas", str(gradebook), "-o", str(root / "import.csv")],
                             capture_output=True, text=True, timeout=900)
-    yield root, collected, graded, deadline, alice
+    yield root, collected, graded, deadline, alice, late_by
     shutil.rmtree(root, ignore_errors=True)
 
 
 def test_collect_judges_by_the_change_time_and_writes_the_deadline(late_batch):
-    root, collected, _, deadline, alice = late_batch
+    root, collected, _, deadline, alice, late_by = late_batch
     assert collected.returncode == 0, collected.stderr
     assert alice.stat().st_mtime == FORGED  # what alice set, and the change time she could not
     rows = _rows(root / "course" / f"{L0}-collected.csv")
     assert {s: (r["status"], r["late"]) for s, r in rows.items()} == {
         "alice": ("late", "yes"), "bob": ("collected", "no"), "dave": ("late", "yes")}
-    assert {r["deadline"] for r in rows.values()} == {deadline.isoformat(timespec="seconds")}
+    assert {r["deadline"] for r in rows.values()} == {deadline.isoformat()}
+    assert {s: r["late by"] for s, r in rows.items()} == {**late_by, "bob": ""}
+    assert all(re.fullmatch(r"0 d 00:00:0\d(\.\d{6})?", by) for by in late_by.values()), late_by  # ms, not days
 
 
 def test_grade_shows_lateness_and_the_penalty_in_every_export(late_batch):
-    root, _, graded, deadline, _ = late_batch
+    root, _, graded, _, _, late_by = late_batch
+    alice_by, dave_by = late_by["alice"], late_by["dave"]
     assert graded.returncode == 0, graded.stderr[-2000:]
     # the report: a line of lateness above each score line, the mark after the penalty at its end
     scores = [line for line in graded.stdout.splitlines() if line.startswith("score:")]
     assert scores == ["score: 2 / 2  late: 1.5 / 2 after a penalty of 0.5", "score: 2 / 2",
                       "score: 0 / 2  late: 0 / 2 after a penalty of 0"]
-    assert "  late: last changed 0 d 00:00:00 after the deadline" in graded.stdout
+    assert f"  late: last changed {alice_by} after the deadline" in graded.stdout
     assert "late penalty 0.5 (25%: 1 started day at 25%/day): 1.5 / 2" in graded.stdout
     assert "  handed in on time (last changed before the deadline" in graded.stdout
     # the marks CSV (Moodle's import): raw total, late, how late, penalty, final
     rows = _rows(root / "marks.csv")
     cells = {s: [r[f"{L0}: {c}"] for c in ("total", "possible", "late", "late by", "late penalty", "final")]
              for s, r in rows.items()}
-    assert cells == {"alice": ["2", "2", "yes", "0 d 00:00:00", "0.5", "1.5"],
+    assert cells == {"alice": ["2", "2", "yes", alice_by, "0.5", "1.5"],
                      "bob": ["2", "2", "no", "", "0", "2"],
-                     "dave": ["0", "2", "yes", "0 d 00:00:00", "0", "0"]}
+                     "dave": ["0", "2", "yes", dave_by, "0", "0"]}
     # the feedback pages
     alice = (root / "feedback" / "alice" / f"{L0}.html").read_text(encoding="utf-8")
     assert "Score: 1.5 / 2 after the late penalty (2 / 2 before it, 0.5 taken off)" in alice
-    assert "Handed in late: the notebook last changed 0 d 00:00:00 (days hh:mm:ss) after the deadline" in alice
+    assert f"Handed in late: the notebook last changed {alice_by} (days hh:mm:ss) after the deadline" in alice
     assert "Late penalty: 25% of the 2 points possible: 1 started day late, at most the points earned: 0.5 taken " \
            "off (the rule: 25% of the points possible per started day late, at most 100%)" in alice
     bob = (root / "feedback" / "bob" / f"{L0}.html").read_text(encoding="utf-8")
@@ -139,23 +147,23 @@ def test_grade_shows_lateness_and_the_penalty_in_every_export(late_batch):
         '"Doe, Alice",1001,S1001,alice,Section A,1.5', '"Roe, Bob",1002,S1002,bob,Section A,2',
         '"Poe, Dave",1003,S1003,dave,Section A,0']
     assert ("late (2; the score imported is after the late penalty, 25% of the points possible per started day "
-            "late, at most 100%): alice (0 d 00:00:00: 2 - 0.5 = 1.5); dave (0 d 00:00:00: 0 - 0 = 0)") in graded.stderr
+            f"late, at most 100%): alice ({alice_by}: 2 - 0.5 = 1.5); dave ({dave_by}: 0 - 0 = 0)") in graded.stderr
 
 
 def test_canvas_from_the_marks_csv_alone_applies_the_same_penalty(late_batch, capsys):
-    root, _, graded, _, _ = late_batch
+    root, _, graded, _, _, late_by = late_batch
     assert graded.returncode == 0
     out = root / "import-again.csv"
     assert assignments_main(["grade", "--manual", str(root / "marks.csv"), "--canvas", str(root / "Grades-BLEU.csv"),
                              "-o", str(out), "--late-penalty", "25%/day"]) == 0
     assert out.read_text(encoding="utf-8") == (root / "import.csv").read_text(encoding="utf-8")
-    assert "alice (0 d 00:00:00: 2 - 0.5 = 1.5)" in capsys.readouterr().err
+    assert f"alice ({late_by['alice']}: 2 - 0.5 = 1.5)" in capsys.readouterr().err
 
 
 def test_gradescope_results_score_after_the_penalty(late_batch):
     """Gradescope's results.json of alice's notebook (the grade as the grader reports it): the score after the
     penalty, the output saying how late."""
-    root, _, _, _, _ = late_batch
+    root, _, _, _, _, late_by = late_batch
     path = root / "course" / "submitted" / "alice" / L0 / f"{L0}.ipynb"
     grade = NotebookGrade(path, L0, [ExerciseResult("reading the explanation", 1, 1),
                                      ExerciseResult("a better translation", 1, 1)])
@@ -164,7 +172,7 @@ def test_gradescope_results_score_after_the_penalty(late_batch):
     assert "late penalty 0.5 (25%: 1 started day at 25%/day): 1.5 / 2" in results["output"]
     assert json.loads(json.dumps(results))["score"] == 1.5
     no_rule = gradescope_results([grade], late=read_lateness([path]))
-    assert no_rule["score"] == 2 and "late: last changed 0 d 00:00:00 after the deadline" in no_rule["output"]
+    assert no_rule["score"] == 2 and f"late: last changed {late_by['alice']} after the deadline" in no_rule["output"]
 
 
 def test_without_a_manifest_lateness_is_unknown_and_a_penalty_is_refused(tmp_path, capsys):
@@ -221,6 +229,10 @@ def test_the_penalty_is_exact_capped_and_never_below_zero():
     assert (third.raw, third.penalty, third.final, third.share) == (Fraction(3, 10), Fraction(3, 10), 0,
                                                                     Fraction(666, 1000))
     assert penalise(2, 2, Lateness(False), rule).penalty == 0 and penalise(2, 2, Lateness(), rule).final == 2
-    with pytest.raises(ValueError, match="its days late are unknown"):
+    with pytest.raises(ValueError, match="time past the deadline is unknown, so its days late are too"):
         penalise(2, 2, Lateness(True), rule)
     assert penalise(2, 2, Lateness(True), parse_penalty("100%")).final == 0
+    day_and_a_microsecond = timedelta(days=1, microseconds=1)  # the started days are exact, to the microsecond
+    assert format_past(day_and_a_microsecond) == "1 d 00:00:00.000001"
+    assert parse_past("1 d 00:00:00.000001") == day_and_a_microsecond
+    assert Lateness(True, parse_past(format_past(day_and_a_microsecond))).days == 2

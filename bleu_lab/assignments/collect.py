@@ -46,6 +46,7 @@ from pathlib import Path
 from ..course import DEFAULT_DIR, new_name
 from ..spreadsheet import write_csv
 from . import lesson_gradings
+from .lateness import format_past
 from .private import PRIVATE_FILE, private_folder, write_private
 
 MAX_BYTES = 5_000_000  # a lesson notebook a student saved is well under 1 MB; the bound refuses anything near it
@@ -53,7 +54,7 @@ NOTEBOOKS = (DEFAULT_DIR.as_posix(), "notebooks")  # in a home, where the hub's 
 FEEDBACK = (DEFAULT_DIR.as_posix(), "feedback")  # ... and where the feedback pages go
 SUBMITTED = "submitted"  # nbgrader's folder name, which bleu-lab grade reads the student from
 RETURNED_NAME = ".bleu-lab-returned.json"
-MANIFEST_COLUMNS = ["student", "status", "modified", "late", "deadline", "bytes", "sha256", "file", "note"]
+MANIFEST_COLUMNS = ["student", "status", "modified", "late", "late by", "deadline", "bytes", "sha256", "file", "note"]
 DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_NOFOLLOW", 0)
 SKIPPED_HOMES = ("lost+found",)
 
@@ -70,7 +71,8 @@ class Collected:
     status: str  # "collected", "late", "refused", "nothing to collect"
     modified: str = ""
     late: str = ""
-    deadline: str = ""  # --deadline, so that bleu-lab grade can say how late (``lateness``)
+    late_by: str = ""  # how long after the deadline, exactly (``lateness.format_past``: the manifest's "late by")
+    deadline: str = ""  # --deadline (``lateness`` reads both back for bleu-lab grade)
     bytes: int | str = ""
     sha256: str = ""
     file: str = ""
@@ -256,8 +258,14 @@ def collect(lesson: str, homes_root: Path, target: Path, *, deadline: datetime |
             report.rows.append(row)
     finally:
         os.close(root_fd)
-    write_csv(report.manifest, [vars(row) for row in report.rows], MANIFEST_COLUMNS, mode=PRIVATE_FILE)
+    write_csv(report.manifest, [_manifest_row(row) for row in report.rows], MANIFEST_COLUMNS, mode=PRIVATE_FILE)
     return report
+
+
+def _manifest_row(row: Collected) -> dict[str, object]:
+    found = vars(row).copy()
+    found["late by"] = found.pop("late_by")
+    return found
 
 
 def _collect_one(student: str, root_fd: int, lesson: str, target: Path, deadline: datetime | None,
@@ -299,7 +307,8 @@ def _collect_one(student: str, root_fd: int, lesson: str, target: Path, deadline
     write_private(out, data)
     return Collected(student, "late" if late else "collected", modified=modified.isoformat(timespec="seconds"),
                      late=("yes" if late else "no") if deadline is not None else "",
-                     deadline=deadline.isoformat(timespec="seconds") if deadline is not None else "", bytes=len(data),
+                     late_by=format_past(modified - deadline) if late else "",
+                     deadline=deadline.isoformat() if deadline is not None else "", bytes=len(data),
                      sha256=hashlib.sha256(data).hexdigest(), file=str(out))
 
 

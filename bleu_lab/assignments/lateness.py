@@ -3,7 +3,8 @@
 **Whether a notebook is late** is collect's judgement, never made again here: the manifest it writes
 (``collect.manifest_path``: ``LESSON-collected.csv`` beside the ``submitted`` folder, or ``grade --manifest FILE``)
 has, for each home, the file's last change (the later of its modification time and its ctime, which no student can
-set back), ``late`` (yes/no; empty when collected without ``--deadline``) and the deadline. A notebook is matched to
+set back), ``late`` (yes/no; empty when collected without ``--deadline``), ``late by`` (how long after the deadline,
+to the microsecond: ``format_past``) and the deadline. A notebook is matched to
 its manifest row by its student (``roster.student_of``) and by content: the row's SHA-256 must be the notebook's
 now, or its lateness is unknown (the file changed since it was collected). A notebook with no manifest, no row, or
 collected without a deadline has unknown lateness: nothing is shown and no penalty applies.
@@ -24,7 +25,7 @@ import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import timedelta
 from fractions import Fraction
 from pathlib import Path
 
@@ -157,22 +158,17 @@ class Lateness:
             return 0
         if self.past is None:
             return None
-        return max(1, math.ceil(self.past / DAY))
+        return max(1, -(-self.past // DAY))  # ceil, in whole microseconds (exact)
 
     @property
     def why_no_days(self) -> str:
         why = f" ({self.note})" if self.note else ""
-        return (f"a late notebook's manifest has no deadline, so its days late are unknown{why} (collect again with "
-                "--deadline, or use a fixed penalty such as --late-penalty 100%)")
+        return (f"a late notebook's time past the deadline is unknown, so its days late are too{why} (collect again "
+                "with --deadline, or use a fixed penalty such as --late-penalty 100%)")
 
     def by(self) -> str:
-        """How late, e.g. ``1 d 02:03:04`` ("" unless late by a known time)."""
-        if not self.late or self.past is None:
-            return ""
-        seconds = int(self.past.total_seconds())
-        days, rest = divmod(seconds, 86400)
-        hours, rest = divmod(rest, 3600)
-        return f"{days} d {hours:02}:{rest // 60:02}:{rest % 60:02}"
+        """How late, e.g. ``1 d 02:03:04`` (``format_past``; "" unless late by a known time)."""
+        return format_past(self.past) if self.late and self.past is not None else ""
 
     def cell(self) -> str:
         """The CSV's ``late`` cell: yes / no / "" (unknown)."""
@@ -190,18 +186,35 @@ class Lateness:
 
 
 UNKNOWN = Lateness()
-_BY = re.compile(r"\A(\d+) d (\d\d):(\d\d):(\d\d)\Z")
+_PAST = re.compile(r"\A(\d+) d (\d\d):(\d\d):(\d\d)(?:\.(\d{6}))?\Z")
+
+
+def format_past(past: timedelta) -> str:
+    """How long after the deadline, exactly: ``1 d 02:03:04``, with the microseconds where there are any
+    (``0 d 00:00:00.250000``), so that the started days are exact (``parse_past`` reads it back)."""
+    micro = max(timedelta(0), past) // timedelta(microseconds=1)
+    seconds, micro = divmod(micro, 1_000_000)
+    days, rest = divmod(seconds, 86400)
+    hours, rest = divmod(rest, 3600)
+    return f"{days} d {hours:02}:{rest // 60:02}:{rest % 60:02}" + (f".{micro:06}" if micro else "")
+
+
+def parse_past(text: object) -> timedelta | None:
+    """``format_past``'s text back as a timedelta (None if it is not one)."""
+    found = _PAST.match(str(text or "").strip())
+    if found is None:
+        return None
+    return timedelta(days=int(found[1]), hours=int(found[2]), minutes=int(found[3]), seconds=int(found[4]),
+                     microseconds=int(found[5] or 0))
 
 
 def from_cells(late: object, by: object) -> Lateness:
     """A ``Lateness`` from a marks CSV's ``late`` and ``late by`` cells (``Lateness.cell``, ``Lateness.by``)."""
-    late, by = str(late or "").strip(), str(by or "").strip()
+    late = str(late or "").strip()
     if late not in ("yes", "no"):
         return UNKNOWN
-    found = _BY.match(by)
-    past = timedelta(days=int(found[1]), hours=int(found[2]), minutes=int(found[3]), seconds=int(found[4])) \
-        if found and late == "yes" else None
-    return Lateness(late == "yes", past, note="" if past is not None or late == "no" else "the marks CSV gives no "
+    past = parse_past(by) if late == "yes" else None
+    return Lateness(late == "yes", past, note="" if past is not None or late == "no" else "the marks CSV has no "
                     "'late by'")
 
 
@@ -305,14 +318,9 @@ def _lateness(row: dict[str, str] | None, data: bytes, manifest: Path) -> Latene
     if late not in ("yes", "no"):
         return Lateness(note="collected without --deadline")
     deadline = (row.get("deadline") or "").strip()
-    past = None
-    if late == "yes" and deadline:
-        try:
-            past = max(timedelta(0), datetime.fromisoformat(row["modified"]) - datetime.fromisoformat(deadline))
-        except (KeyError, TypeError, ValueError):
-            past = None
-    return Lateness(late == "yes", past, deadline,
-                    "" if past is not None or late == "no" else f"{manifest} gives no deadline")
+    past = parse_past(row.get("late by")) if late == "yes" else None
+    why = f"{manifest} has no 'late by' (an older bleu-lab collect)"
+    return Lateness(late == "yes", past, deadline, "" if past is not None or late == "no" else why)
 
 
 def read_lateness(notebooks: Iterable[Path], manifest: Path | None = None, rule: Penalty | None = None,
