@@ -298,13 +298,13 @@ class LateWork:
         return penalise(raw, possible, self.of(path), self.rule)
 
     def line(self, raw: object, possible: object, path: Path) -> str:
-        """The report's line of lateness: how late, and the penalty where a rule applies ("" if unknown and no
-        rule)."""
+        """The report's line of lateness: how late, and the penalty where a rule applies and there is a mark (``raw``
+        None: not graded); "" if unknown and not shown."""
         late = self.of(path)
         if late.late is None and not self.shown:
             return ""
         text = late.describe()
-        if late.late and self.rule is not None:
+        if late.late and self.rule is not None and raw is not None:
             text += "; " + penalty_text(self.mark(raw, possible, path), possible, late, self.rule)
         return text
 

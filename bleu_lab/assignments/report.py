@@ -48,7 +48,7 @@ def format_grade(grade: NotebookGrade, late: LateWork | None = None) -> str:
                      + (" ..." if len(grade.errors) > 5 else ""))
     if grade.note:
         lines.append(f"  note: {_clean(grade.note)}")
-    late_line = late.line(grade.score, grade.possible, grade.path) if late is not None else ""
+    late_line = late.line(grade.score if grade.graded else None, grade.possible, grade.path) if late is not None else ""
     if late_line:
         lines.append(f"  {_clean(late_line)}")
     if not grade.graded:
