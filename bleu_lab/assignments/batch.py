@@ -30,6 +30,7 @@ from pathlib import Path
 from . import lesson_gradings
 from .integrity import BatchFiles, TamperingError, remove_dead_batches
 from .journal import Journal, batch_key, grade_from_json, grade_to_json, journal_path
+from .lateness import LateWork
 from .notebook import (
     DEFAULT_TIMEOUT,
     MARK_MEMORY,
@@ -69,7 +70,7 @@ def grade_batch(paths: list[Path], *, timeout: int = DEFAULT_TIMEOUT, seed: int 
                 sandbox: str = "auto", memory: int = MARK_MEMORY, max_notebook_mb: float = MAX_NOTEBOOK_MB,
                 jobs: int | None = None, journal_beside: Path | None = None,
                 students: Callable[[Path], str] | None = None,
-                export: Callable[[list[NotebookGrade]], object] | None = None) -> int:
+                export: Callable[[list[NotebookGrade]], object] | None = None, late: LateWork | None = None) -> int:
     """Grade each notebook of ``paths`` and print its report (one ``score:`` line each) to ``out``, in the order of
     ``paths``; return the exit code: 0, or 3 if the grader's files changed during a run (that notebook's marks and the
     rest are withheld). Each reported ``NotebookGrade`` is also appended to ``grades`` (for ``gradebook``'s exports).
@@ -80,7 +81,8 @@ def grade_batch(paths: list[Path], *, timeout: int = DEFAULT_TIMEOUT, seed: int 
     ``students`` (e.g. ``roster.student_of``): marks go to students, one notebook per student and lesson, so before
     any kernel starts a student's extra notebooks of a lesson are named and not graded (``roster.check_batch``).
     ``export(grades)``: called once every notebook is graded (not when the grader's files changed), before the
-    journal is removed: an export that fails or a crash while it runs keeps every mark for the rerun."""
+    journal is removed: an export that fails or a crash while it runs keeps every mark for the rerun. ``late``: each
+    notebook's lateness and the penalty rule (``lateness``), shown in its report."""
     out = out or sys.stdout
     check_timeout(timeout)
     check_sandbox(sandbox)
@@ -135,7 +137,7 @@ def grade_batch(paths: list[Path], *, timeout: int = DEFAULT_TIMEOUT, seed: int 
             print(f"resumed: {resumed} of {len(paths)} notebooks marked by an earlier run of this command "
                   f"(journal {_clean(str(book.path))})", file=out, flush=True)
         todo = [index for index in range(len(paths)) if index not in results]
-        printed = _Printer(paths, results, out, grades)
+        printed = _Printer(paths, results, out, grades, late)
         printed.flush()
 
         def grade_here(index: int, pending: NotebookGrade | None = None) -> NotebookGrade | TamperingError:
@@ -198,8 +200,9 @@ def _settle(paths: list[Path], unread: dict[int, str], lesson: str | None, batch
 class _Printer:
     """Prints the reports in the batch's order as the grades come in (a grade waits for those before it)."""
 
-    def __init__(self, paths: list[Path], results: dict, out, grades: list[NotebookGrade] | None) -> None:
-        self.paths, self.results, self.out, self.grades = paths, results, out, grades
+    def __init__(self, paths: list[Path], results: dict, out, grades: list[NotebookGrade] | None,
+                 late: LateWork | None = None) -> None:
+        self.paths, self.results, self.out, self.grades, self.late = paths, results, out, grades, late
         self.given: list[NotebookGrade] = []  # every grade printed, in order
         self.next = 0
         self.tampered: tuple[int, TamperingError] | None = None
@@ -211,7 +214,7 @@ class _Printer:
             if isinstance(grade, TamperingError):
                 self.tampered = (self.next, grade)
                 return False
-            print(format_grade(grade), file=self.out, flush=True)
+            print(format_grade(grade, self.late), file=self.out, flush=True)
             self.given.append(grade)
             if self.grades is not None:
                 self.grades.append(grade)

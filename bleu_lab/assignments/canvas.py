@@ -38,13 +38,17 @@ import io
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 from pathlib import Path
 
 from ..exercises import LessonGrading
 from . import lesson_gradings
 from .grade import NotebookGrade
 from .gradebook import by_hand_column, marks_table
+from .lateness import UNKNOWN, Lateness, LateWork, Penalty, exact, from_cells, penalise
+from .lateness import points as format_points
 from .private import write_private
+from .roster import student_of
 
 EXPORTER = "https://github.com/instructure/canvas-lms/blob/master/lib/gradebook_exporter.rb"
 IMPORTER = "https://github.com/instructure/canvas-lms/blob/master/lib/gradebook_importer.rb"
@@ -183,6 +187,8 @@ class CanvasReport:
     ambiguous: list[str] = field(default_factory=list)
     test_student: bool = False
     no_manual: list[str] = field(default_factory=list)  # matched, written answers without a mark yet
+    late: list[str] = field(default_factory=list)  # matched and late: how late, and the penalty
+    rule: Penalty | None = None
 
     def __str__(self) -> str:
         counts = {kind: sum(1 for how in self.matched.values() if how == kind) for kind in MATCH_KINDS}
@@ -202,6 +208,11 @@ class CanvasReport:
         if self.no_manual:
             lines.append(f"  written answers without a mark by hand yet ({len(self.no_manual)}; their automatic marks "
                          "only): " + ", ".join(self.no_manual))
+        if self.late:
+            how = (f"the score imported is after the late penalty, {self.rule.describe()}" if self.rule is not None
+                   else "no --late-penalty: the score imported is the marks earned; Canvas's import has no column for "
+                   "lateness")
+            lines.append(f"  late ({len(self.late)}; {how}): " + "; ".join(self.late))
         return "\n".join(lines)
 
 
@@ -253,17 +264,20 @@ def refuse_missing(missing: Sequence[str]) -> None:
 
 def canvas_import(book: Gradebook, out: Path, rows: Sequence[Mapping[str, object]], lesson: str,
                   grading: LessonGrading, assignment: str | None = None, points: float | None = None,
-                  allow_missing: bool = False) -> CanvasReport:
+                  allow_missing: bool = False, late: Mapping[str, Lateness] | None = None,
+                  rule: Penalty | None = None) -> CanvasReport:
     """Write the import file for ``lesson`` from the marks ``rows`` (``gradebook.marks_table``'s, by-hand columns
     filled or not) and return what matched. ValueError when Canvas's points possible do not fit the lesson
-    (``points_possible``), and, unless ``allow_missing``, when a student of the marks is not in Canvas."""
+    (``points_possible``), and, unless ``allow_missing``, when a student of the marks is not in Canvas. ``late``: each
+    student's lateness (``lateness``); with ``rule`` (``--late-penalty``) a late student's score is after the penalty,
+    a share of Canvas's points possible (``lateness.penalise``)."""
     column = choose_assignment(book, lesson, assignment)
     index = book.header.index(column)
     possible = points_possible(book, column, lesson, grading, points)
     automatic = sum(e.points for e in grading.exercises)
     written = [e.name for e in grading.exercises if e.manual]
     room = possible - automatic
-    report = CanvasReport(Path(out), column, possible)
+    report = CanvasReport(Path(out), column, possible, rule=rule)
     canvas_rows = [row for row in book.students if not _is_test_student(book, row)]
     report.test_student = len(canvas_rows) < len(book.students)
     scores: dict[int, str] = {}
@@ -290,7 +304,14 @@ def canvas_import(book: Gradebook, out: Path, rows: Sequence[Mapping[str, object
         if sum(given) > room:
             raise ValueError(f"--manual: {student}'s marks by hand for {lesson} ({sum(given):g}) exceed what the "
                              f"written answers are worth in Canvas ({room:g} of {possible:g} points)")
-        scores[row_index] = _format(_number(str(total)) + sum(given))
+        earned = exact(str(_number(str(total)))) + sum((exact(v) for v in given), Fraction(0))
+        lateness = (late or {}).get(student, UNKNOWN)
+        marked = penalise(earned, possible, lateness, rule)
+        scores[row_index] = format_points(marked.final) if marked.penalty else _format(_number(str(total)) + sum(given))
+        if lateness.late:
+            report.late.append(f"{student} ({lateness.by() or 'late'}" + (
+                f": {format_points(marked.raw)} - {format_points(marked.penalty)} = {format_points(marked.final)}"
+                if rule is not None else "") + ")")
         report.matched[student] = how
     if not allow_missing:
         refuse_missing(report.unmatched_marks)
@@ -331,22 +352,28 @@ def _write(book: Gradebook, out: Path, index: int, scores: Mapping[int, str]) ->
 
 def write_canvas(book: Gradebook, out: Path, grades: Sequence[NotebookGrade],
                  by_hand: Mapping[str, Mapping[str, float]] | None = None, assignment: str | None = None,
-                 points: float | None = None, allow_missing: bool = False) -> CanvasReport:
-    """``--canvas``: the import file of a batch of one lesson (ValueError for several)."""
+                 points: float | None = None, allow_missing: bool = False,
+                 late: LateWork | None = None) -> CanvasReport:
+    """``--canvas``: the import file of a batch of one lesson (ValueError for several), with the late penalty of
+    ``late`` (``lateness``) where it gives a rule."""
     gradings = lesson_gradings()
     lessons = sorted({g.lesson for g in grades if g.lesson in gradings})
     if len(lessons) != 1:
         raise ValueError(f"--canvas writes one lesson's column, and this batch has {len(lessons)} lessons "
                          f"({', '.join(lessons) or 'none graded'}): grade one lesson at a time")
     _, rows = marks_table(grades, by_hand)
-    return canvas_import(book, out, rows, lessons[0], gradings[lessons[0]], assignment, points, allow_missing)
+    students = {student_of(g.path): late.of(g.path) for g in grades
+                if late is not None and g.graded and g.lesson == lessons[0]}
+    return canvas_import(book, out, rows, lessons[0], gradings[lessons[0]], assignment, points, allow_missing,
+                         students, late.rule if late is not None else None)
 
 
 def canvas_from_marks(book: Gradebook, out: Path, rows: Sequence[Mapping[str, object]], lesson: str | None = None,
                       assignment: str | None = None, points: float | None = None,
-                      allow_missing: bool = False) -> CanvasReport:
+                      allow_missing: bool = False, rule: Penalty | None = None) -> CanvasReport:
     """``--manual MARKS --canvas ... -o ...`` without notebooks: the import file from a marks CSV (``read_marks``)
-    alone, its automatic totals as graded and its by-hand marks as filled in (no grading again)."""
+    alone, its automatic totals as graded and its by-hand marks as filled in (no grading again), and its lateness
+    (``LESSON: late``, ``LESSON: late by``) under ``rule`` (``--late-penalty``)."""
     gradings = lesson_gradings()
     columns = list(rows[0]) if rows else []
     lessons = [c.removesuffix(": total") for c in columns if c.removesuffix(": total") in gradings]
@@ -358,4 +385,12 @@ def canvas_from_marks(book: Gradebook, out: Path, rows: Sequence[Mapping[str, ob
     if len(lessons) != 1:
         raise ValueError(f"--manual: the marks CSV holds {len(lessons)} lessons ({', '.join(lessons) or 'none'}): "
                          "name the one for Canvas with --lesson")
-    return canvas_import(book, out, rows, lessons[0], gradings[lessons[0]], assignment, points, allow_missing)
+    lesson = lessons[0]
+    late = {str(row["student"]): from_cells(row.get(f"{lesson}: late"), row.get(f"{lesson}: late by")) for row in rows}
+    if rule is not None and not any(v.late is not None for v in late.values()):
+        raise ValueError(f"--late-penalty {rule.text}: the marks CSV has no lateness ('{lesson}: late' empty or "
+                         "missing): grade with collect's manifest beside the submitted folder, or --manifest")
+    for lateness in late.values():
+        if rule is not None:
+            rule.share(lateness)  # a per-day rule and a late student of unknown days: refused before writing
+    return canvas_import(book, out, rows, lesson, gradings[lesson], assignment, points, allow_missing, late, rule)

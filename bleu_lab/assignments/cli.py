@@ -9,8 +9,9 @@
                                              crash resumes from its journal, kept until every export is written; one
                                              notebook per student and lesson: roster.py)
                    [--feedback DIR] [--canvas GRADEBOOK.csv -o IMPORT.csv [--assignment TITLE] [--points N]
-                   [--allow-missing]] [--manual marks.csv]
-                                             ...feedback pages (feedback.py), Canvas's import (canvas.py)
+                   [--allow-missing]] [--manual marks.csv] [--late-penalty 10%/day] [--manifest FILE]
+                                             ...feedback pages (feedback.py), Canvas's import (canvas.py), lateness
+                                             from collect's manifest and a late penalty (lateness.py)
     bleu-lab collect 03_brevity_penalty --homes /home --to course/submitted [--deadline ISO]   from hub homes
     bleu-lab collect --return feedback/ --homes /home                        feedback pages back (collect.py)
     bleu-lab gradescope 03_brevity_penalty -o autograder.zip [--wheel W]   a Gradescope autograder (gradescope.py)
@@ -47,7 +48,16 @@ from .canvas import (
 )
 from .collect import add_collect_parser, run_collect
 from .feedback import HIDDEN_POLICIES, write_feedback
-from .grade import DEFAULT_TIMEOUT, MARK_MEMORY, MAX_CELLS, MAX_NOTEBOOK_MB, SANDBOX_MODES, NotebookGrade, grade_batch
+from .grade import (
+    DEFAULT_TIMEOUT,
+    MARK_MEMORY,
+    MAX_CELLS,
+    MAX_NOTEBOOK_MB,
+    SANDBOX_MODES,
+    NotebookGrade,
+    check_notebook_mb,
+    grade_batch,
+)
 from .gradebook import (
     gradescope_results,
     read_by_hand,
@@ -57,6 +67,7 @@ from .gradebook import (
 )
 from .gradescope import DEFAULT_TIMEOUT as GRADESCOPE_TIMEOUT
 from .gradescope import build_autograder
+from .lateness import parse_penalty, read_lateness
 from .private import close_file, open_folders, private_umask
 from .release import release
 from .roster import student_of
@@ -125,6 +136,15 @@ def build_parser(prog: str = "bleu-lab") -> argparse.ArgumentParser:
     grd.add_argument("--manual", type=Path, default=None, metavar="MARKS",
                      help="a marks CSV that --csv wrote, with the written answers' '(by hand)' columns filled: their "
                      "marks go into --csv's columns and into Canvas's score")
+    grd.add_argument("--late-penalty", default=None, metavar="RULE",
+                     help="take marks off late notebooks (late as bleu-lab collect --deadline judged them, in its "
+                     "manifest): 'P%%' takes P%% of the points possible once (100%% for 'late gets 0'), 'P%%/day' "
+                     "P%% per started day late (at most 100%%, or ',max=M%%': 10%%/day,max=50%%); every export shows "
+                     "the marks before and after it")
+    grd.add_argument("--manifest", type=Path, default=None, metavar="FILE",
+                     help="bleu-lab collect's manifest, where the notebooks' lateness is (default: "
+                     "LESSON-collected.csv beside the submitted/ folder of each notebook, where collect writes it; "
+                     "none: lateness unknown, not shown)")
     grd.add_argument("--memory", type=int, default=MARK_MEMORY, metavar="MB",
                      help=f"memory that marking one notebook may use, in MB (default {MARK_MEMORY}); beyond it, or "
                      "beyond --timeout, the notebook gets 0 with a note")
@@ -207,29 +227,32 @@ def _grade(args: argparse.Namespace, prog: str) -> int:
     if book is not None:
         _canvas_fits(book, args)
     by_hand = read_by_hand(args.manual) if args.manual is not None else None
+    check_notebook_mb(args.max_notebook_mb)  # before the notebooks are read for their lateness
+    late = read_lateness(args.notebooks, args.manifest, parse_penalty(args.late_penalty), args.max_notebook_mb)
     exports = (args.csv, args.gradescope, args.feedback, args.canvas)
 
     def export(grades: list[NotebookGrade]) -> None:
         if args.csv is not None:
-            write_marks_csv(args.csv, grades, by_hand)
+            write_marks_csv(args.csv, grades, by_hand, late)
             close_file(args.csv)  # 0600 whatever the umask: the marks are the instructor's
             print(f"{prog}: wrote {args.csv} ({len(grades)} notebooks)", file=sys.stderr)
         if args.gradescope is not None:
-            write_gradescope(args.gradescope, gradescope_results(grades))
+            write_gradescope(args.gradescope, gradescope_results(grades, late=late))
             close_file(args.gradescope)
             print(f"{prog}: wrote {args.gradescope}", file=sys.stderr)
         if args.feedback is not None:
-            pages = write_feedback(args.feedback, grades, args.feedback_hidden, by_hand)
+            pages = write_feedback(args.feedback, grades, args.feedback_hidden, by_hand, late)
             print(f"{prog}: wrote {len(pages)} feedback pages in {args.feedback}", file=sys.stderr)
         if book is not None:
-            report = write_canvas(book, args.output, grades, by_hand, args.assignment, args.points, args.allow_missing)
+            report = write_canvas(book, args.output, grades, by_hand, args.assignment, args.points, args.allow_missing,
+                                  late)
             print(f"{prog}: {report}", file=sys.stderr)
 
     keyed = any(path is not None for path in exports)  # marks go to students: one notebook per student and lesson
     code = grade_batch(list(args.notebooks), timeout=args.timeout, seed=args.seed, lesson=args.lesson,
                        sandbox=args.sandbox, memory=args.memory, max_notebook_mb=args.max_notebook_mb,
                        jobs=args.jobs, journal_beside=args.csv or args.gradescope,
-                       students=student_of if keyed else None, export=export if keyed else None)
+                       students=student_of if keyed else None, export=export if keyed else None, late=late)
     if code != 0 and keyed:
         print(f"{prog}: no marks exported (grading stopped)", file=sys.stderr)
     return code
@@ -243,7 +266,7 @@ def _canvas_from_marks(args: argparse.Namespace, prog: str) -> int:
     if args.output.resolve() in (args.manual.resolve(), args.canvas.resolve()):
         raise ValueError(f"-o {args.output} is one of the files it reads: give another file name")
     report = canvas_from_marks(read_gradebook(args.canvas), args.output, read_marks(args.manual), args.lesson,
-                               args.assignment, args.points, args.allow_missing)
+                               args.assignment, args.points, args.allow_missing, parse_penalty(args.late_penalty))
     print(f"{prog}: {report}", file=sys.stderr)
     return 0
 

@@ -18,7 +18,9 @@ times, e.g. 1e15 s) refuses the file. Whatever goes wrong in one home (refused, 
 line, and the others are collected. Collecting again replaces the earlier copies; where a home now has nothing to
 collect (or is refused), an earlier copy is renamed ``LESSON.ipynb.earlier``, out of ``bleu-lab grade``'s way. A
 manifest CSV (``DIR``'s sibling ``LESSON-collected.csv``) lists every home: collected, late, refused (why) or nothing to
-collect. The folders and files it writes are the instructor's, private (0700, 0600: ``private``), whatever the umask.
+collect, with the deadline; ``bleu-lab grade`` reads it back (``lateness``) to show how late and apply
+``--late-penalty``. The folders and files it writes are the instructor's, private (0700, 0600: ``private``),
+whatever the umask.
 
 **Return.** For each page ``DIR/STUDENT/LESSON.html`` (what ``bleu-lab grade --feedback DIR`` writes) it writes
 ``HOMES/STUDENT/bleu-lab-course/feedback/LESSON.html``, owned by the student when run as root (the owner of the home),
@@ -44,6 +46,7 @@ from pathlib import Path
 from ..course import DEFAULT_DIR, new_name
 from ..spreadsheet import write_csv
 from . import lesson_gradings
+from .lateness import format_past
 from .private import PRIVATE_FILE, private_folder, write_private
 
 MAX_BYTES = 5_000_000  # a lesson notebook a student saved is well under 1 MB; the bound refuses anything near it
@@ -51,7 +54,7 @@ NOTEBOOKS = (DEFAULT_DIR.as_posix(), "notebooks")  # in a home, where the hub's 
 FEEDBACK = (DEFAULT_DIR.as_posix(), "feedback")  # ... and where the feedback pages go
 SUBMITTED = "submitted"  # nbgrader's folder name, which bleu-lab grade reads the student from
 RETURNED_NAME = ".bleu-lab-returned.json"
-MANIFEST_COLUMNS = ["student", "status", "modified", "late", "bytes", "sha256", "file", "note"]
+MANIFEST_COLUMNS = ["student", "status", "modified", "late", "late by", "deadline", "bytes", "sha256", "file", "note"]
 DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_NOFOLLOW", 0)
 SKIPPED_HOMES = ("lost+found",)
 
@@ -68,6 +71,8 @@ class Collected:
     status: str  # "collected", "late", "refused", "nothing to collect"
     modified: str = ""
     late: str = ""
+    late_by: str = ""  # how long after the deadline, exactly (``lateness.format_past``: the manifest's "late by")
+    deadline: str = ""  # --deadline (``lateness`` reads both back for bleu-lab grade)
     bytes: int | str = ""
     sha256: str = ""
     file: str = ""
@@ -253,8 +258,14 @@ def collect(lesson: str, homes_root: Path, target: Path, *, deadline: datetime |
             report.rows.append(row)
     finally:
         os.close(root_fd)
-    write_csv(report.manifest, [vars(row) for row in report.rows], MANIFEST_COLUMNS, mode=PRIVATE_FILE)
+    write_csv(report.manifest, [_manifest_row(row) for row in report.rows], MANIFEST_COLUMNS, mode=PRIVATE_FILE)
     return report
+
+
+def _manifest_row(row: Collected) -> dict[str, object]:
+    found = vars(row).copy()
+    found["late by"] = found.pop("late_by")
+    return found
 
 
 def _collect_one(student: str, root_fd: int, lesson: str, target: Path, deadline: datetime | None,
@@ -295,7 +306,9 @@ def _collect_one(student: str, root_fd: int, lesson: str, target: Path, deadline
     private_folder(target / student)
     write_private(out, data)
     return Collected(student, "late" if late else "collected", modified=modified.isoformat(timespec="seconds"),
-                     late=("yes" if late else "no") if deadline is not None else "", bytes=len(data),
+                     late=("yes" if late else "no") if deadline is not None else "",
+                     late_by=format_past(modified - deadline) if late else "",
+                     deadline=deadline.isoformat() if deadline is not None else "", bytes=len(data),
                      sha256=hashlib.sha256(data).hexdigest(), file=str(out))
 
 
@@ -506,7 +519,7 @@ def add_collect_parser(commands) -> None:
     col.add_argument("--deadline", default=None, metavar="TIME",
                      help="ISO 8601 time (2026-12-01T23:59, or with a zone: ...+01:00); a file changed later (its "
                      "modification time, or its change time, which no student can set back) is "
-                     "collected and marked late in the manifest")
+                     "collected and marked late in the manifest (bleu-lab grade shows it, and applies --late-penalty)")
     col.add_argument("--max-mb", type=float, default=MAX_BYTES / 1e6, metavar="MB",
                      help=f"largest notebook collected, in MB (default {MAX_BYTES / 1e6:g}); larger ones are refused")
     col.add_argument("--manifest", type=Path, default=None, metavar="FILE",

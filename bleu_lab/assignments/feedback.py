@@ -30,6 +30,7 @@ from pathlib import Path
 from . import lesson_gradings
 from .grade import ExerciseResult, NotebookGrade
 from .gradebook import _split_messages, by_hand_column
+from .lateness import LateWork, percent, points
 from .private import private_folder, write_private
 from .roster import student_of
 
@@ -109,10 +110,30 @@ def _details(result: ExerciseResult, hidden: bool, policy: str) -> str:
     return f"<h3>{_e(result.name)}</h3>{''.join(parts)}" if parts else ""
 
 
+def _late(grade: NotebookGrade, late: LateWork | None) -> tuple[str, str]:
+    """The score line's end and the paragraph on lateness (``lateness``): nothing where it is unknown."""
+    lateness = late.of(grade.path) if late is not None else None
+    if lateness is None or lateness.late is None:
+        return "", ""
+    deadline = f" the deadline ({_e(lateness.deadline)})" if lateness.deadline else " the deadline"
+    if not lateness.late:
+        return "", f"<p>Handed in on time: the notebook last changed before{deadline}.</p>"
+    how = f"{_e(lateness.by())} (days hh:mm:ss) after" if lateness.by() else "after"
+    text = f"<p>Handed in late: the notebook last changed {how}{deadline}.</p>"
+    if late.rule is None:
+        return "", text
+    marked = late.mark(grade.score, grade.possible, grade.path)
+    days = f": {lateness.days} started day{'s' if lateness.days != 1 else ''} late" if late.rule.per_day else ""
+    text += (f"<p>Late penalty: {_e(percent(marked.share))} of the {grade.possible} points possible{days}, at most "
+             f"the points earned: {_e(points(marked.penalty))} taken off (the rule: {_e(late.rule.describe())}).</p>")
+    return (f" after the late penalty ({grade.score} / {grade.possible} before it, {_e(points(marked.penalty))} "
+            "taken off)"), text
+
+
 def render(grade: NotebookGrade, student: str, policy: str = "summary",
-           by_hand: Mapping[str, float] | None = None) -> str:
+           by_hand: Mapping[str, float] | None = None, late: LateWork | None = None) -> str:
     """The feedback page of one graded notebook, as HTML; ``by_hand``: the student's marks by hand
-    (``gradebook.read_by_hand``), by column."""
+    (``gradebook.read_by_hand``), by column; ``late``: lateness and the late penalty (``lateness``)."""
     if policy not in HIDDEN_POLICIES:
         raise ValueError(f"--feedback-hidden {policy!r}: expected one of {', '.join(HIDDEN_POLICIES)}")
     grading = lesson_gradings().get(grade.lesson)
@@ -124,7 +145,9 @@ def render(grade: NotebookGrade, student: str, policy: str = "summary",
                     "</p><p>Ask your instructor what to do.</p>")
     else:
         manual = sum(e.manual for e in grade.exercises)
-        body.append(f"<p class=\"score\">Score: {grade.score} / {grade.possible}</p>")
+        after, late_text = _late(grade, late)
+        final = late.mark(grade.score, grade.possible, grade.path).final if after else grade.score
+        body.append(f"<p class=\"score\">Score: {points(final)} / {grade.possible}{after}</p>{late_text}")
         withheld = sum(e.possible for e in grade.exercises if e.unmarked)
         if withheld:
             body.append(f"<p>{withheld} of these points are not marked yet (below): your instructor grades the "
@@ -158,9 +181,10 @@ def render(grade: NotebookGrade, student: str, policy: str = "summary",
 
 
 def write_feedback(directory: Path, grades: Sequence[NotebookGrade], policy: str = "summary",
-                   by_hand: Mapping[str, Mapping[str, float]] | None = None) -> list[Page]:
+                   by_hand: Mapping[str, Mapping[str, float]] | None = None,
+                   late: LateWork | None = None) -> list[Page]:
     """Write ``directory/STUDENT/LESSON.html`` for each grade (a notebook of no known lesson: ``NAME.html``), with
-    the marks ``by_hand`` (``--manual``) where given."""
+    the marks ``by_hand`` (``--manual``) and the lateness ``late`` where given."""
     directory = Path(directory)
     lessons = lesson_gradings()
     chosen: dict[tuple[str, str], NotebookGrade] = {}
@@ -171,6 +195,6 @@ def write_feedback(directory: Path, grades: Sequence[NotebookGrade], policy: str
     for (student, name), grade in chosen.items():
         path = directory / student / f"{name}.html"
         private_folder(path.parent)  # 0700, as the page is 0600 (``private``): the student's marks are theirs alone
-        write_private(path, render(grade, student, policy, (by_hand or {}).get(student)))
+        write_private(path, render(grade, student, policy, (by_hand or {}).get(student), late))
         pages.append(Page(student, grade.lesson, path))
     return pages

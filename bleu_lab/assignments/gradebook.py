@@ -35,6 +35,7 @@ from __future__ import annotations
 import csv
 import json
 from collections.abc import Iterable, Mapping, Sequence
+from fractions import Fraction
 from pathlib import Path
 
 from ..exercises import LessonGrading
@@ -42,6 +43,7 @@ from ..files import write_whole
 from ..spreadsheet import FORMULA_STARTS, write_csv
 from . import lesson_gradings
 from .grade import ExerciseResult, NotebookGrade
+from .lateness import LateWork, exact, number, points
 from .roster import student_of
 
 HIDDEN_PREFIX = "hidden cases:"  # how grade_exercise starts the message of failed hidden cases
@@ -72,17 +74,30 @@ def _batch_lessons(grades: Sequence[NotebookGrade], gradings: Mapping[str, Lesso
     return sorted({g.lesson for g in grades if g.lesson in gradings})
 
 
-def marks_columns(lessons: Sequence[str], gradings: Mapping[str, LessonGrading] | None = None) -> list[str]:
-    """The CSV's header for a batch of ``lessons``."""
+def marks_columns(lessons: Sequence[str], gradings: Mapping[str, LessonGrading] | None = None,
+                  late: LateWork | None = None) -> list[str]:
+    """The CSV's header for a batch of ``lessons`` (with ``late`` shown: each lesson's ``late_columns``)."""
     gradings = lesson_gradings() if gradings is None else gradings
     columns = ["student"]
     for lesson in lessons:
         columns += [f"{lesson}: {name}" for name in _auto_exercises(gradings[lesson])]
         columns += [by_hand_column(lesson, e.name) for e in gradings[lesson].exercises if e.manual]
-        columns += [f"{lesson}: total", f"{lesson}: possible"]
+        columns += [f"{lesson}: total", f"{lesson}: possible"] + late_columns(lesson, late)
     if len(lessons) > 1:
-        columns += ["total", "possible"]
+        columns += ["total", "possible"] + (["final"] if late is not None and late.rule is not None else [])
     return columns + ["notes"]
+
+
+def late_columns(lesson: str, late: LateWork | None) -> list[str]:
+    """A lesson's columns of lateness where it is shown (``LateWork.shown``): ``late`` (yes / no / empty: unknown)
+    and ``late by`` (``1 d 02:03:04``); with ``--late-penalty`` also ``late penalty`` (points taken off the total) and
+    ``final`` (the total after it)."""
+    if late is None or not late.shown:
+        return []
+    columns = [f"{lesson}: late", f"{lesson}: late by"]
+    if late.rule is not None:
+        columns += [f"{lesson}: late penalty", f"{lesson}: final"]
+    return columns
 
 
 def by_hand_column(lesson: str, exercise: str) -> str:
@@ -134,14 +149,15 @@ def read_by_hand(path: str | Path) -> dict[str, dict[str, float]]:
     return {student: marks for student, marks in found.items() if marks}
 
 
-def marks_table(grades: Sequence[NotebookGrade],
-                by_hand: Mapping[str, Mapping[str, float]] | None = None) -> tuple[list[str], list[dict[str, object]]]:
+def marks_table(grades: Sequence[NotebookGrade], by_hand: Mapping[str, Mapping[str, float]] | None = None,
+                late: LateWork | None = None) -> tuple[list[str], list[dict[str, object]]]:
     """The CSV's columns and rows (one per student, sorted by id), with the marks ``by_hand`` (``read_by_hand``) in
-    their columns. A notebook that was not graded only adds its note; ValueError, naming both notebooks, if two
-    graded notebooks give one student the same lesson (``grade_batch(students=...)`` grades one of them)."""
+    their columns and, with ``late`` (``lateness``), each notebook's lateness and late penalty. A notebook that was not
+    graded only adds its note; ValueError, naming both notebooks, if two graded notebooks give one student the same
+    lesson (``grade_batch(students=...)`` grades one of them)."""
     gradings = lesson_gradings()
     lessons = _batch_lessons(grades, gradings)
-    columns = marks_columns(lessons, gradings)
+    columns = marks_columns(lessons, gradings, late)
     rows: dict[str, dict[str, object]] = {}
     placed: dict[tuple[str, str], Path] = {}
     notes: dict[str, list[str]] = {}
@@ -168,6 +184,8 @@ def marks_table(grades: Sequence[NotebookGrade],
             row[f"{grade.lesson}: {name}"] = "" if result is not None and result.unmarked else (
                 result.points if result is not None else 0)
         row[f"{grade.lesson}: total"] = "" if grade.unmarked else grade.score
+        if late is not None and late.shown:
+            notes[student] += _late_cells(row, grade, late, _possible(gradings[grade.lesson]))
         if grade.note:
             notes[student].append(f"{grade.lesson}: {grade.note}")
         manual = [e.name for e in grade.exercises if e.manual]
@@ -180,15 +198,30 @@ def marks_table(grades: Sequence[NotebookGrade],
             totals = [row.get(f"{lesson}: total", "") for lesson in handed_in.get(student, ())]
             row["total"] = sum(totals) if totals and "" not in totals else ""
             row["possible"] = sum(_possible(gradings[lesson]) for lesson in lessons)
+            if late is not None and late.rule is not None:
+                finals = [row.get(f"{lesson}: final", "") for lesson in handed_in.get(student, ())]
+                row["final"] = points(sum(exact(f) for f in finals)) if finals and "" not in finals else ""
         row["notes"] = "; ".join(notes[student])
         row.update({c: mark for c, mark in (by_hand or {}).get(student, {}).items() if c in columns})
     return columns, [{c: rows[s].get(c, "") for c in columns} for s in sorted(rows)]
 
 
+def _late_cells(row: dict[str, object], grade: NotebookGrade, late: LateWork, possible: int) -> list[str]:
+    """Fill a graded notebook's ``late_columns`` in ``row``; the notes to add (why its lateness is unknown)."""
+    lateness = late.of(grade.path)
+    row[f"{grade.lesson}: late"] = lateness.cell()
+    row[f"{grade.lesson}: late by"] = lateness.by()
+    if late.rule is not None and row[f"{grade.lesson}: total"] != "":
+        marked = late.mark(grade.score, possible, grade.path)
+        row[f"{grade.lesson}: late penalty"] = points(marked.penalty)
+        row[f"{grade.lesson}: final"] = points(marked.final)
+    return [f"{grade.lesson}: {lateness.describe()}"] if lateness.late is None else []
+
+
 def write_marks_csv(path: str | Path, grades: Sequence[NotebookGrade],
-                    by_hand: Mapping[str, Mapping[str, float]] | None = None) -> Path:
-    """Write ``marks_table(grades, by_hand)`` to ``path`` (through ``write_csv``: formula-safe cells)."""
-    columns, rows = marks_table(grades, by_hand)
+                    by_hand: Mapping[str, Mapping[str, float]] | None = None, late: LateWork | None = None) -> Path:
+    """Write ``marks_table(grades, by_hand, late)`` to ``path`` (through ``write_csv``: formula-safe cells)."""
+    columns, rows = marks_table(grades, by_hand, late)
     return write_csv(path, rows, columns)
 
 
@@ -233,12 +266,14 @@ def _exercise_tests(lesson: str, exercise, result: ExerciseResult | None, why_no
 
 
 def gradescope_results(grades: Sequence[NotebookGrade], lessons: Sequence[str] | None = None,
-                       notes: Sequence[str] = (), extra: Mapping[str, object] | None = None) -> dict:
+                       notes: Sequence[str] = (), extra: Mapping[str, object] | None = None,
+                       late: LateWork | None = None) -> dict:
     """One submission's results in Gradescope's format (``GRADESCOPE_SPEC``), from the grades of its notebooks.
 
     ``lessons``: the lessons the submission should hold (default: those of ``grades``); one with no notebook scores 0
     with a test per exercise saying so. ValueError if two notebooks are of one lesson (a submission holds one each).
-    ``notes``: lines for the submission's ``output`` (e.g. files that were not graded).
+    ``notes``: lines for the submission's ``output`` (e.g. files that were not graded). ``late`` (``lateness``): each
+    lesson's line says how late, and with a penalty rule the score is the total after the late penalty.
     """
     gradings = lesson_gradings()
     lessons = list(lessons) if lessons is not None else _batch_lessons(grades, gradings)
@@ -261,7 +296,7 @@ def gradescope_results(grades: Sequence[NotebookGrade], lessons: Sequence[str] |
         by_lesson[grade.lesson] = grade
     unplaced = len(lines) > len(notes)  # notebooks of the submission that are of no lesson of it
     tests: list[dict] = []
-    score = 0
+    score = Fraction(0)
     for lesson in lessons:
         grade = by_lesson.get(lesson)
         if grade is None and unplaced:
@@ -278,14 +313,17 @@ def gradescope_results(grades: Sequence[NotebookGrade], lessons: Sequence[str] |
         if grade is None or not grade.graded:
             lines.append(f"{lesson}: 0 / {_possible(gradings[lesson])}: {why}")
             continue
-        score += grade.score
+        score += late.mark(grade.score, grade.possible, grade.path).final if late is not None else grade.score
         line = f"{lesson} ({Path(grade.path).name}): {grade.score} / {grade.possible}"
+        late_line = late.line(grade.score, grade.possible, grade.path) if late is not None else ""
+        if late_line:
+            line += f"; {late_line}"
         if grade.note:
             line += f"; note: {grade.note}"
         if grade.errors:
             line += f"; cells that raised: {'; '.join(grade.errors[:5])}" + (" ..." if len(grade.errors) > 5 else "")
         lines.append(line)
-    results_json = {"score": score, "output": "\n".join(lines), "stdout_visibility": "hidden", "tests": tests}
+    results_json = {"score": number(score), "output": "\n".join(lines), "stdout_visibility": "hidden", "tests": tests}
     if extra:
         results_json["extra_data"] = dict(extra)
     return results_json

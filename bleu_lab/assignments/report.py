@@ -8,6 +8,7 @@ import unicodedata
 from pathlib import Path
 
 from .integrity import TamperingError
+from .lateness import LateWork, points
 from .results import NotebookGrade
 
 
@@ -26,10 +27,11 @@ def _clean(text: str) -> str:
                    if unicodedata.category(ch) != "Cf" or ch.isprintable())
 
 
-def format_grade(grade: NotebookGrade) -> str:
+def format_grade(grade: NotebookGrade, late: LateWork | None = None) -> str:
     """The report of one notebook: each exercise's points ("not marked: grade again" where its run with bleu_lab's
-    functions hidden could not finish), the feedback of failed checks, then the one score line. Every line but the last
-    starts with "==" or spaces."""
+    functions hidden could not finish), the feedback of failed checks, its lateness (``late``: collect's manifest and
+    ``--late-penalty``), then the one score line, with the mark after the late penalty where one applies. Every line
+    but the last starts with "==" or spaces."""
     lines = [f"== {_clean(str(grade.path))} (lesson {_clean(grade.lesson)})"]
     width = max((len(e.name) for e in grade.exercises), default=0)
     for e in grade.exercises:
@@ -46,11 +48,23 @@ def format_grade(grade: NotebookGrade) -> str:
                      + (" ..." if len(grade.errors) > 5 else ""))
     if grade.note:
         lines.append(f"  note: {_clean(grade.note)}")
+    late_line = late.line(grade.score if grade.graded else None, grade.possible, grade.path) if late is not None else ""
+    if late_line:
+        lines.append(f"  {_clean(late_line)}")
     if not grade.graded:
         lines.append("score: not graded")
         return "\n".join(lines)
     manual = sum(e.manual for e in grade.exercises)
     withheld = sum(e.possible for e in grade.exercises if e.unmarked)
     lines.append(f"score: {grade.score} / {grade.possible}" + (f"  (+ {manual} to grade by hand)" if manual else "")
-                 + (f"  (not marked: {withheld} points: grade again)" if withheld else ""))
+                 + (f"  (not marked: {withheld} points: grade again)" if withheld else "")
+                 + _after_penalty(grade, late))
     return "\n".join(lines)
+
+
+def _after_penalty(grade: NotebookGrade, late: LateWork | None) -> str:
+    """The score line's end where a late penalty applies: ``  late: 4 / 5 after a penalty of 1``."""
+    if late is None or late.rule is None or not late.of(grade.path).late:
+        return ""
+    marked = late.mark(grade.score, grade.possible, grade.path)
+    return f"  late: {points(marked.final)} / {grade.possible} after a penalty of {points(marked.penalty)}"
