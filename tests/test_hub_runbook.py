@@ -26,6 +26,7 @@ import contextlib
 import csv
 import grp
 import json
+import math
 import os
 import pwd
 import re
@@ -34,7 +35,9 @@ import stat
 import subprocess
 import sys
 import tempfile
+import time
 import uuid
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -69,6 +72,8 @@ def localised(command: str, names: dict[str, str]) -> str:
     command = re.sub(r"\bYOU\b", names["you"], command)
     command = command.replace("useradd --create-home", f"useradd -b {names['homes']} --create-home")
     command = command.replace("--homes /home", f"--homes {names['homes']}")
+    if "deadline" in names:  # the runbook's example deadline, swapped for the test's
+        command = re.sub(r"--deadline \S+", f"--deadline {names['deadline']}", command)
     for place in ("/srv/bleu-lab-hub", "/srv/grading", "/etc/bleu-lab"):
         command = command.replace(place, names["base"] + place)
     return command
@@ -232,6 +237,15 @@ def test_the_runbook_as_root_lesson_3_graded():
             "Student,ID,SIS User ID,SIS Login ID,Section,Lesson 3 (12345)\r\n"
             f"    Points Possible,,,,,{points}.00\r\n"
             f"Amy,1001,S1001,{amy},A,\r\nBob,1002,S1002,{bob},A,\r\n", encoding="utf-8")
+        # The deadline passes after Amy's save; Bob then saves again and sets the file's modification time back to
+        # 2020 (touch -d): its change time, which he cannot set, is after the deadline, so he is late.
+        deadline = math.floor(time.time()) + 1
+        while time.time() <= deadline:  # the clock passes the deadline (at most a second)
+            time.sleep(0.05)
+        mine = homes / bob / "bleu-lab-course" / "notebooks" / f"{LESSON}.ipynb"
+        mine.write_bytes(mine.read_bytes())
+        os.utime(mine, (1577836800, 1577836800))
+        names["deadline"] = datetime.fromtimestamp(deadline, UTC).isoformat(timespec="seconds")
         collected = step("7")
         assert f"collected 2 notebooks of {LESSON}" in collected.stdout, collected.stdout
         step("8")
@@ -254,6 +268,11 @@ def test_the_runbook_as_root_lesson_3_graded():
         assert f"Score: 0 / {total}" in page[bob].read_text(encoding="utf-8")
         canvas = {row[3]: row[5] for row in csv.reader(marks.splitlines()) if len(row) > 5}
         assert canvas[amy] == "2" and canvas[bob] == "0", marks
+        rows = {row["student"]: row for row in csv.DictReader(
+            (grading / "marks.csv").read_text(encoding="utf-8").splitlines())}
+        assert (rows[amy][f"{LESSON}: late"], rows[bob][f"{LESSON}: late"]) == ("no", "yes"), rows
+        assert "handed in on time" in page[amy].read_text(encoding="utf-8")
+        assert "late: last changed" in page[bob].read_text(encoding="utf-8")
     assert not [name for name in users if _exists(name)]
     assert not [group for group in groups if _group_exists(group)]
 
