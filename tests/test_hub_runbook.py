@@ -271,8 +271,8 @@ def test_the_runbook_as_root_lesson_3_graded():
         rows = {row["student"]: row for row in csv.DictReader(
             (grading / "marks.csv").read_text(encoding="utf-8").splitlines())}
         assert (rows[amy][f"{LESSON}: late"], rows[bob][f"{LESSON}: late"]) == ("no", "yes"), rows
-        assert "handed in on time" in page[amy].read_text(encoding="utf-8")
-        assert "late: last changed" in page[bob].read_text(encoding="utf-8")
+        assert "Handed in on time" in page[amy].read_text(encoding="utf-8")
+        assert "Handed in late" in page[bob].read_text(encoding="utf-8")
     assert not [name for name in users if _exists(name)]
     assert not [group for group in groups if _group_exists(group)]
 
