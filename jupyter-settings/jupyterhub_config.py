@@ -159,6 +159,9 @@ print(f"bleu_lab jupyterhub_config: checked: students can run {sys.executable} a
       f"{STUDENTS_GROUP!r} and {INSTRUCTORS_GROUP!r} exist; no student can read another's home (group "
       f"{STUDENTS_GROUP!r}, each student's own groups and the homes' ACLs), {STATE} or {DATABASE.name}"
       + (f"; graded work: no student can read {SOLUTIONS_DIR}" if GRADED else ""), file=sys.stderr)
+BYTECODE = hub_checks.bytecode_note(Path(sys.executable))  # pip compiles what it installs; a copy by hand may not
+if BYTECODE:
+    print(f"bleu_lab jupyterhub_config: {BYTECODE}", file=sys.stderr)
 
 # --- idle servers are stopped ------------------------------------------------------------------------------------
 # jupyterhub-idle-culler as a hub-managed service, with only the scopes it needs (JupyterHub 2+ roles): a server
