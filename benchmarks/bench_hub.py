@@ -14,7 +14,8 @@ configurable-http-proxy (npm). Goal: at most 200 MB per student with a lesson op
 
 The students' processes see the packages a hub installed with ``bleu_lab[hub]`` has, not the test tools this
 environment holds besides (``hidden_packages``): scipy, for one, is a test peer, and nltk imports scipy.stats when it
-can, which made lesson 0's kernel 1.1 CPU s and about 40 MB bigger. ``--all-packages`` measures with them.
+can, which made lesson 0's kernel about 45 MB bigger
+(110 MB, not 65) and took it 0.7-1.1 CPU s more. ``--all-packages`` measures with them.
 
 It never hangs and leaves nothing behind: each student's step has a bound (STEPS) which, when it runs out, names the
 student and the step and prints the hub's log and that student's server's; what it prints is flushed line by line;

@@ -41,7 +41,7 @@ c.ServerApp.jpserver_extensions = {"jupyter_lsp": False, "notebook": False, "not
 c.LabApp.extension_manager = "readonly"
 # No node process at every start. Importing jupyterlab.labapp asks `node yarn.js config --json` for the npm registry
 # (jupyterlab/commands.py: get_app_version -> AppOptions.registry -> _yarn_config), wherever node is on the PATH, as
-# on a one-server hub, which has node for its proxy: 0.4 CPU s of each server's start, and no setting turns it off.
+# on a one-server hub, which has node for its proxy: 0.3-0.5 CPU s of each server's start; no setting turns it off.
 # The registry is used only to install JupyterLab extensions from npm, which no student does here, so the server
 # reads the yarn configuration as JupyterLab does where node is not installed: empty (its default registry).
 
