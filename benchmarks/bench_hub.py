@@ -12,6 +12,11 @@ student's server and its kernels; and the hub's own share (hub, proxy, culler). 
 singleuser.memory / cpu and a node for 200 students are sized from. Needs the ``hub`` extra and
 configurable-http-proxy (npm). Goal: at most 200 MB per student with a lesson open; median at most 15 s for 20.
 
+The students' processes see the packages a hub installed with ``bleu_lab[hub]`` has, not the test tools this
+environment holds besides (``hidden_packages``): scipy, for one, is a test peer, and nltk imports scipy.stats when it
+can, which made lesson 0's kernel about 45 MB bigger
+(110 MB, not 65) and took it 0.7-1.1 CPU s more. ``--all-packages`` measures with them.
+
 It never hangs and leaves nothing behind: each student's step has a bound (STEPS) which, when it runs out, names the
 student and the step and prints the hub's log and that student's server's; what it prints is flushed line by line;
 the hub, the proxy, the culler, the servers and their kernels are stopped however it ends (its end, an exception,
@@ -32,9 +37,12 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from importlib import metadata
 from pathlib import Path
 
 import psutil
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests"))
@@ -61,10 +69,65 @@ class Arrival:
     lesson_pss: float = 0.0  # bytes: the kernel running lesson 0
     processes: int = 0
     cpu: float = 0.0  # CPU seconds of the course copy, the server and its kernels so far
-    copy_cpu: float = 0.0  # the server's finished children: `bleu-lab lessons` (run before exec), JupyterLab's node
+    copy_cpu: float = 0.0  # the server's finished children: `bleu-lab lessons` (run before exec), any node process
     server_cpu: float = 0.0
     playground_cpu: float = 0.0  # the Voilà page's kernel
     lesson_cpu: float = 0.0
+
+
+ALWAYS_INSTALLED = {"pip", "setuptools"}  # in every venv; setuptools' .pth imports its _distutils_hack at every start
+
+
+def hub_install(root: str = "bleu_lab", extras: tuple[str, ...] = ("hub",)) -> set[str]:
+    """The distributions (canonical names) that ``pip install bleu_lab[hub]`` installs: the closure of its
+    requirements over the distributions installed here, with their markers and extras evaluated."""
+    installed = {canonicalize_name(d.metadata["Name"]): d for d in metadata.distributions()}
+    seen: set[tuple[str, tuple[str, ...]]] = set()
+    todo = [(canonicalize_name(root), extras)]
+    while todo:
+        name, wanted = todo.pop()
+        if (name, wanted) in seen or name not in installed:
+            continue
+        seen.add((name, wanted))
+        for line in installed[name].requires or []:
+            requirement = Requirement(line)
+            if any(requirement.marker is None or requirement.marker.evaluate({"extra": extra})
+                   for extra in (*wanted, "")):
+                todo.append((canonicalize_name(requirement.name), tuple(sorted(requirement.extras))))
+    return {name for name, _ in seen}
+
+
+def top_level_modules(dist: metadata.Distribution) -> set[str]:
+    """The importable names a distribution installs into site-packages (packages and single modules)."""
+    names = set()
+    for file in dist.files or []:
+        first = file.parts[0]
+        if first.startswith("__"):  # __pycache__ of a single module
+            continue
+        if len(file.parts) > 1 and first.isidentifier():
+            names.add(first)
+        elif len(file.parts) == 1 and file.suffix == ".py" and file.stem.isidentifier():
+            names.add(file.stem)
+    return names
+
+
+def hidden_packages(folder: Path) -> list[str]:
+    """Write, in ``folder``, a stand-in for each module installed here by a distribution that bleu_lab[hub] does not
+    install (the test extra's: pytest, playwright, scipy, ...): importing it raises ModuleNotFoundError, as on a hub.
+    Return the distributions hidden. ``folder`` goes first on the students' PYTHONPATH (the spawner passes it on)."""
+    wanted = hub_install() | ALWAYS_INSTALLED
+    hidden = []
+    for dist in metadata.distributions():
+        name = canonicalize_name(dist.metadata["Name"])
+        modules = top_level_modules(dist)
+        if name in wanted or not modules:
+            continue
+        hidden.append(name)
+        for module in modules:
+            (folder / f"{module}.py").write_text(
+                f"raise ModuleNotFoundError({f'No module named {module!r} (bench_hub: not in bleu_lab[hub])'!r}, "
+                f"name={module!r})\n")
+    return sorted(hidden)
 
 
 def arrive(hub: hub_harness.Hub, name: str) -> Arrival:
@@ -157,7 +220,8 @@ def cpu(processes: list[psutil.Process]) -> float:
 def waited_children_cpu(process: psutil.Process) -> float:
     """CPU seconds of the children ``process`` has waited for. For a student's server: the course copy, which its
     start command (``sh -c 'bleu-lab lessons ...; exec jupyterhub-singleuser'``) ran before exec (exec keeps the
-    count), and the node process JupyterLab runs when imported (``yarn.js config``, where node is on the PATH)."""
+    count), and any process the server ran and waited for: JupyterLab's ``node yarn.js config`` at its import, where
+    node is on the PATH, until the single-user settings turned it off."""
     with contextlib.suppress(psutil.Error):
         times = process.cpu_times()
         return times.children_user + times.children_system
@@ -167,6 +231,8 @@ def waited_children_cpu(process: psutil.Process) -> float:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--students", type=int, default=20, help="students logging in together (default 20)")
+    parser.add_argument("--all-packages", action="store_true",
+                        help="let the students' processes import this environment's test tools too (scipy, ...)")
     args = parser.parse_args()
     if args.students < 1:
         parser.error(f"--students must be at least 1, not {args.students}")
@@ -175,16 +241,24 @@ def main() -> int:
         sys.exit(f"bench_hub needs a hub: {reason}")
     sys.stdout.reconfigure(line_buffering=True)  # each line as it is printed, also into a file or a pipe
     with hub_harness.exit_on_signals():  # SIGTERM/SIGHUP: the hub's block is left through its finally, as on Ctrl-C
-        return measure(args.students)
+        return measure(args.students, all_packages=args.all_packages)
 
 
-def measure(students: int) -> int:
+def measure(students: int, all_packages: bool = False) -> int:
     load_before = os.getloadavg()
     print(f"bench_hub: {students} students, {psutil.cpu_count()} cores, "
           f"{psutil.virtual_memory().total / 2**30:.0f} GiB; load average before: "
           f"{load_before[0]:.1f} (other work on the machine slows every figure below)")
     with tempfile.TemporaryDirectory(prefix="bleu-lab-hub-bench-") as folder:
-        with hub_harness.running_hub(Path(folder) / "hub", activity_interval=300) as hub:
+        env = {}
+        if not all_packages:
+            stand_ins = Path(folder) / "not-in-bleu_lab-hub"
+            stand_ins.mkdir()
+            stand_ins.chmod(0o755)
+            print(f"hidden from the students' processes (not installed by bleu_lab[hub]; --all-packages keeps them): "
+                  f"{', '.join(hidden_packages(stand_ins))}")
+            env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(stand_ins), os.environ.get("PYTHONPATH")]))
+        with hub_harness.running_hub(Path(folder) / "hub", activity_interval=300, env=env) as hub:
             print(f"the hub answers at {hub.url} (pid {hub.process.pid}, folder {folder})")
             names = [f"student{i:03d}" for i in range(students)]
             wall = time.monotonic()
@@ -230,8 +304,8 @@ def measure(students: int) -> int:
           f"median {statistics.median(resident):.0f} MB, max {resident[-1]:.0f} MB")
     print(f"CPU per student (course copy + server + kernels, login to here): median {statistics.median(cpus):.1f} s, "
           f"max {cpus[-1]:.1f} s")
-    print(f"  of which the start command's finished children (`bleu-lab lessons`; JupyterLab's `node yarn.js config` "
-          f"where node is installed) {statistics.median(a.copy_cpu for a in arrivals):.2f} s, the server "
+    print(f"  of which the start command's finished children (`bleu-lab lessons`, and any process the server waited "
+          f"for) {statistics.median(a.copy_cpu for a in arrivals):.2f} s, the server "
           f"{statistics.median(a.server_cpu for a in arrivals):.2f} s, the playground's kernel "
           f"{statistics.median(a.playground_cpu for a in arrivals):.2f} s, lesson 0's kernel "
           f"{statistics.median(a.lesson_cpu for a in arrivals):.2f} s (medians)")

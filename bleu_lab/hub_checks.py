@@ -23,6 +23,7 @@ each missing group with the ``groupadd`` that fixes it.
 from __future__ import annotations
 
 import grp
+import importlib.util
 import os
 import pwd
 import stat
@@ -314,3 +315,53 @@ def _a_student(uid: int, gids: frozenset[int]) -> bool:
     except KeyError:
         return False
     return bool(gids & set(os.getgrouplist(user.pw_name, user.pw_gid)))
+
+
+# What a student's server and its kernels import (their own and their dependencies' largest packages): each start
+# compiles every module of these that has no up-to-date bytecode, where students cannot write it (into the hub's
+# environment): 4.6 CPU s more per server start, measured (docs/instructor.md, "On a JupyterHub: what was measured").
+SERVER_PACKAGES = ("bleu_lab", "jupyterhub", "jupyter_server", "jupyterlab", "voila", "nbconvert", "ipykernel",
+                   "IPython", "ipywidgets", "tornado", "jinja2", "sqlalchemy", "numpy", "matplotlib", "nltk",
+                   "sacrebleu")
+
+
+def _bytecode_current(source: Path) -> bool:
+    """Whether ``source`` has bytecode that Python would load as it is: the file ``importlib`` looks for, whose header
+    records the source's modification time and size (or a hash, which is taken as current)."""
+    try:
+        with open(importlib.util.cache_from_source(str(source)), "rb") as cached:
+            header = cached.read(16)
+        info = source.stat()
+    except OSError:
+        return False
+    flags = int.from_bytes(header[4:8], "little")
+    return len(header) == 16 and header[:4] == importlib.util.MAGIC_NUMBER and (
+        flags != 0 or (int.from_bytes(header[8:12], "little") == int(info.st_mtime) & 0xFFFFFFFF
+                       and int.from_bytes(header[12:16], "little") == info.st_size & 0xFFFFFFFF))
+
+
+def uncompiled_packages(names: Iterable[str] = SERVER_PACKAGES) -> dict[Path, int]:
+    """The folders of the installed packages ``names`` with modules lacking current bytecode, and how many each."""
+    missing = {}
+    for name in names:
+        spec = importlib.util.find_spec(name)
+        if spec is None or not spec.submodule_search_locations:
+            continue
+        for location in spec.submodule_search_locations:
+            count = sum(not _bytecode_current(Path(folder) / file) for folder, _, files in os.walk(location)
+                        for file in files if file.endswith(".py"))
+            if count:
+                missing[Path(location)] = count
+    return missing
+
+
+def bytecode_note(python: Path, names: Iterable[str] = SERVER_PACKAGES) -> str:
+    """One line for the hub's log where the students' servers would compile modules at every start, with the command
+    that compiles them once; empty where all have current bytecode (pip compiles what it installs)."""
+    missing = uncompiled_packages(names)
+    if not missing:
+        return ""
+    folders = " ".join(str(folder) for folder in sorted(missing))
+    return (f"{sum(missing.values())} modules of the students' servers have no current bytecode (in "
+            f"{', '.join(folder.name for folder in sorted(missing))}), so every server start compiles them again: "
+            f"compile them once, as root: {python} -m compileall -q {folders}")

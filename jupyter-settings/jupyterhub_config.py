@@ -28,6 +28,9 @@ where a group it names does not exist (every login would fail), or where a stude
 home (create them mode 700, each student with a group of their own: docs/instructor.md; a shared primary group and
 homes of mode 750, or an ACL, are found), the hub's state folder (this working directory: mode 700) or, for graded
 work, the worked solutions (bleu_lab.hub_checks).
+It also notes, without refusing, packages of the students' servers that have modules without current bytecode
+(students cannot write it into this environment, so each server start would compile them), with the command that
+compiles them once.
 
 Graded work: start the hub with BLEU_LAB_GRADED=1 in its environment. Each student's server then copies the lessons
 as handed out, without worked solutions (``bleu-lab lessons --no-solutions``: solution files an earlier copy left
@@ -159,6 +162,9 @@ print(f"bleu_lab jupyterhub_config: checked: students can run {sys.executable} a
       f"{STUDENTS_GROUP!r} and {INSTRUCTORS_GROUP!r} exist; no student can read another's home (group "
       f"{STUDENTS_GROUP!r}, each student's own groups and the homes' ACLs), {STATE} or {DATABASE.name}"
       + (f"; graded work: no student can read {SOLUTIONS_DIR}" if GRADED else ""), file=sys.stderr)
+BYTECODE = hub_checks.bytecode_note(Path(sys.executable))  # pip compiles what it installs; a copy by hand may not
+if BYTECODE:
+    print(f"bleu_lab jupyterhub_config: {BYTECODE}", file=sys.stderr)
 
 # --- idle servers are stopped ------------------------------------------------------------------------------------
 # jupyterhub-idle-culler as a hub-managed service, with only the scopes it needs (JupyterHub 2+ roles): a server

@@ -9,6 +9,8 @@ BLEU_LAB_REQUIRE_HUB=1 (CI sets it).
 from __future__ import annotations
 
 import contextlib
+import json
+import os
 import queue
 import re
 import signal
@@ -97,3 +99,27 @@ def test_a_bench_killed_with_sigterm_leaves_nothing() -> None:
                 proc.kill()
         with contextlib.suppress(subprocess.TimeoutExpired):
             bench.wait(10)
+
+
+def test_the_bench_hides_from_students_what_a_hub_install_lacks(tmp_path: Path) -> None:
+    """The students' processes see the packages of ``pip install bleu_lab[hub]``: this environment's test tools
+    (scipy, which nltk would import in every lesson's kernel; pytest) are stood in for by modules that raise
+    ModuleNotFoundError, and what the hub extra installs (nltk, jupyterhub, the server) still imports."""
+    sys.path.insert(0, str(BENCH.parent))
+    try:
+        import bench_hub
+    finally:
+        sys.path.remove(str(BENCH.parent))
+    installed = bench_hub.hub_install()
+    assert {"bleu-lab", "jupyterhub", "jupyter-server", "jupyterlab", "voila", "nltk", "sacrebleu"} <= installed
+    hidden = bench_hub.hidden_packages(tmp_path)
+    assert "pytest" in hidden and not {"nltk", "jupyterhub", "pip", "setuptools"} & set(hidden)
+    probe = ("import importlib, json, sys\nout = {}\nfor name in sys.argv[1:]:\n    try:\n"
+             "        importlib.import_module(name)\n        out[name] = 'imported'\n"
+             "    except ModuleNotFoundError as error:\n        out[name] = str(error)\nprint(json.dumps(out))")
+    names = ["pytest", "nltk.translate.bleu_score", "jupyterhub.singleuser"] + (["scipy"] if "scipy" in hidden else [])
+    run = subprocess.run([sys.executable, "-c", probe, *names], capture_output=True, text=True, timeout=120,
+                         env={**os.environ, "PYTHONPATH": str(tmp_path)}, check=True)
+    found = json.loads(run.stdout)
+    assert found.pop("nltk.translate.bleu_score") == "imported" and found.pop("jupyterhub.singleuser") == "imported"
+    assert all(text.endswith("(bench_hub: not in bleu_lab[hub])") for text in found.values()), found

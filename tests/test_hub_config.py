@@ -6,6 +6,7 @@ says. The hub itself is started in tests/test_hub.py."""
 from __future__ import annotations
 
 import copy
+import json
 import os
 import re
 import shlex
@@ -347,3 +348,69 @@ def check_released_file_modes(released: Path, released_problems) -> None:
     released.chmod(0o640)
     assert released_problems(released, students)[0].startswith("students cannot use the released lessons' file")
 
+
+
+SERVER_START = """\
+import json, subprocess, sys
+launched = []
+_popen = subprocess.Popen.__init__
+
+
+def record(self, args, *rest, **kwargs):
+    launched.append([str(a) for a in args] if isinstance(args, list) else [str(args)])
+    return _popen(self, args, *rest, **kwargs)
+
+
+subprocess.Popen.__init__ = record
+if sys.argv[1]:  # the single-user settings, loaded as the server loads them: before it imports its extensions
+    from traitlets.config.loader import PyFileConfigLoader
+
+    config = PyFileConfigLoader(sys.argv[1]).load_config()
+    print(json.dumps({"extensions": config.ServerApp.jpserver_extensions,
+                      "manager": config.LabApp.extension_manager}))
+import jupyterlab.labapp  # noqa: E402,F401 (what the server imports for JupyterLab)
+
+print(json.dumps(launched))
+"""
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not on the PATH: JupyterLab then starts none anyway")
+def test_a_students_server_starts_no_node_process_and_only_the_courses_extensions():
+    """JupyterLab's import runs `node yarn.js config --json` where node is on the PATH (as on a one-server hub, for
+    its proxy); the single-user settings make it read the yarn configuration as where node is absent, and turn off
+    the server extensions the course does not use. Without the settings, the same import does run node."""
+    settings = SETTINGS / "singleuser" / "jupyter_server_config.py"
+
+    def start(config: str) -> list[str]:
+        run = subprocess.run([sys.executable, "-c", SERVER_START, config], capture_output=True, text=True,
+                             timeout=120, check=True)
+        return run.stdout.splitlines()
+
+    assert any("yarn.js" in " ".join(args) for args in json.loads(start("")[-1]))
+    read, launched = start(str(settings))[-2:]
+    assert json.loads(launched) == []
+    read = json.loads(read)
+    assert read["manager"] == "readonly"
+    assert read["extensions"] == {"jupyter_lsp": False, "notebook": False, "notebook_shim": False}
+
+
+def test_the_hub_names_server_modules_without_bytecode_and_the_command_that_compiles_them(monkeypatch, tmp_path):
+    """Where students cannot write bytecode into the hub's environment, every server start compiles each module that
+    has none or a stale one; the hub's log says so, with the compileall command, and is silent once it has run."""
+    import compileall
+
+    from bleu_lab import hub_checks
+
+    package = tmp_path / "course_stack_probe"
+    (package / "inner").mkdir(parents=True)
+    for path in (package / "__init__.py", package / "a.py", package / "inner" / "__init__.py"):
+        path.write_text("VALUE = 1\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert hub_checks.uncompiled_packages(["course_stack_probe", "no_such_package_here"]) == {package: 3}
+    note = hub_checks.bytecode_note(Path("/opt/hub/bin/python"), ["course_stack_probe"])
+    assert note.startswith("3 modules of the students' servers have no current bytecode (in course_stack_probe)")
+    assert note.endswith(f"/opt/hub/bin/python -m compileall -q {package}")
+    assert compileall.compile_dir(str(package), quiet=1)
+    assert hub_checks.bytecode_note(Path("/opt/hub/bin/python"), ["course_stack_probe"]) == ""
+    (package / "a.py").write_text("VALUE = 22\n")  # changed after compiling: its bytecode is stale
+    assert hub_checks.uncompiled_packages(["course_stack_probe"]) == {package: 1}
