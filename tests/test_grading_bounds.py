@@ -73,12 +73,13 @@ def _with_cell(nb: nbformat.NotebookNode, source: str, at: int | None = None) ->
 
 
 
-def _grade(paths: list[Path], cwd: Path, *options: str) -> tuple[subprocess.CompletedProcess, int]:
-    """``bleu-lab grade`` in a fresh interpreter; the result and the peak memory in MB of the grader's processes (its
-    main process and the worker of each notebook)."""
+def _grade(paths: list[Path], cwd: Path, *options: str,
+           timeout: float = TIMEOUT) -> tuple[subprocess.CompletedProcess, int]:
+    """``bleu-lab grade`` in a fresh interpreter (``--timeout timeout``); the result and the peak memory in MB of the
+    grader's processes (its main process and the worker of each notebook)."""
     peaks = cwd / "worker-peaks.txt"
     command = [sys.executable, "-I", "-c", MEASURED, "grade", *map(str, paths), "--seed", str(SEED),
-               "--timeout", str(TIMEOUT), *options]
+               "--timeout", str(timeout), *options]
     done = subprocess.run(command, capture_output=True, text=True, timeout=1200, cwd=cwd,
                           env={**os.environ, "WORKER_PEAKS": str(peaks)})
     own = re.search(r"^peak-kb (\d+)$", done.stderr, re.MULTILINE)
@@ -147,6 +148,47 @@ def test_output_floods_are_cut_and_the_grader_stays_small(mode, released, tmp_pa
         assert _score(reports["huge"]) == "score: 2 / 2"
     assert _score(reports["next"]) == "score: 2 / 2" and "note:" not in reports["next"]
     assert 0 < peak <= PEAK_MB, f"the grader peaked at {peak} MB"
+
+
+# Issue 43: the output cap's interrupt reaching the kernel after a cell's code, while ipykernel flushes the cell's
+# output before sending its execute_reply, makes ipykernel drop that reply (and go idle); the grader then waited for it
+# until --timeout (one run in six of a plain 3 MB print beside another notebook). Here the flush lasts until that
+# interrupt ends it, so that the interrupt always lands there.
+LATE_INTERRUPT = """\
+import sys, time
+
+class SlowFlush:
+    def __init__(self, out):
+        self.out = out
+    def write(self, text):
+        return self.out.write(text)
+    def flush(self):  # ipykernel's, after the cell's code: the 3 MB go out, and the grader interrupts the kernel
+        self.out.flush()
+        sys.stdout = self.out
+        time.sleep(600)
+    def __getattr__(self, name):
+        return getattr(self.out, name)
+
+sys.stdout = SlowFlush(sys.stdout)
+print("x" * 3_000_000)
+"""
+STALL_TIMEOUT = 150  # --timeout of that run: waiting for the dropped reply, it took longer than this
+
+
+@pytest.mark.parametrize("mode", ["none", "bubblewrap"])
+def test_a_reply_the_kernel_drops_does_not_hold_the_notebook_until_its_time_limit(mode, released, tmp_path):
+    _need(mode)
+    solved = _nb(released, "solved", "00_start_here")
+    path = _write(tmp_path / "late" / "00_start_here.ipynb", _with_cell(solved, LATE_INTERRUPT, at=1))
+    start = time.monotonic()
+    done, _ = _grade([path], tmp_path, "--sandbox", mode, timeout=STALL_TIMEOUT)
+    seconds = time.monotonic() - start
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    report = _reports(done.stdout)[0]
+    assert (f"note: its output went over the limit ({grading.OUTPUT_LIMIT:,} characters in all): cell 2 was stopped "
+            "there and the cells below were not run") in report
+    assert _score(report) == "score: 0 / 2"  # its answers were in the cells below
+    assert seconds < STALL_TIMEOUT, f"the grader waited {seconds:.0f} s for a reply the kernel never sent"
 
 
 def test_message_size_counts_every_part_of_a_message():

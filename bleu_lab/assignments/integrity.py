@@ -137,6 +137,18 @@ def protected_roots() -> list[Path]:
     return sorted(roots)
 
 
+def _warm_up() -> None:
+    """Build now, once, what each notebook's worker (a fork of the grader) would otherwise build for itself:
+    nbformat's validators (fastjsonschema compiles the notebook schema into code) and jupyter_client's list of kernel
+    provisioners (read from the entry points of every installed package)."""
+    import nbformat
+    from jupyter_client.provisioning import KernelProvisionerFactory
+
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1", outputs=[nbformat.v4.new_output("stream")])])
+    nbformat.validate(nbformat.reads(nbformat.writes(nb), as_version=4))
+    KernelProvisionerFactory.instance()
+
+
 def _walk_protected(roots: list[Path]):
     """(path, (size, inode, change time)) of every file under ``roots`` (of a symlink, the link's own: a linked
     folder is not entered), then of the interpreter: ``os.scandir`` once per folder and one ``lstat`` per file."""
@@ -306,6 +318,7 @@ def _import_everything() -> None:
                  "nltk.translate.bleu_score", "json", "collections", "dataclasses"):
         with contextlib.suppress(ImportError):
             importlib.import_module(name)
+    _warm_up()
     for grading in lesson_gradings().values():
         for exercise in grading.exercises:
             if exercise.hidden is not None:

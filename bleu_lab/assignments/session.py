@@ -26,6 +26,7 @@ OUTPUT_LIMIT = 1_000_000  # characters a kernel may send for a notebook's own ce
 REPLY_LIMIT = 8 * wire.MAX_CHARS  # characters the kernel may send in answer to one request of the grader
 MAX_MESSAGE_BYTES = 2 * REPLY_LIMIT + 1_000_000  # one message's bytes on the wire (a reply, JSON-escaped, fits)
 RECEIVE_QUEUE = 1  # messages of a kernel the grader's ZeroMQ sockets hold before reading them
+REPLY_GRACE = 5  # seconds a cell's execute_reply may come after the kernel said it is idle (it is sent before)
 
 
 class KernelSession:
@@ -181,6 +182,27 @@ def _bounded_client_class():
             self._watch_iopub()
             run_sync(self.kc.wait_for_ready)(timeout=30)
 
+        async def _async_poll_for_reply(self, msg_id, cell, timeout, task_poll_output_msg, task_poll_kernel_alive):
+            """nbclient's wait for the cell's execute_reply, ended ``REPLY_GRACE`` seconds after the cell's "idle"
+            status where no reply came: ipykernel drops the reply when an interrupt (the output cap's) reaches the
+            kernel after the cell's code but before that reply is sent (the kernel flushing its output), and then goes
+            idle; nbclient would wait for it until the time limit, holding the notebook's worker."""
+            reply = asyncio.ensure_future(super()._async_poll_for_reply(
+                msg_id, cell, timeout, task_poll_output_msg, task_poll_kernel_alive))
+            try:
+                await asyncio.wait((reply, task_poll_output_msg), return_when=asyncio.FIRST_COMPLETED)
+                if not reply.done() and _ended(task_poll_output_msg):
+                    await asyncio.wait((reply,), timeout=REPLY_GRACE)
+                if not reply.done() and _ended(task_poll_output_msg):
+                    reply.cancel()
+                    task_poll_kernel_alive.cancel()
+                    return {"header": {}, "parent_header": {"msg_id": msg_id}, "metadata": {},
+                            "content": {"status": "aborted"}}  # (the cell's outputs came on iopub: all it has)
+                return await reply
+            except asyncio.CancelledError:  # the kernel died (nbclient cancels this wait)
+                reply.cancel()
+                raise
+
         def process_message(self, msg, cell, cell_index):
             full = self.reply_kept > REPLY_LIMIT if self.grading else self.kept > OUTPUT_LIMIT
             size = 0 if full else message_size(msg)  # (beyond the cap nothing is kept: no need to measure)
@@ -210,6 +232,11 @@ def _bounded_client_class():
             return super().output(outs, msg, display_id, cell_index)
 
     return BoundedClient
+
+
+def _ended(task) -> bool:
+    """Whether nbclient's task reading a cell's output ended at the cell's "idle" status (not cancelled or failed)."""
+    return task.done() and not task.cancelled() and task.exception() is None
 
 
 def _kernel_spec_manager(prefix: list[str] | None = None, first: str = ""):
