@@ -40,7 +40,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..exercises import LessonGrading
+from ..course.exercises import LessonGrading
 from . import lesson_gradings
 from .grade import NotebookGrade
 from .gradebook import by_hand_column, marks_table

@@ -41,7 +41,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..cgroups import Cgroup, Hierarchy, memory_available, own_hierarchies
+from ..hub.cgroups import Cgroup, Hierarchy, memory_available, own_hierarchies
 from .limits import BOX_PROCESSES, KERNEL_OOM_SCORE, confine, private_root
 from .processes import pid_namespace
 from .session import base_env

@@ -19,13 +19,13 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import plots
-from ..agreement import MAX_TAU_ITEMS
-from ..delta_accuracy import describe_accuracy, estimated_accuracy
-from ..explain import explain
-from ..explain_html import BOX, CELL, MONO, TABLE, chip_legend_html, token_chips_html
-from ..significance import MAX_DRAWS, bonferroni_alpha
-from ..spreadsheet import write_csv
+from ..metrics.agreement import MAX_TAU_ITEMS
+from ..metrics.delta_accuracy import describe_accuracy, estimated_accuracy
+from ..metrics.significance import MAX_DRAWS, bonferroni_alpha
+from ..reports import plots
+from ..reports.explain import explain
+from ..reports.explain_html import BOX, CELL, MONO, TABLE, chip_legend_html, token_chips_html
+from ..reports.spreadsheet import write_csv
 from .metrics import holm_pairs, oriented
 from .people import significant
 from .results import BucketTable, ComparisonData, PairTest
@@ -1194,7 +1194,7 @@ def metrics_text(c: ComparisonData) -> list[str]:
                      f"{a.system_tau:.3f}")
     if c.agreement:
         lines.append("segment tau_b grouped by system (one per system): in --html, --json and --csv "
-                     "(agreement.csv); what each grouping compares: bleu_lab.agreement.GROUPINGS")
+                     "(agreement.csv); what each grouping compares: bleu_lab.metrics.agreement.GROUPINGS")
         lines.append(f"system level: corpus BLEU and chrF over all {len(c):,} segments, each --scores metric's mean "
                      f"over its rated ones ({_rated_span(c)})")
     return lines
