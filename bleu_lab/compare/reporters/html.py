@@ -216,19 +216,11 @@ def word_examples_html(c: ComparisonData, bucket: int) -> str:
     found = c.word_accuracy.examples.get(bucket, [])
     if not found:
         return ""
-    items = []
-    for ex in found:
-        systems = "".join(
-            f"<div><b>{_esc(n)}</b>: has {_words(ex.found[n]) or 'none'}"
-            + (f"; misses {_words(tuple(x for x in ex.words if x not in ex.found[n]))}"
-               if len(ex.found[n]) < len(ex.words) else "")
-            + f"<div style='{MONO}'>{_short(c.outputs[n][ex.segment])}</div></div>" for n in c.names)
-        items.append(f"<li style='margin:2px 0'><b>segment {ex.segment + 1}</b> · words of this bucket in the first "
-                     f"reference: {_words(ex.words)}<div style='color:#444'>reference: <span style='{MONO}'>"
-                     f"{_short(c.references[ex.segment][0])}</span></div>{systems}</li>")
-    return (f"<details><summary>words of {_esc(c.word_accuracy.labels[bucket])}: {len(found)} segment"
-            f"{'s' if len(found) != 1 else ''}, those some output misses first</summary>"
-            f"<ul style='padding-left:1.2em;margin:0;text-align:left'>{''.join(items)}</ul></details>")
+    items = [(ex.segment + 1, ex.words, _cut(c.references[ex.segment][0]),
+              [(n, ex.found[n], tuple(x for x in ex.words if x not in ex.found[n])
+                if len(ex.found[n]) < len(ex.words) else None, _cut(c.outputs[n][ex.segment])) for n in c.names])
+             for ex in found]
+    return str(_frame().word_examples(c.word_accuracy.labels[bucket], items))
 
 
 def _words(words: tuple[str, ...]) -> str:
