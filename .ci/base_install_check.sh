@@ -73,7 +73,7 @@ hyps, base, refs = corpus.systems["strong"], corpus.systems["fluent"], corpus.re
 print(bl.corpus_score(hyps, refs))
 print(bl.sentence_score(hyps[0], refs[0]))
 print(bl.corpus_chrf(hyps, refs))
-from bleu_lab.ter import corpus_ter
+from bleu_lab.metrics.ter import corpus_ter
 
 print(corpus_ter(hyps, refs))
 print(bl.paired_randomization(base, hyps, refs, n_trials=200))

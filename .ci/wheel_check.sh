@@ -48,7 +48,7 @@ for path in (Path(bleu_lab.__file__), course_root(), default_notebooks_dir()):
     assert repo not in path.resolve().parents, f"{path} is in the repository, not in the installed wheel"
 corpus = bleu_lab.load_corpus("news")
 assert len(corpus) == 160 and len(corpus.systems) == 5, corpus
-from bleu_lab.published_scores import load_system_scores
+from bleu_lab.metrics.published_scores import load_system_scores
 assert load_system_scores(), "no published scores"
 assert len(list(default_notebooks_dir().glob("*.ipynb"))) >= 12
 share = Path(sys.prefix) / "share" / "jupyter"

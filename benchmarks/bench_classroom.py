@@ -153,7 +153,7 @@ class CpuMeter:
 
 def expected_score(hypothesis: str) -> str:
     """The score text the playground shows for ``hypothesis`` against its starting references."""
-    from bleu_lab.widgets.model import PlaygroundState, playground_view_model
+    from bleu_lab.course.widgets.model import PlaygroundState, playground_view_model
 
     return f"{playground_view_model(PlaygroundState(hypothesis=hypothesis)).score:.4f}"
 

@@ -40,7 +40,7 @@
    2-core machine the second one spun, and the same comparison took 9.1 to 13.1 CPU s against 6.4 to 7.1 with one.
    Three rounds at load average 1.7 to 2.2 (one other engineer's tests running): bleu_lab 5.97 s of CPU (6.00 s
    wall), compare-mt 15.09 s (15.12 s wall): 0.40x of both. The verdict now needs both ratios within the target.
-3. The widget (``bleu_lab.widgets.compare``) on data/news: p95 of the time to redraw after changing the pair, the
+3. The widget (``bleu_lab.course.widgets.compare``) on data/news: p95 of the time to redraw after changing the pair, the
    bucket or the keyword. Target: <= 100 ms.
 
 Rounds alternate the contenders; medians of wall and CPU time are printed. On a shared machine the ratios are
@@ -152,8 +152,8 @@ def bench_mqm(rounds: int, profile: bool = True) -> None:
     import cProfile
     import pstats
 
-    from bleu_lab.published_scores import FILE_NAMES, MQM_SEGMENTS_FILE, RATED_SYSTEMS, SEGMENT_REFERENCE
-    from bleu_lab.segment_scores import read_segment_scores
+    from bleu_lab.metrics.published_scores import FILE_NAMES, MQM_SEGMENTS_FILE, RATED_SYSTEMS, SEGMENT_REFERENCE
+    from bleu_lab.metrics.segment_scores import read_segment_scores
 
     d = mtdata_dir() / "en-de"
     systems = {n: read_lines(d / f"newstest2021.en-de.hyp.{FILE_NAMES.get(n, n)}.de") for n in RATED_SYSTEMS}
@@ -193,7 +193,7 @@ def bench_mqm(rounds: int, profile: bool = True) -> None:
 
 
 def bench_widget(updates: int) -> None:
-    from bleu_lab.widgets.compare import CompareWidget
+    from bleu_lab.course.widgets.compare import CompareWidget
 
     news = REPO / "data" / "news"
     systems = {n: read_lines(news / f"sys.{n}.de") for n in ("strong", "fluent", "literal", "degraded")}

@@ -42,7 +42,7 @@ from pathlib import Path
 import nbformat
 from _common import REPO
 
-from bleu_lab.cgroups import Cgroup, own_hierarchies
+from bleu_lab.hub.cgroups import Cgroup, own_hierarchies
 
 # The grader in this process; its peak (VmHWM) on stderr, and each worker's in the file $WORKER_PEAKS (kB).
 MEASURED = """\

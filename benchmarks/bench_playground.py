@@ -13,7 +13,7 @@ import random
 import statistics
 import time
 
-from bleu_lab.widgets import playground
+from bleu_lab.course.widgets import playground
 
 TARGET_MS = 100.0
 VOCAB = ("the a cat dog sat on mat is there of to and in it that was for with as his her they "

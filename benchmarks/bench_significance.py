@@ -24,7 +24,7 @@ from _common import wmt21_en_de
 from sacrebleu.metrics import BLEU
 from sacrebleu.significance import PairedTest
 
-from bleu_lab.significance import paired_bootstrap, paired_randomization
+from bleu_lab.metrics.significance import paired_bootstrap, paired_randomization
 
 SEED = 12345
 TARGET = 0.5

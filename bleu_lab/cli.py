@@ -31,16 +31,16 @@ from collections.abc import Sequence
 
 from .commands import add_version, note_empty_reference_lines, require_lessons, run_with_clear_errors
 from .data import line_count_error, read_lines, references_per_segment
-from .explain import explain
-from .sacrebleu_style import corpus_score
-from .scripts import tokenizer_warning
-from .significance import (
+from .metrics.significance import (
     BootstrapResult,
     RandomizationResult,
     TooManyDraws,
     paired_bootstrap,
     paired_randomization,
 )
+from .reports.explain import explain
+from .sacrebleu_style import corpus_score
+from .scripts import tokenizer_warning
 from .smoothing import SACREBLEU_METHODS
 from .tokenization import ALL_TOKENIZERS, OPTIONAL_TOKENIZERS, TOKENIZERS
 
@@ -134,12 +134,12 @@ def main(argv: Sequence[str] | None = None, prog: str = "bleu-lab") -> int:
         from .compare.cli import main as compare_main
 
         return compare_main(argv[1:], f"{prog} compare")
-    if argv and argv[0] == "hub":  # a probe login to the running hub, as root on its server (bleu_lab.hub_probe)
-        from .hub_probe import main as hub_main
+    if argv and argv[0] == "hub":  # a probe login to the running hub, as root on its server (bleu_lab.hub.probe)
+        from .hub.probe import main as hub_main
 
         return hub_main(argv[1:], prog)
     if argv and argv[0] == "classroom":
-        from .classroom import main as classroom_main
+        from .course.classroom import main as classroom_main
 
         return classroom_main(argv[1:], prog)
     return run_with_clear_errors(run, build_parser(prog).parse_args(argv), prog)

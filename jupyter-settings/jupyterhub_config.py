@@ -27,7 +27,7 @@ could not run the hub's Python or read bleu_lab and the course (every server sta
 where a group it names does not exist (every login would fail), or where a student could read another student's
 home (create them mode 700, each student with a group of their own: docs/instructor.md; a shared primary group and
 homes of mode 750, or an ACL, are found), the hub's state folder (this working directory: mode 700) or, for graded
-work, the worked solutions (bleu_lab.hub_checks).
+work, the worked solutions (bleu_lab.hub.checks).
 It also notes, without refusing, packages of the students' servers that have modules without current bytecode
 (students cannot write it into this environment, so each server start would compile them), with the command that
 compiles them once.
@@ -42,7 +42,7 @@ extra) runs each student's server in a systemd unit: ``mem_limit`` and ``cpu_lim
 CPUQuota=, for all of the student's processes together, and stopping the server (the idle culler, an admin, the hub's
 shutdown) stops the unit, which ends every process in it. Without systemd (a container), JupyterHub's own
 LocalProcessSpawner would enforce neither limit and, on stop, signal only the server's process, leaving kernels'
-children and whatever a student started with setsid or nohup running; this config uses bleu_lab.hub_fallback's
+children and whatever a student started with setsid or nohup running; this config uses bleu_lab.hub.fallback's
 FallbackSpawner instead: LocalProcessSpawner with a cgroup per student made by hand (the same limits, as
 memory.max/cpu.max or their cgroup v1 files, and every process left in the cgroup killed after the server stops).
 Where root cannot make cgroups (a read-only /sys/fs/cgroup), no limit is enforced and every process of the
@@ -55,7 +55,6 @@ import sys
 from pathlib import Path
 
 import bleu_lab
-from bleu_lab import hub_checks, hub_fallback
 from bleu_lab.course import (
     DEFAULT_DIR,
     FIRST_LESSON,
@@ -67,6 +66,8 @@ from bleu_lab.course import (
     graded_from_environment,
     read_released,
 )
+from bleu_lab.hub import checks as hub_checks
+from bleu_lab.hub import fallback as hub_fallback
 
 c = get_config()  # noqa: F821 (defined by traitlets when it loads this file)
 
@@ -112,7 +113,7 @@ if os.path.isdir("/run/systemd/system"):  # systemd is this machine's init (sd_b
     c.SystemdSpawner.isolate_tmp = True  # a private /tmp per student
     c.SystemdSpawner.isolate_devices = True
     c.SystemdSpawner.disable_user_sudo = True
-else:  # a cgroup per student, by hand (bleu_lab/hub_fallback.py); the log line says what this machine enforces
+else:  # a cgroup per student, by hand (bleu_lab/hub/fallback.py); the log line says what this machine enforces
     c.JupyterHub.spawner_class = hub_fallback.FallbackSpawner
     print("bleu_lab jupyterhub_config: " + hub_fallback.describe(hub_fallback.probe(), c.Spawner.mem_limit,
                                                                  c.Spawner.cpu_limit), file=sys.stderr)

@@ -39,7 +39,7 @@ def mtdata() -> Path:
 @pytest.fixture(autouse=True)
 def _fresh_exercise_tries():
     """Each test starts as a fresh kernel would: no exercise has been tried yet (tiered hints count tries)."""
-    from bleu_lab.exercises import reset_tries
+    from bleu_lab.course.exercises import reset_tries
 
     reset_tries()
     yield

@@ -11,7 +11,7 @@ single-user settings, the server root, the default URL, the idle culler service 
   account per student and, for systemd, a booted systemd). The servers are still separate processes with separate
   homes and tokens: what keeps students apart here is the hub's authorization, which is what the test checks.
   With ``local_users=True`` (tests/test_hub_private.py and tests/test_hub_fallback.py, as root, with accounts they
-  created) the spawner is the shipped config's one without systemd, bleu_lab.hub_fallback.FallbackSpawner
+  created) the spawner is the shipped config's one without systemd, bleu_lab.hub.fallback.FallbackSpawner
   (LocalProcessSpawner with a cgroup per student): each server runs as its student, in the student's real home;
 - the groups: the shipped config refuses to start where a group it names (the students', the instructors') does not
   exist; the DummyAuthenticator's users are in no group, so a group not given in the environment is one that exists
@@ -56,9 +56,9 @@ import psutil
 import requests
 from async_run import run_async
 
-from bleu_lab import hub_checks
-from bleu_lab.cgroups import Cgroup, own_hierarchies
-from bleu_lab.hub_probe import run_code as execute  # a kernel's code through its websocket: the probe's
+from bleu_lab.hub import checks as hub_checks
+from bleu_lab.hub.cgroups import Cgroup, own_hierarchies
+from bleu_lab.hub.probe import run_code as execute  # a kernel's code through its websocket: the probe's
 
 REPO = Path(__file__).resolve().parent.parent
 SHIPPED_CONFIG = REPO / "jupyter-settings" / "jupyterhub_config.py"
@@ -119,7 +119,7 @@ if not {local_users!r}:
     # each server's output in logs/NAME.log ($0 of the wrapper is that folder; "$@" the shipped command and its args)
     c.Spawner.cmd = ["/bin/sh", "-c", 'exec "$@" >>"$0/$JUPYTERHUB_USER.log" 2>&1', {logs!r}, *c.Spawner.cmd]
 else:
-    c.JupyterHub.spawner_class = "bleu_lab.hub_fallback.FallbackSpawner"
+    c.JupyterHub.spawner_class = "bleu_lab.hub.fallback.FallbackSpawner"
 c.JupyterHub.bind_url = "http://127.0.0.1:{port}"
 c.JupyterHub.hub_bind_url = "http://127.0.0.1:{hub_port}"
 c.ConfigurableHTTPProxy.api_url = "http://127.0.0.1:{proxy_api_port}"

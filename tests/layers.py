@@ -1,48 +1,51 @@
-"""The package's two layers, declared: the base (what `pip install bleu_lab` runs, without Jupyter) and the course on
-top of it (the lessons extra). tests/test_layers.py checks the tree against these lists; .ci/base_install_check.sh
-imports every base module in a venv with the base install only. Plain Python (no pytest), so that venv can read it.
+"""The package's layers, declared bottom to top, and which of them the base install (`pip install bleu_lab`, without
+Jupyter) holds. Each layer is a folder of bleu_lab/ (the core is the package's own modules): a module imports its own
+layer and the layers below, never one above (LAZY_UPPER names the few exceptions, each inside a function).
+tests/test_layers.py checks the tree against these lists; .ci/base_install_check.sh imports every base module in a
+venv with the base install only. Plain Python (no pytest), so that venv can read it.
 """
 
 from __future__ import annotations
 
-# The base layer: what `pip install bleu_lab` runs. A package name ("bleu_lab.compare") covers its modules.
-BASE = (
-    "bleu_lab", "bleu_lab.__main__", "bleu_lab.version", "bleu_lab.commands", "bleu_lab.cli", "bleu_lab.validation",
-    # the metric's steps, in lesson order, and its fronts
-    "bleu_lab.ngrams", "bleu_lab.clipping", "bleu_lab.precision", "bleu_lab.brevity", "bleu_lab.statistics",
-    "bleu_lab.corpus_counting", "bleu_lab.geometric_mean", "bleu_lab.smoothing", "bleu_lab.tokenization",
-    "bleu_lab.scripts", "bleu_lab.nltk_style", "bleu_lab.sacrebleu_style", "bleu_lab.explain", "bleu_lab.explain_html",
-    # other metrics and statistics
-    "bleu_lab.chrf", "bleu_lab.explain_chrf", "bleu_lab.explain_chrf_html", "bleu_lab.ter", "bleu_lab.significance",
-    "bleu_lab.agreement", "bleu_lab.delta_accuracy", "bleu_lab.segment_scores", "bleu_lab.published_scores",
-    # data, files, figures, the course's files on disk (bleu-lab guide; the data's location)
-    "bleu_lab.data", "bleu_lab.files", "bleu_lab.spreadsheet", "bleu_lab.plots", "bleu_lab.course",
-    # the pages' templates (Jinja2, autoescaped)
-    "bleu_lab.templates",
-    # comparing systems and other libraries' readings (bleu-lab compare, bleu-lab why)
-    "bleu_lab.compare", "bleu_lab.readings",
+# Bottom to top: (layer, its modules). A package name ("bleu_lab.metrics") covers its modules, but for PACKAGE_ONLY's.
+LAYERS = (
+    ("core", (  # the metric: its steps in lesson order, tokenization, the nltk and sacrebleu fronts, data, files
+        "bleu_lab.version", "bleu_lab.validation", "bleu_lab.ngrams", "bleu_lab.clipping", "bleu_lab.precision",
+        "bleu_lab.brevity", "bleu_lab.statistics", "bleu_lab.corpus_counting", "bleu_lab.geometric_mean",
+        "bleu_lab.smoothing", "bleu_lab.tokenization", "bleu_lab.scripts", "bleu_lab.nltk_style",
+        "bleu_lab.sacrebleu_style", "bleu_lab.data", "bleu_lab.files", "bleu_lab.commands",
+        "bleu_lab.course",  # the package's own module only: the course's files on disk (the data's location)
+    )),
+    ("metrics", ("bleu_lab.metrics",)),  # chrF, TER, significance, agreement, segment and published scores
+    ("reports", ("bleu_lab.reports", "bleu_lab.compare", "bleu_lab.readings")),  # explanations, pages, figures, why
+    ("front", ("bleu_lab", "bleu_lab.cli", "bleu_lab.__main__")),  # the public names and the command line
+    ("course", ("bleu_lab.course.handout", "bleu_lab.course.exercises", "bleu_lab.course.widgets",
+                "bleu_lab.course.classroom")),  # the lessons' code, their widgets, the classroom (Voila)
+    ("hub", ("bleu_lab.hub",)),  # JupyterHub's start checks, the fallback spawner, the cgroups
+    ("grading", ("bleu_lab.assignments",)),  # release, grade, feedback, collect (nbgrader, Gradescope, Canvas)
 )
-# The layer on top, which needs the "lessons" extra (or the hub's): every other module must be named here.
-COURSE = (
-    "bleu_lab.widgets", "bleu_lab.exercises", "bleu_lab.classroom", "bleu_lab.handout", "bleu_lab.assignments",
-    "bleu_lab.hub_checks", "bleu_lab.hub_fallback", "bleu_lab.hub_probe", "bleu_lab.cgroups",
-)
+PACKAGE_ONLY = ("bleu_lab", "bleu_lab.course")  # these names cover the package's own module, not its submodules
+BASE_LAYERS = ("core", "metrics", "reports", "front")
+# The base layers (what `pip install bleu_lab` runs) and the layers on top, which need the "lessons" extra (or the
+# hub's or grading's): every module is in one of them.
+BASE = tuple(name for layer, names in LAYERS if layer in BASE_LAYERS for name in names)
+COURSE = tuple(name for layer, names in LAYERS if layer not in BASE_LAYERS for name in names)
 # What the base modules may import beyond the standard library: the import names of pyproject.toml's dependencies.
 BASE_IMPORTS = {"numpy": "numpy", "sacrebleu": "sacrebleu", "matplotlib": "matplotlib", "PIL": "pillow",
                 "tqdm": "tqdm", "threadpoolctl": "threadpoolctl", "jinja2": "jinja2", "markupsafe": "markupsafe"}
-# Imports from a base module to the course's layer or its packages, each inside a function that only runs where
-# those packages are: module -> {imported module: why}.
+# Imports from a module to a layer above it or to the lessons' packages, each inside a function that only runs where
+# those are installed: module -> {imported module: why}.
 LAZY_UPPER = {
     "bleu_lab.cli": {
         "bleu_lab.assignments.cli": "release, grade, gradescope, collect: after commands.require_lessons",
-        "bleu_lab.classroom": "bleu-lab classroom: after commands.require_lessons",
-        "bleu_lab.hub_probe": "bleu-lab hub check: it says which of the hub extra's packages it lacks",
+        "bleu_lab.course.classroom": "bleu-lab classroom: after commands.require_lessons",
+        "bleu_lab.hub.probe": "bleu-lab hub check: it says which of the hub extra's packages it lacks",
     },
     "bleu_lab.course": {
         "nbformat": "handed_out, for `bleu-lab lessons --no-solutions`: after commands.require_lessons",
-        "bleu_lab.handout": "the same",
+        "bleu_lab.course.handout": "the same",
     },
-    "bleu_lab.plots": {"IPython.display": "show() displays a figure in a notebook, whose kernel is IPython"},
+    "bleu_lab.reports.plots": {"IPython.display": "show() displays a figure in a notebook, whose kernel is IPython"},
 }
 # Never imported by a base module: the Jupyter stack (import names of the lessons extra and what it brings).
 JUPYTER = ("IPython", "ipykernel", "ipywidgets", "jupyter_client", "jupyter_core", "jupyter_server", "jupyterlab",
@@ -51,4 +54,9 @@ JUPYTER = ("IPython", "ipykernel", "ipywidgets", "jupyter_client", "jupyter_core
 
 
 def in_layer(module: str, layer: tuple[str, ...]) -> bool:
-    return any(module == name or (module.startswith(name + ".") and name != "bleu_lab") for name in layer)
+    return any(module == name or (module.startswith(name + ".") and name not in PACKAGE_ONLY) for name in layer)
+
+
+def layer_of(module: str) -> int | None:
+    """The position of ``module``'s layer in LAYERS (0: the bottom), None if no layer names it."""
+    return next((i for i, (_, names) in enumerate(LAYERS) if in_layer(module, names)), None)

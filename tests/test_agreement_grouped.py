@@ -12,14 +12,14 @@ import scipy.stats
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bleu_lab.agreement import (
+from bleu_lab.metrics.agreement import (
     GROUPINGS,
     MAX_CALIBRATION_PAIRS,
     grouped_tau_b,
     score_groups,
     tie_calibrated_accuracy,
 )
-from bleu_lab.published_scores import RATED_SYSTEMS, load_mqm_segments, load_segment_metrics
+from bleu_lab.metrics.published_scores import RATED_SYSTEMS, load_mqm_segments, load_segment_metrics
 
 
 def groups_by_loops(metric, human, grouping):

@@ -9,8 +9,8 @@ import scipy.stats
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bleu_lab.agreement import MAX_TAU_ITEMS, PairCounts, pair_counts
-from bleu_lab.published_scores import RATED_SYSTEMS, load_mqm_segments, load_segment_metrics
+from bleu_lab.metrics.agreement import MAX_TAU_ITEMS, PairCounts, pair_counts
+from bleu_lab.metrics.published_scores import RATED_SYSTEMS, load_mqm_segments, load_segment_metrics
 
 
 def pair_by_pair(x, y) -> PairCounts:

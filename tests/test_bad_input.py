@@ -141,7 +141,7 @@ def test_huge_weights_give_the_limit_or_a_clear_error():
 
 
 def test_one_word_references_are_fine_outside_nltks_token_lists():
-    from bleu_lab.widgets import model as wm
+    from bleu_lab.course.widgets import model as wm
 
     assert bleu_lab.explain(["cat", "dog"], "cat", weights=(1.0,)).score == 1.0  # two one-word references
     assert wm.explain_texts("cat", ["cat", "dog"]).explanation is not None

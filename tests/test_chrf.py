@@ -11,7 +11,7 @@ from sacrebleu.metrics import CHRF
 from test_real_data import REFS, SAMPLE, load, official_scores
 
 import bleu_lab as bl
-from bleu_lab.chrf import ChrfOptions, chrf_words, corpus_statistics, f_score, segment_statistics
+from bleu_lab.metrics.chrf import ChrfOptions, chrf_words, corpus_statistics, f_score, segment_statistics
 
 WORDS = st.sampled_from(["the", "cat", "sat", "on", "mat", "Mat", "a", "dog", "Hitzewelle", "warnung", "x",
                          "cat.", "(mat", "!", ",", "—", "naïve", "日本", "é"])
@@ -41,12 +41,12 @@ def test_corpus_statistics_add_up_segment_statistics(segments, options):
     expected = [sum(col) for col in zip(*(segment_statistics(h, refs, opts) for h, refs in segments))]
     hyps, refs = [h for h, _ in segments], [refs for _, refs in segments]
     assert corpus_statistics(hyps, refs, opts) == expected
-    chunk = bl.chrf.CHUNK
+    chunk = bl.metrics.chrf.CHUNK
     try:  # several chunks of 5 segments add up the same
-        bl.chrf.CHUNK = 5
+        bl.metrics.chrf.CHUNK = 5
         assert corpus_statistics(hyps, refs, opts) == expected
     finally:
-        bl.chrf.CHUNK = chunk
+        bl.metrics.chrf.CHUNK = chunk
 
 
 def test_lone_surrogates_are_characters_like_any_other():

@@ -14,8 +14,8 @@ from sacrebleu.metrics import CHRF
 from test_chrf import OPTIONS, SENTENCE
 
 import bleu_lab as bl
-from bleu_lab.chrf import EPS
-from bleu_lab.explain_chrf_html import chrf_explanation_html
+from bleu_lab.metrics.chrf import EPS
+from bleu_lab.reports.explain_chrf_html import chrf_explanation_html
 
 
 @given(hyp=SENTENCE, refs=st.lists(SENTENCE, min_size=1, max_size=3), options=OPTIONS)

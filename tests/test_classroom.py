@@ -23,8 +23,8 @@ import pytest
 from async_run import run_async
 from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
 
-from bleu_lab import classroom
-from bleu_lab.classroom import ClassroomKernelManager, may_cull, settled
+from bleu_lab.course import classroom
+from bleu_lab.course.classroom import ClassroomKernelManager, may_cull, settled
 
 
 @pytest.mark.parametrize(

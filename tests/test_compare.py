@@ -91,7 +91,7 @@ def test_bucket_bleu_is_sacrebleu_on_the_bucket_segments(news_comparison):
 
 
 def test_pairs_are_the_significance_module(news_comparison):
-    from bleu_lab.significance import paired_bootstrap, paired_randomization
+    from bleu_lab.metrics.significance import paired_bootstrap, paired_randomization
 
     c = news_comparison
     pair = c.pairs[0]
@@ -333,7 +333,7 @@ def test_every_pair_is_tested_with_both_tests_and_bonferroni(news_comparison, tm
     systems Bonferroni (lesson 9) reads each at 0.05 / 3, in the JSON, the CSV and the HTML."""
     import csv
 
-    from bleu_lab.significance import bonferroni_alpha, paired_bootstrap, paired_randomization
+    from bleu_lab.metrics.significance import bonferroni_alpha, paired_bootstrap, paired_randomization
 
     c = news_comparison
     assert [(p.system, p.baseline) for p in c.all_pairs] == [
@@ -483,7 +483,7 @@ def test_under_a_character_tokenizer_a_word_is_a_character(tokenize, note):
 
 
 def test_bonferroni_alpha_is_checked():
-    from bleu_lab.significance import bonferroni_alpha
+    from bleu_lab.metrics.significance import bonferroni_alpha
 
     assert bonferroni_alpha(0.05, 10) == 0.005
     with pytest.raises(ValueError, match="comparisons"):
@@ -519,7 +519,7 @@ def test_the_readme_describes_the_csv_files_as_written(news_comparison, tmp_path
 def test_holm_is_the_adjustment_of_every_pairs_p_in_every_output(news_comparison, tmp_path):
     import csv
 
-    from bleu_lab.significance import holm_adjusted
+    from bleu_lab.metrics.significance import holm_adjusted
 
     c = news_comparison
     ar = holm_adjusted([p.randomization.p_value for p in c.all_pairs])
@@ -543,7 +543,7 @@ def test_chrfs_pairs_are_a_family_of_their_own_holm_adjusted_in_every_output(new
     a hand computation of the step-down on the first pair's family."""
     import csv
 
-    from bleu_lab.significance import holm_adjusted
+    from bleu_lab.metrics.significance import holm_adjusted
 
     c = news_comparison
     for test in ("randomization", "bootstrap"):
@@ -641,7 +641,7 @@ def test_the_drill_down_shows_every_reference_beside_a_score_computed_against_th
     import csv
 
     from bleu_lab.compare.reporters import bucket_segments_html
-    from bleu_lab.widgets.compare import SegmentFilter, segments_view
+    from bleu_lab.course.widgets.compare import SegmentFilter, segments_view
 
     refs = [["Das Denkmal wird vorerst gelagert.", "Das Monument wird erst einmal gelagert.",
              "Das Denkmal wird vorerst aufbewahrt."],
@@ -762,7 +762,7 @@ def test_every_pair_has_chrfs_paired_tests_equal_to_sacrebleus(monkeypatch, tmp_
     from sacrebleu.metrics import CHRF
     from sacrebleu.significance import PairedTest
 
-    from bleu_lab.significance import paired_bootstrap, paired_randomization
+    from bleu_lab.metrics.significance import paired_bootstrap, paired_randomization
 
     systems = {n: news(f"sys.{n}.de") for n in ("strong", "fluent", "literal")}
     refs = [news("ref.A.de"), news("ref.B.de")]
@@ -834,7 +834,7 @@ def test_every_pair_has_ters_paired_tests_equal_to_sacrebleus(monkeypatch):
     """The issue: TER gets both paired tests, equal to sacrebleu --paired-bs / --paired-ar on the same files (two
     references, as sacrebleu reads two reference files), on the draws BLEU's tests use; Holm over TER's pairs; lower
     TER is better."""
-    from bleu_lab.significance import holm_adjusted, paired_bootstrap, paired_randomization
+    from bleu_lab.metrics.significance import holm_adjusted, paired_bootstrap, paired_randomization
 
     systems, streams = ter_systems()
     per_segment = [list(seg) for seg in zip(*streams)]
@@ -898,7 +898,7 @@ def test_a_segment_too_long_for_ter_is_refused_before_any_work(monkeypatch):
     """TER's shift search slows down fast with length: past MAX_TER_WORDS words the comparison is refused, naming the
     segment, before anything is tokenized; without TER the same segment is compared."""
     import bleu_lab.compare.comparison as comparison
-    from bleu_lab.ter import MAX_TER_WORDS
+    from bleu_lab.metrics.ter import MAX_TER_WORDS
 
     long = "word " * (MAX_TER_WORDS + 1)
     systems = {"a": ["x y", "z"], "b": ["x y", long]}

@@ -164,7 +164,7 @@ def test_version(capsys):
 
 def test_too_many_draws_names_the_flag_and_what_fits(tmp_path, capsys):
     """The paired tests' memory bound (significance.MAX_DRAWS) said with this command's flags."""
-    from bleu_lab.significance import MAX_DRAWS
+    from bleu_lab.metrics.significance import MAX_DRAWS
 
     lines = "a b\n" * 1000
     for name in ("r.txt", "a.txt", "b.txt"):

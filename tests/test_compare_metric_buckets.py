@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from bleu_lab.compare import compare_systems
 from bleu_lab.compare.bucketers import LENGTH_DIFFERENCE_MERGED, REFERENCE_LENGTH
 from bleu_lab.compare.metrics import metric_buckets, metric_examples
-from bleu_lab.segment_scores import segment_scores
+from bleu_lab.metrics.segment_scores import segment_scores
 
 
 def words(n: int, start: int = 0) -> str:
@@ -184,8 +184,8 @@ def test_mqm_bucket_means_on_wmt21_equal_numpy():
 
     from bleu_lab.compare.bucketers import LENGTH_CUTOFFS
     from bleu_lab.data import corpus_dir
-    from bleu_lab.published_scores import FILE_NAMES, MQM_SEGMENTS_FILE, SEGMENT_REFERENCE
-    from bleu_lab.segment_scores import read_segment_scores
+    from bleu_lab.metrics.published_scores import FILE_NAMES, MQM_SEGMENTS_FILE, SEGMENT_REFERENCE
+    from bleu_lab.metrics.segment_scores import read_segment_scores
 
     folder = Path(os.environ["BLEU_LAB_MTDATA"]) / "en-de"
     read = lambda path: path.read_text(encoding="utf-8").split("\n")[:-1]  # noqa: E731

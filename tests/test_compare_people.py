@@ -13,8 +13,8 @@ import pytest
 
 from bleu_lab.compare.people import MetricTests, PairSide, people_table, ranks
 from bleu_lab.data import corpus_dir
-from bleu_lab.published_scores import MQM_SEGMENTS_FILE, RATED_SYSTEMS, load_system_scores
-from bleu_lab.segment_scores import segment_scores
+from bleu_lab.metrics.published_scores import MQM_SEGMENTS_FILE, RATED_SYSTEMS, load_system_scores
+from bleu_lab.metrics.segment_scores import segment_scores
 
 ROOT = Path(__file__).resolve().parent.parent
 NEWS = ROOT / "data" / "news"
@@ -181,7 +181,7 @@ def test_wmt21_mqm_ranks_are_the_published_table(tmp_path):
     """bleu-lab compare on the eight MQM-rated WMT21 en-de systems: MQM's ranks are the published table's order of
     those systems, BLEU's the order of the published BLEU against the same reference."""
     from bleu_lab.compare.cli import main
-    from bleu_lab.published_scores import FILE_NAMES, SEGMENT_REFERENCE
+    from bleu_lab.metrics.published_scores import FILE_NAMES, SEGMENT_REFERENCE
 
     folder = Path(os.environ["BLEU_LAB_MTDATA"]) / "en-de"
     files = [str(folder / f"newstest2021.en-de.hyp.{FILE_NAMES.get(s, s)}.de") for s in RATED_SYSTEMS]

@@ -1,7 +1,7 @@
-"""Segment scores from anywhere (bleu_lab.segment_scores) and metrics beside BLEU (bleu_lab.compare.metrics): the two
-file formats and their errors, MQM read from the shipped release equal to the published table, Kendall's tau equal to
-scipy's, and the segments two metrics rank furthest apart; compare_systems(..., scores=...) and bleu-lab compare
---scores with every export."""
+"""Segment scores from anywhere (bleu_lab.metrics.segment_scores) and metrics beside BLEU (bleu_lab.compare.metrics):
+the two file formats and their errors, MQM read from the shipped release equal to the published table, Kendall's tau
+equal to scipy's, and the segments two metrics rank furthest apart; compare_systems(..., scores=...) and bleu-lab
+compare --scores with every export."""
 
 import os
 from pathlib import Path
@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 
 from bleu_lab.compare.metrics import disagreements, metric_agreement, tau_b
 from bleu_lab.data import corpus_dir
-from bleu_lab.published_scores import MQM_SEGMENTS_FILE, RATED_SYSTEMS, SEGMENTS, load_system_scores
-from bleu_lab.segment_scores import read_line_scores, read_long_scores, read_segment_scores, segment_scores
+from bleu_lab.metrics.published_scores import MQM_SEGMENTS_FILE, RATED_SYSTEMS, SEGMENTS, load_system_scores
+from bleu_lab.metrics.segment_scores import read_line_scores, read_long_scores, read_segment_scores, segment_scores
 
 MQM_FILE = corpus_dir() / MQM_SEGMENTS_FILE
 ROOT = Path(__file__).resolve().parent.parent
@@ -155,7 +155,7 @@ def test_disagreements_rank_the_furthest_apart_first():
 
 def test_estimated_accuracy_follows_kocmi_fits_only_for_metrics_they_fit():
     from bleu_lab.compare.metrics import delta_scale
-    from bleu_lab.delta_accuracy import estimated_accuracy
+    from bleu_lab.metrics.delta_accuracy import estimated_accuracy
 
     comet = segment_scores("COMET-22", {"a": [0.81, 0.79], "b": [0.80, 0.83]}, higher_is_better=True)
     assert delta_scale(comet) == 100.0  # 0-1 scores: the fit is on the scores times 100
@@ -313,7 +313,7 @@ def test_cli_on_the_eight_mqm_rated_systems(tmp_path):
     import json
 
     from bleu_lab.compare.cli import main
-    from bleu_lab.published_scores import FILE_NAMES, SEGMENT_REFERENCE, load_mqm_segments
+    from bleu_lab.metrics.published_scores import FILE_NAMES, SEGMENT_REFERENCE, load_mqm_segments
 
     folder = Path(os.environ["BLEU_LAB_MTDATA"]) / "en-de"
     files = [str(folder / f"newstest2021.en-de.hyp.{FILE_NAMES.get(s, s)}.de") for s in RATED_SYSTEMS]
@@ -346,7 +346,7 @@ def test_cli_on_the_eight_mqm_rated_systems(tmp_path):
 
 def test_paired_mean_rows_sum_decimals_exactly_and_floats_as_floats():
     from bleu_lab.compare.metrics import metric_tests
-    from bleu_lab.segment_scores import paired_mean_rows
+    from bleu_lab.metrics.segment_scores import paired_mean_rows
 
     tenths = segment_scores("M", {"a": [0.1, 1.1, None, 5.0], "b": [0.2, None, 2.3, 25.0]}, higher_is_better=False)
     rows = paired_mean_rows(tenths, "a", "b")
@@ -365,7 +365,7 @@ def test_paired_mean_rows_sum_decimals_exactly_and_floats_as_floats():
 
 
 def test_tau_past_the_bound_is_not_computed():
-    from bleu_lab.agreement import MAX_TAU_ITEMS
+    from bleu_lab.metrics.agreement import MAX_TAU_ITEMS
 
     many = np.arange(MAX_TAU_ITEMS + 1, dtype=float)
     result = tau_b(many, many)

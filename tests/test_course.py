@@ -254,7 +254,7 @@ def test_the_playground_is_saved_as_lab_writes_it(tmp_path):
 
 
 def test_a_missing_course_is_a_clear_error(monkeypatch, tmp_path):
-    monkeypatch.setattr(course, "__file__", str(tmp_path / "bleu_lab" / "course.py"))
+    monkeypatch.setattr(course, "__file__", str(tmp_path / "bleu_lab" / "course/__init__.py"))
     monkeypatch.setattr(course.resources, "files", lambda package: tmp_path / "nowhere")
     with pytest.raises(FileNotFoundError, match="course files are missing"):
         course.course_root()

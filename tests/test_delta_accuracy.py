@@ -1,5 +1,5 @@
-"""bleu_lab.delta_accuracy against the published table it comes from: Kocmi et al. (2024), "Navigating the Metrics
-Maze", the table of thresholds in the authors' repository (kocmitom/MT-Thresholds, appendix/main_thresholds.tex,
+"""bleu_lab.metrics.delta_accuracy against the published table it comes from: Kocmi et al. (2024), "Navigating the
+Metrics Maze", the table of thresholds in the authors' repository (kocmitom/MT-Thresholds, appendix/main_thresholds.tex,
 commit d61165f): the difference each metric needs for each estimated accuracy, printed to two decimals ('-' where
 the fit never reaches it)."""
 
@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bleu_lab.delta_accuracy import delta_fits, describe_accuracy, estimated_accuracy, fit_for
+from bleu_lab.metrics.delta_accuracy import delta_fits, describe_accuracy, estimated_accuracy, fit_for
 
 ACCURACIES = (0.50, 0.55, 0.60, 0.65, 0.70, 0.75, 0.80, 0.85, 0.90, 0.95)
 # Rows of the published table (metric as named in delta_accuracy_fits.tsv -> deltas at ACCURACIES).

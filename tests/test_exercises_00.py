@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bleu_lab.exercises.start_here import check_better_hypothesis, check_reading
+from bleu_lab.course.exercises.start_here import check_better_hypothesis, check_reading
 
 SOLUTIONS = Path(__file__).resolve().parent.parent / "notebooks" / "solutions"
 

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 import bleu_lab as bl
-from bleu_lab.exercises import MAX_REPORTED_CASES
-from bleu_lab.exercises import modified_precision as ex2
-from bleu_lab.exercises import ngrams_and_clipping as ex1
+from bleu_lab.course.exercises import MAX_REPORTED_CASES
+from bleu_lab.course.exercises import modified_precision as ex2
+from bleu_lab.course.exercises import ngrams_and_clipping as ex1
 
 SOLUTIONS = Path(__file__).resolve().parent.parent / "notebooks" / "solutions"
 

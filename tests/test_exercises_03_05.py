@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 import bleu_lab as bl
-from bleu_lab.exercises import brevity_penalty as ex3
-from bleu_lab.exercises import putting_it_together as ex4
-from bleu_lab.exercises import when_bleu_fails as ex5
+from bleu_lab.course.exercises import brevity_penalty as ex3
+from bleu_lab.course.exercises import putting_it_together as ex4
+from bleu_lab.course.exercises import when_bleu_fails as ex5
 
 SOLUTIONS = Path(__file__).resolve().parent.parent / "notebooks" / "solutions"
 
@@ -277,7 +277,7 @@ def test_old_nltk_other_wrong_values_get_a_hint_without_the_code():
 
 @pytest.fixture
 def fresh_tries():
-    from bleu_lab.exercises import reset_tries
+    from bleu_lab.course.exercises import reset_tries
 
     reset_tries()
     yield
@@ -292,13 +292,13 @@ def fresh_tries():
     ],
 )
 def test_without_bp_answers_with_both_key_points_pass(answer, fresh_tries):
-    from bleu_lab.exercises.brevity_penalty import check_without_bp
+    from bleu_lab.course.exercises.brevity_penalty import check_without_bp
 
     assert check_without_bp(answer).passed
 
 
 def test_without_bp_is_recorded_with_hints_and_the_model_answer_after_a_real_try(fresh_tries):
-    from bleu_lab.exercises.brevity_penalty import MODEL_ANSWER_WITHOUT_BP, check_without_bp
+    from bleu_lab.course.exercises.brevity_penalty import MODEL_ANSWER_WITHOUT_BP, check_without_bp
 
     first = str(check_without_bp("it would be quite different from now"))
     assert "what kind of output" in first and "recorded: 'it would be quite different from now'" in first
@@ -309,7 +309,7 @@ def test_without_bp_is_recorded_with_hints_and_the_model_answer_after_a_real_try
 
 
 def test_without_bp_never_shows_a_tick(fresh_tries):
-    from bleu_lab.exercises.brevity_penalty import MODEL_ANSWER_WITHOUT_BP, check_without_bp
+    from bleu_lab.course.exercises.brevity_penalty import MODEL_ANSWER_WITHOUT_BP, check_without_bp
 
     fb = check_without_bp(MODEL_ANSWER_WITHOUT_BP, reveal=True)
     assert fb.passed and "✔" not in str(fb) + fb._repr_html_() and "correct!" not in str(fb) + fb._repr_html_()

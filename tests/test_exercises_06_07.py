@@ -10,9 +10,9 @@ import pytest
 from nltk.translate.bleu_score import sentence_bleu as nltk_sentence_bleu
 
 import bleu_lab as bl
-from bleu_lab.exercises import MAX_REPORTED_CASES
-from bleu_lab.exercises import smoothing as ex6
-from bleu_lab.exercises import tokenization as ex7
+from bleu_lab.course.exercises import MAX_REPORTED_CASES
+from bleu_lab.course.exercises import smoothing as ex6
+from bleu_lab.course.exercises import tokenization as ex7
 
 SOLUTIONS = Path(__file__).resolve().parent.parent / "notebooks" / "solutions"
 

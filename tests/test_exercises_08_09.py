@@ -14,10 +14,10 @@ import pytest
 import sacrebleu
 
 import bleu_lab as bl
-from bleu_lab.exercises import comparing_systems as ex9
-from bleu_lab.exercises import corpus_bleu as ex8
+from bleu_lab.course.exercises import comparing_systems as ex9
+from bleu_lab.course.exercises import corpus_bleu as ex8
+from bleu_lab.metrics.significance import p_value_with_ties
 from bleu_lab.sacrebleu_style import ScoreOptions, score_from_stats
-from bleu_lab.significance import p_value_with_ties
 
 SOLUTIONS = Path(__file__).resolve().parent.parent / "notebooks" / "solutions"
 
@@ -383,7 +383,7 @@ def _one_too_few(p, a):  # alpha / (m - 1): a loop or an index that leaves one c
 
 
 def _holm(p, a):
-    return [k for k, adjusted in zip(p, bl.significance.holm_adjusted(list(p.values()))) if adjusted <= a]
+    return [k for k, adjusted in zip(p, bl.metrics.significance.holm_adjusted(list(p.values()))) if adjusted <= a]
 
 
 @pytest.mark.parametrize("seed", [None, *range(40)])

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bleu_lab.exercises import bleu_in_context as ex10
+from bleu_lab.course.exercises import bleu_in_context as ex10
 
 SOLUTIONS = Path(__file__).resolve().parent.parent / "notebooks" / "solutions"
 
@@ -84,7 +84,7 @@ def test_a_tie_rule_is_named_and_a_wrong_tie_answer_still_fails():
 
 
 def test_pairwise_accuracy_tie_rules_by_hand():
-    from bleu_lab.agreement import TIE_RULES, pairwise_accuracy
+    from bleu_lab.metrics.agreement import TIE_RULES, pairwise_accuracy
 
     metric, human = [1, 1, 2, 3], [0.1, 0.2, 0.2, 0.5]  # pair (0, 1) tied by the metric, pair (1, 2) by people
     got = {rule: pairwise_accuracy(metric, human, ties=rule) for rule in TIE_RULES}

@@ -8,7 +8,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from bleu_lab.exercises.read_your_outputs import (
+from bleu_lab.course.exercises.read_your_outputs import (
     MT_READING,
     check_compare_mt_reading,
     check_fmeasure,

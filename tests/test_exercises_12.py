@@ -15,8 +15,8 @@ import pytest
 import scipy.stats
 
 from bleu_lab.assignments.grade import hidden_rng
-from bleu_lab.exercises import metrics_and_people as ex12
-from bleu_lab.published_scores import load_mqm_segments, load_segment_metrics, load_system_scores
+from bleu_lab.course.exercises import metrics_and_people as ex12
+from bleu_lab.metrics.published_scores import load_mqm_segments, load_segment_metrics, load_system_scores
 
 SOLUTIONS = Path(__file__).resolve().parent.parent / "notebooks" / "solutions"
 LESSON = "12_metrics_and_people"

@@ -1,4 +1,4 @@
-"""The shared case loop of the function exercises (``bleu_lab.exercises.cases``): every lesson's check reports a
+"""The shared case loop of the function exercises (``bleu_lab.course.exercises.cases``): every lesson's check reports a
 raised error, a wrong result, a result that is no answer at all, and stops after a few failures."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from bleu_lab.exercises import MAX_REPORTED_CASES, Case, Slip, check_cases, number_problem, reset_tries
-from bleu_lab.exercises import brevity_penalty as ex3
-from bleu_lab.exercises import putting_it_together as ex4
+from bleu_lab.course.exercises import MAX_REPORTED_CASES, Case, Slip, check_cases, number_problem, reset_tries
+from bleu_lab.course.exercises import brevity_penalty as ex3
+from bleu_lab.course.exercises import putting_it_together as ex4
 
 
 def halves(n: int) -> list[Case]:

@@ -14,13 +14,13 @@ import numpy as np
 import pytest
 import sacrebleu
 
-from bleu_lab.exercises import as_list, as_number, as_whole, key_points_found, reset_tries, same_number
-from bleu_lab.exercises import bleu_in_context as ex10
-from bleu_lab.exercises import brevity_penalty as ex3
-from bleu_lab.exercises import comparing_systems as ex9
-from bleu_lab.exercises import smoothing as ex6
-from bleu_lab.exercises import start_here as ex0
-from bleu_lab.exercises import tokenization as ex7
+from bleu_lab.course.exercises import as_list, as_number, as_whole, key_points_found, reset_tries, same_number
+from bleu_lab.course.exercises import bleu_in_context as ex10
+from bleu_lab.course.exercises import brevity_penalty as ex3
+from bleu_lab.course.exercises import comparing_systems as ex9
+from bleu_lab.course.exercises import smoothing as ex6
+from bleu_lab.course.exercises import start_here as ex0
+from bleu_lab.course.exercises import tokenization as ex7
 
 # ------------------------------------------------------------------------------------------- the helper
 

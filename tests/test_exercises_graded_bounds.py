@@ -14,7 +14,7 @@ import nbformat
 import pytest
 
 from bleu_lab.assignments.release import release
-from bleu_lab.exercises.bleu_in_context import expected_reference_ranks
+from bleu_lab.course.exercises.bleu_in_context import expected_reference_ranks
 
 REPO = Path(__file__).resolve().parent.parent
 ATTACK = '''class Attack:

@@ -7,7 +7,7 @@ import re
 import pytest
 
 import bleu_lab as bl
-from bleu_lab.explain_html import LEGEND_TEXT, explanation_html, marked_tokens_text, token_marks
+from bleu_lab.reports.explain_html import LEGEND_TEXT, explanation_html, marked_tokens_text, token_marks
 
 REFS = ["the cat is on the mat", "there is a cat on the mat"]
 HYP = "the cat and the cat on the mat"

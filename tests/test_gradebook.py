@@ -399,7 +399,7 @@ def test_the_zip_holds_what_gradescope_runs(autograder_zip, tmp_path):
     assert config == {"lessons": [L3], "timeout": 120, "seed": None}
     with zipfile.ZipFile(tmp_path / wheel) as built:
         names = set(built.namelist())
-    assert "bleu_lab/assignments/gradescope.py" in names and "bleu_lab/exercises/brevity_penalty.py" in names
+    assert "bleu_lab/assignments/gradescope.py" in names and "bleu_lab/course/exercises/brevity_penalty.py" in names
     pins = (tmp_path / "c.txt")
     with zipfile.ZipFile(autograder_zip) as archive:
         pins.write_bytes(archive.read("constraints.txt"))

@@ -156,14 +156,14 @@ def test_hidden_cases_are_drawn_at_grading_time_and_differ_from_the_visible_ones
 
 
 def test_no_hidden_case_table_ships():
-    import bleu_lab.exercises as exercises
+    import bleu_lab.course.exercises as exercises
 
     for path in Path(exercises.__file__).parent.glob("*.py"):
         assert not re.search(r"^HIDDEN_\w+\s*[:=]", path.read_text(encoding="utf-8"), re.MULTILINE), path.name
 
 
 def test_old_nltk_generator_reproduces_the_printed_values():
-    from bleu_lab.exercises.when_bleu_fails import INTRO_POST_PRINTED, SHIP_REFERENCES, old_nltk_score
+    from bleu_lab.course.exercises.when_bleu_fails import INTRO_POST_PRINTED, SHIP_REFERENCES, old_nltk_score
 
     for hypothesis, printed in INTRO_POST_PRINTED.items():
         assert old_nltk_score(SHIP_REFERENCES, hypothesis) == pytest.approx(printed, rel=1e-12)
@@ -278,7 +278,7 @@ def test_the_report_cannot_be_forged():
 LESSON = "03_brevity_penalty"
 SEED = 1234
 PATCH_CELL = """\
-import bleu_lab.exercises as _e
+import bleu_lab.course.exercises as _e
 import bleu_lab.assignments.grade as _g
 _e.Feedback.fail = lambda self, message: self
 _g.assert_passes = lambda *a, **k: None
@@ -297,7 +297,7 @@ for target in ("../bob/03_brevity_penalty.ipynb", "../../bob/03_brevity_penalty.
         pass
 """
 STOWAWAY = """\
-import bleu_lab.exercises as _e
+import bleu_lab.course.exercises as _e
 _e.Feedback.fail = lambda self, message: self
 open(__file__ + ".ran", "w").write("the stowaway ran")
 """

@@ -35,7 +35,7 @@ from test_grading_attacks import REPO, SEED, _nb, _need, _reports, _with_cell, _
 
 from bleu_lab.assignments import sandbox
 from bleu_lab.assignments.release import release
-from bleu_lab.cgroups import Cgroup, own_hierarchies
+from bleu_lab.hub.cgroups import Cgroup, own_hierarchies
 
 L0, L3 = "00_start_here", "03_brevity_penalty"
 TIMEOUT = 30  # seconds to run one notebook, and again to mark it: the solved lesson 3 needs a few CPU seconds

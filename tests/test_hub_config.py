@@ -236,7 +236,7 @@ def load_one_server_config(monkeypatch, state: Path, problems: list[str] | None 
     machine's own Python may sit where students cannot reach it); return the config and the check's arguments."""
     from traitlets.config.loader import PyFileConfigLoader
 
-    from bleu_lab import hub_checks
+    from bleu_lab.hub import checks as hub_checks
 
     asked = {}
     monkeypatch.setattr(hub_checks, "start_problems", lambda **kwargs: asked.update(kwargs) or list(problems or []))
@@ -267,7 +267,7 @@ def test_the_one_server_config_copies_the_course_limits_and_culls(capfd, monkeyp
     if Path("/run/systemd/system").is_dir():
         assert config.JupyterHub.spawner_class == "systemdspawner.SystemdSpawner"
     else:  # a cgroup per student by hand; the config says what this machine enforces where the admin sees it
-        from bleu_lab import hub_fallback
+        from bleu_lab.hub import fallback as hub_fallback
 
         assert config.JupyterHub.spawner_class is hub_fallback.FallbackSpawner
         said = capfd.readouterr().err
@@ -307,7 +307,7 @@ def test_graded_mode_is_one_switch_on_both_hubs(monkeypatch, tmp_path):
 def test_graded_lessons_one_at_a_time_reach_each_students_start_command(monkeypatch, tmp_path):
     """BLEU_LAB_RELEASED: read (and checked) when the hub starts, handed to each student's `bleu-lab lessons`, and the
     login opens the lessons' folder (the first lesson may not be out yet); without graded work it is refused."""
-    from bleu_lab import hub_checks
+    from bleu_lab.hub import checks as hub_checks
 
     released = tmp_path / "released.txt"
     released.write_text("03_brevity_penalty\n")
@@ -326,7 +326,7 @@ def test_graded_lessons_one_at_a_time_reach_each_students_start_command(monkeypa
 def test_the_released_file_must_be_readable_and_unchangeable_by_students():
     import tempfile
 
-    from bleu_lab.hub_checks import released_problems
+    from bleu_lab.hub.checks import released_problems
 
     with tempfile.TemporaryDirectory() as folder:  # in /tmp (sticky): pytest's own folders are private
         Path(folder).chmod(0o755)
@@ -399,7 +399,7 @@ def test_the_hub_names_server_modules_without_bytecode_and_the_command_that_comp
     has none or a stale one; the hub's log says so, with the compileall command, and is silent once it has run."""
     import compileall
 
-    from bleu_lab import hub_checks
+    from bleu_lab.hub import checks as hub_checks
 
     package = tmp_path / "course_stack_probe"
     (package / "inner").mkdir(parents=True)

@@ -1,4 +1,4 @@
-"""The hub without systemd (issue 36): bleu_lab.hub_fallback's cgroup per student, on this machine's real cgroups,
+"""The hub without systemd (issue 36): bleu_lab.hub.fallback's cgroup per student, on this machine's real cgroups,
 and on a real JupyterHub with the shipped jupyterhub_config.py and a real local account (tests/test_hub_private.py's
 helpers): a process a student's kernel started with setsid and nohup is gone once the hub stopped the server, as the
 idle culler stops it (``DELETE /hub/api/users/NAME/server``), and a process going past the memory limit is killed
@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-hub_fallback = pytest.importorskip("bleu_lab.hub_fallback", reason="JupyterHub (the hub extra) and POSIX accounts")
+hub_fallback = pytest.importorskip("bleu_lab.hub.fallback", reason="JupyterHub (the hub extra) and POSIX accounts")
 hub_harness = pytest.importorskip("hub_harness", reason="tests/hub_harness.py needs psutil and requests")
 
 # --- where the students' cgroups go: /proc/self/mountinfo and /proc/self/cgroup ---------------------------------

@@ -1,4 +1,4 @@
-"""Private by default, checked (issue 36): bleu_lab.hub_checks on folders made for it, and a real JupyterHub with the
+"""Private by default, checked (issue 36): bleu_lab.hub.checks on folders made for it, and a real JupyterHub with the
 shipped jupyterhub_config.py and real local accounts (created with the guide's ``useradd`` and removed at the end,
 as root; tests/hub_harness.py says what else the test swaps): homes and database private, a student's kernel
 cannot read another's files, graded mode hands out no worked solutions, and the start check refuses, in one line
@@ -31,9 +31,9 @@ from pathlib import Path
 import pytest
 
 from bleu_lab.course import SOLUTIONS, course_files, course_root
-from bleu_lab.handout import SCRATCH_CELL
+from bleu_lab.course.handout import SCRATCH_CELL
 
-hub_checks = pytest.importorskip("bleu_lab.hub_checks", reason="POSIX accounts and permissions (pwd, grp)")
+hub_checks = pytest.importorskip("bleu_lab.hub.checks", reason="POSIX accounts and permissions (pwd, grp)")
 hub_harness = pytest.importorskip("hub_harness", reason="tests/hub_harness.py needs psutil and requests")
 
 NOBODY = frozenset()  # a student in none of the files' groups
@@ -61,7 +61,7 @@ def make(path: Path, permissions: int, text: str = "") -> Path:
     return path
 
 
-# --- bleu_lab.hub_checks on folders made for it ------------------------------------------------------------------
+# --- bleu_lab.hub.checks on folders made for it ------------------------------------------------------------------
 
 
 def test_a_python_under_a_private_folder_is_named_with_its_fix(open_dir):

@@ -12,7 +12,7 @@ import pytest
 
 from bleu_lab.cli import main
 
-hub_checks = pytest.importorskip("bleu_lab.hub_checks", reason="POSIX accounts and groups (pwd, grp)")
+hub_checks = pytest.importorskip("bleu_lab.hub.checks", reason="POSIX accounts and groups (pwd, grp)")
 hub_harness = pytest.importorskip("hub_harness", reason="tests/hub_harness.py needs psutil and requests")
 
 

@@ -1,6 +1,9 @@
-"""The base install stays without Jupyter: the modules ``pip install bleu_lab`` must run (the metric, its command line,
-``compare``, ``why``, chrF, TER, the significance tests, the reports) import nothing outside the standard library,
-the base dependencies and each other. The course's modules (lessons, widgets, classroom, assignments, hub) sit on top.
+"""Folders by layer, imports one way: every module sits in one layer of tests/layers.py (core, metrics, reports, the
+front, course, hub, grading; each a folder with a docstring saying its role) and imports only its own layer and those
+below. The base install stays without Jupyter: the modules ``pip install bleu_lab`` must run (the metric, its command
+line, ``compare``, ``why``, chrF, TER, the significance tests, the reports) import nothing outside the standard
+library, the base dependencies and each other. The course's modules (lessons, widgets, classroom, assignments, hub)
+sit on top.
 
 Checked statically (every import statement of every base module, in functions too) against tests/layers.py and
 pyproject.toml, and by importing every base module with the Jupyter packages blocked. CI also installs the base into
@@ -17,7 +20,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from layers import BASE, BASE_IMPORTS, COURSE, JUPYTER, LAZY_UPPER, in_layer
+from layers import BASE, BASE_IMPORTS, COURSE, JUPYTER, LAYERS, LAZY_UPPER, in_layer, layer_of
 
 from bleu_lab.commands import LESSONS_PACKAGES
 
@@ -63,9 +66,39 @@ BASE_MODULES = sorted(m for m in MODULES if in_layer(m, BASE))
 
 
 def test_every_module_is_in_one_layer():
-    unplaced = [m for m in MODULES if in_layer(m, BASE) == in_layer(m, COURSE)]
-    assert not unplaced, f"place each module in BASE or COURSE (tests/test_layers.py): {unplaced}"
+    unplaced = {m: [layer for layer, names in LAYERS if in_layer(m, names)] for m in MODULES}
+    unplaced = {m: layers for m, layers in unplaced.items() if len(layers) != 1}
+    assert not unplaced, f"place each module in one layer of LAYERS (tests/layers.py): {unplaced}"
     assert len(BASE_MODULES) > 40 and all(any(m == n or m.startswith(n + ".") for m in MODULES) for n in BASE + COURSE)
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_imports_run_one_way(module):
+    """A module imports its own layer and the layers below it; an import upwards is allowed only inside a function,
+    where LAZY_UPPER names it."""
+    own = layer_of(module)
+    wrong = [f"line {line}: {name} ({LAYERS[layer_of(name)][0]}, above {LAYERS[own][0]})"
+             for name, line, lazy in imports(module)
+             if name.split(".")[0] == "bleu_lab" and layer_of(name) > own
+             and not (lazy and name in LAZY_UPPER.get(module, {}))]
+    assert not wrong, f"{module} imports a higher layer: {wrong}"
+
+
+def test_a_lower_layer_importing_a_higher_one_is_found(tmp_path, monkeypatch):
+    """The check above finds an upward import, relative or absolute, at a module's top or in a function."""
+    fake = PACKAGE / "metrics" / "chrf.py"
+    source = "from ..course.widgets import views\ndef f():\n    import bleu_lab.assignments.grade\n"
+    monkeypatch.setitem(MODULES, "bleu_lab.metrics.chrf", tmp_path / "chrf.py")
+    (tmp_path / "chrf.py").write_text(source, encoding="utf-8")
+    with pytest.raises(AssertionError, match=r"line 1: bleu_lab.course.widgets.views \(course, above metrics\)"):
+        test_imports_run_one_way("bleu_lab.metrics.chrf")
+    assert fake.is_file()  # the real module is untouched
+
+
+@pytest.mark.parametrize("package", sorted(m for m, p in MODULES.items() if p.name == "__init__.py"))
+def test_every_package_says_its_role(package):
+    docstring = ast.get_docstring(ast.parse(MODULES[package].read_text(encoding="utf-8")))
+    assert docstring and len(docstring) > 100, f"{package} needs a docstring saying its role"
 
 
 @pytest.mark.parametrize("module", BASE_MODULES)

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 import sacrebleu
 
-from bleu_lab import agreement
-from bleu_lab.published_scores import (
+from bleu_lab.metrics import agreement
+from bleu_lab.metrics.published_scores import (
     RATED_SYSTEMS,
     load_mqm_segments,
     load_segment_metrics,
@@ -131,7 +131,7 @@ def test_lesson_11_compare_mt_draws_half_with_replacement():
 def test_lesson_12_system_level_taus_carry_their_interval():
     """+0.71 (sentence BLEU averaged) and +0.79 (corpus BLEU, reference C) on eight systems, with lesson 10's
     bootstrap over systems: no ties, so tau = 2 x accuracy - 1 in every draw."""
-    from bleu_lab.significance import percentile_interval
+    from bleu_lab.metrics.significance import percentile_interval
 
     mqm = {(r.system, r.segment): r.score for r in load_mqm_segments(list(RATED_SYSTEMS)) if r.rated}
     rows = {(r.system, r.segment): r for r in load_segment_metrics()}

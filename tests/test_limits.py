@@ -19,10 +19,10 @@ from bleu_lab import data
 from bleu_lab.cli import main
 from bleu_lab.compare import compare_systems
 from bleu_lab.compare.files import MAX_UPLOAD_BYTES, decode_text_file
+from bleu_lab.course.widgets.compare import CompareUpload
+from bleu_lab.course.widgets.compare_app import CompareApp
 from bleu_lab.readings import why
 from bleu_lab.validation import MAX_SEGMENT_CHARS
-from bleu_lab.widgets.compare import CompareUpload
-from bleu_lab.widgets.compare_app import CompareApp
 
 NEWS = Path(__file__).resolve().parent.parent / "data" / "news"
 BOUND = re.compile(r"at most 20,000 \(the longest line of the WMT21 test sets has 854\)")
@@ -147,7 +147,7 @@ def test_an_upload_bigger_than_the_bound_is_refused_before_it_is_read(page, monk
 def test_a_classroom_kernel_runs_under_its_memory_limit_and_survives_going_past_it():
     """A real kernel started by the classroom's kernel manager: its limit is in place from its first line, a
     computation past it fails with MemoryError, and the kernel goes on answering."""
-    from bleu_lab.classroom import ClassroomKernelManager
+    from bleu_lab.course.classroom import ClassroomKernelManager
 
     async def run(code: str, client) -> dict:
         msg_id = client.execute(code, stop_on_error=False)  # an error must not abort the next request (a race CI met)
@@ -183,7 +183,7 @@ def test_a_classroom_kernel_runs_under_its_memory_limit_and_survives_going_past_
 
 
 def test_the_pages_say_a_computation_went_past_the_memory_limit(monkeypatch):
-    import bleu_lab.widgets.compare as compare_widgets
+    import bleu_lab.course.widgets.compare as compare_widgets
 
     def needs_too_much(*args, **kwargs):
         raise MemoryError
@@ -197,7 +197,7 @@ def test_the_pages_say_a_computation_went_past_the_memory_limit(monkeypatch):
 
 
 def test_classroom_passes_the_memory_limit_to_its_kernels(capsys):
-    from bleu_lab import classroom
+    from bleu_lab.course import classroom
 
     files = classroom.classroom_files("compare")
     args = classroom.build_parser().parse_args(["--page", "compare", "--memory", "800"])

@@ -162,8 +162,8 @@ def test_unknown_tokenizers_are_still_refused():
 
 
 def test_the_widgets_offer_the_installed_mecab_tokenizers():
-    from bleu_lab import widgets as bw
-    from bleu_lab.widgets.compare import compare_upload
+    from bleu_lab.course import widgets as bw
+    from bleu_lab.course.widgets.compare import compare_upload
 
     require("ja-mecab")
     hyps, streams = JAPANESE
@@ -176,8 +176,8 @@ def test_the_widgets_offer_the_installed_mecab_tokenizers():
 
 
 def test_without_the_packages_the_widgets_do_not_offer_them(without_mecab):
-    from bleu_lab.widgets.compare import compare_upload
-    from bleu_lab.widgets.model import tokenizer_options
+    from bleu_lab.course.widgets.compare import compare_upload
+    from bleu_lab.course.widgets.model import tokenizer_options
 
     assert not {"ja-mecab", "ko-mecab"} & {value for _, value in tokenizer_options()}
     assert not {"ja-mecab", "ko-mecab"} & set(compare_upload().tokenize.options)

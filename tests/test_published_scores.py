@@ -9,14 +9,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 from test_real_data import official_scores
 
-from bleu_lab.agreement import (
+from bleu_lab.metrics.agreement import (
     kendall_tau,
     pair_decisions,
     pairwise_accuracy,
     ranking,
     resampled_pairwise_accuracy,
 )
-from bleu_lab.published_scores import COMET_REFERENCES, REFERENCES, load_system_scores
+from bleu_lab.metrics.published_scores import COMET_REFERENCES, REFERENCES, load_system_scores
 
 # A second, independent copy of the published MQM table: the README of github.com/google/wmt-mqm-human-evaluation,
 # "newstest2021 / English to German", rows "| System | expert-based MQM | WMT DA |" as printed there.

@@ -600,7 +600,7 @@ PAPER_SETTINGS = {  # the setting that made the exercise's visible number (kept 
 
 
 def test_the_paper_numbers_come_from_one_setting_each():
-    from bleu_lab.exercises.tokenization import PAPER_CASES
+    from bleu_lab.course.exercises.tokenization import PAPER_CASES
     from bleu_lab.tokenization import TOKENIZERS
 
     corpus = bleu_lab.load_corpus("news")
@@ -630,7 +630,7 @@ def _search_setting(hyps, refs, reported):
 def test_find_setting_check_accepts_every_right_form_and_hints_without_the_answer():
     import random
 
-    from bleu_lab.exercises.tokenization import check_find_setting, hidden_paper_cases
+    from bleu_lab.course.exercises.tokenization import check_find_setting, hidden_paper_cases
 
     assert check_find_setting(_search_setting).passed
     hidden = [hidden_paper_cases(random.Random(seed)) for seed in range(4)]

@@ -14,8 +14,8 @@ import scipy.stats
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bleu_lab.agreement import kendall_tau, pair_counts, pairwise_accuracy
-from bleu_lab.published_scores import (
+from bleu_lab.metrics.agreement import kendall_tau, pair_counts, pairwise_accuracy
+from bleu_lab.metrics.published_scores import (
     RATED_SYSTEMS,
     SEGMENT_REFERENCE,
     WMT21_FINGERPRINTS,
@@ -168,7 +168,7 @@ def test_segment_level_tau_equals_scipys_on_the_wmt21_scores():
 
 
 def test_segment_scatter_draws_every_segment_and_marks_the_named_ones():
-    from bleu_lab import plots
+    from bleu_lab.reports import plots
 
     fig, ax = plots.new_figure("t", "x", "y")
     x, y = [10.0, 50.0, 90.0, 30.0], [0.0, -5.0, 0.0, -0.1]
@@ -184,7 +184,7 @@ def test_segment_scatter_draws_every_segment_and_marks_the_named_ones():
 
 
 def test_pair_counts_refuses_too_many_items_before_any_work():
-    from bleu_lab.agreement import MAX_TAU_ITEMS
+    from bleu_lab.metrics.agreement import MAX_TAU_ITEMS
 
     with pytest.raises(ValueError, match=f"at most {MAX_TAU_ITEMS:,} items"):
         pair_counts([0.0] * (MAX_TAU_ITEMS + 1), [1.0] * (MAX_TAU_ITEMS + 1))

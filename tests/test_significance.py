@@ -25,10 +25,9 @@ from sacrebleu.metrics import BLEU
 from sacrebleu.significance import PairedTest, _bootstrap_resample, estimate_ci
 
 import bleu_lab
-import bleu_lab.significance as sig
+import bleu_lab.metrics.significance as sig
 from bleu_lab.data import load_corpus
-from bleu_lab.sacrebleu_style import ScoreOptions, score_from_stats
-from bleu_lab.significance import (
+from bleu_lab.metrics.significance import (
     BootstrapResult,
     RandomizationResult,
     paired_bootstrap,
@@ -40,6 +39,7 @@ from bleu_lab.significance import (
     shift_p_value,
     stats_matrix,
 )
+from bleu_lab.sacrebleu_style import ScoreOptions, score_from_stats
 
 # --- the vectorized scorer ----------------------------------------------------------------------------
 
@@ -725,7 +725,7 @@ def test_the_tests_products_run_on_one_blas_thread_and_restore_it():
     numpy's own setting comes back after them."""
     from threadpoolctl import threadpool_info
 
-    from bleu_lab.significance import one_blas_thread
+    from bleu_lab.metrics.significance import one_blas_thread
 
     def blas_threads() -> list[int]:
         return [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"]

@@ -5,7 +5,7 @@ import csv
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bleu_lab.spreadsheet import FORMULA_STARTS, PLAIN_NUMBER, safe_cell, write_csv
+from bleu_lab.reports.spreadsheet import FORMULA_STARTS, PLAIN_NUMBER, safe_cell, write_csv
 
 
 def test_formula_cells_become_text_and_numbers_stay(tmp_path):

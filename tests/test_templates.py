@@ -13,24 +13,24 @@ import jinja2
 import pytest
 
 import bleu_lab
-from bleu_lab import explain_html as eh
-from bleu_lab.explain_chrf import explain_chrf
-from bleu_lab.explain_chrf_html import chrf_explanation_html
+from bleu_lab.course.widgets import corpus as wc
+from bleu_lab.course.widgets import model as wm
+from bleu_lab.course.widgets import views as wv
+from bleu_lab.course.widgets.metrics import metric_comparison
 from bleu_lab.readings.view import readings_view
 from bleu_lab.readings.why import why
-from bleu_lab.templates import environment, render
-from bleu_lab.widgets import corpus as wc
-from bleu_lab.widgets import model as wm
-from bleu_lab.widgets import views as wv
-from bleu_lab.widgets.metrics import metric_comparison
+from bleu_lab.reports import explain_html as eh
+from bleu_lab.reports.explain_chrf import explain_chrf
+from bleu_lab.reports.explain_chrf_html import chrf_explanation_html
+from bleu_lab.reports.templates import environment, render
 
 REPO = Path(__file__).resolve().parent.parent
 # Each an attack on a different place: an element, an event handler after a closed attribute ('), a closed double
 # quote, and an entity that must stay text.
 EVIL = "<script>alert(1)</script> x' onerror='alert(2)' \" onerror=\"alert(3) &amp;"
-TEMPLATED = ["explain_html.py", "explain_chrf_html.py", "readings/view.py", "readings/why.py", "widgets/views.py",
-             "widgets/model.py", "widgets/metrics.py",
-             "widgets/corpus.py", "widgets/compare.py", "widgets/compare_app.py"]
+TEMPLATED = ["reports/explain_html.py", "reports/explain_chrf_html.py", "readings/view.py", "readings/why.py",
+             "course/widgets/views.py", "course/widgets/model.py", "course/widgets/metrics.py",
+             "course/widgets/corpus.py", "course/widgets/compare.py", "course/widgets/compare_app.py"]
 
 
 class _Page(HTMLParser):

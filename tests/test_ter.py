@@ -1,4 +1,5 @@
-"""bleu_lab.ter is sacrebleu's TER with bleu_lab's input checks: same scores, sentence and corpus, clear errors."""
+"""bleu_lab.metrics.ter is sacrebleu's TER with bleu_lab's input checks: same scores, sentence and corpus, clear
+errors."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from sacrebleu.metrics import TER
 
-from bleu_lab.ter import corpus_ter, rows_score, sentence_ter, system_rows
+from bleu_lab.metrics.ter import corpus_ter, rows_score, sentence_ter, system_rows
 
 WORDS = st.sampled_from(["the", "The", "cat", "sat", "on", "mat", "a", "dog", "Hitzewelle", "warnung", "x", "cat.",
                          "!", ",", "naïve", "日本"])

@@ -8,11 +8,10 @@ import math
 import pytest
 
 import bleu_lab as bl
-from bleu_lab import widgets as bw
-from bleu_lab.plots import LiveBpCurve, LivePrecisionBars
-from bleu_lab.widgets import model as wm
-from bleu_lab.widgets.inputs import MAX_WORDS, clip_references, clip_text, is_blank
-from bleu_lab.widgets.model import (
+from bleu_lab.course import widgets as bw
+from bleu_lab.course.widgets import model as wm
+from bleu_lab.course.widgets.inputs import MAX_WORDS, clip_references, clip_text, is_blank
+from bleu_lab.course.widgets.model import (
     CHALLENGES,
     DEFAULT_HYPOTHESIS,
     DEFAULT_REFERENCES,
@@ -22,6 +21,7 @@ from bleu_lab.widgets.model import (
     PlaygroundState,
     Settings,
 )
+from bleu_lab.reports.plots import LiveBpCurve, LivePrecisionBars
 
 REFS = list(DEFAULT_REFERENCES)
 HYP = DEFAULT_HYPOTHESIS  # "the cat and the cat on the mat"
@@ -184,7 +184,7 @@ def test_playground_says_why_typed_weights_need_an_nltk_smoothing():
 
 def test_every_widget_has_a_readable_text_form():
     """Before the cell runs (and in the saved notebook) a widget shows its text/plain: what it is, not its CSS."""
-    from bleu_lab.widgets import corpus_explorer, metric_comparer, system_comparer
+    from bleu_lab.course.widgets import corpus_explorer, metric_comparer, system_comparer
 
     views = [bw.sentence_explorer(), bw.clip_table_widget(), bw.bp_slider(), bw.smoothing_comparer(),
              bw.beat_bleu_challenge(), bw.playground(), corpus_explorer(), metric_comparer(), system_comparer()]
@@ -378,7 +378,7 @@ def test_a_view_shows_unexpected_errors_as_a_message(monkeypatch):
     def broken(state):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr("bleu_lab.widgets.views.playground_view_model", broken)
+    monkeypatch.setattr("bleu_lab.course.widgets.views.playground_view_model", broken)
     pg.hypothesis.value = "anything"  # must not raise
     assert "Something unexpected happened (RuntimeError: boom)" in pg.output.value
 
@@ -496,7 +496,7 @@ INJECTION = "<img src=x onerror=alert(1)>"
 
 def test_every_html_view_escapes_what_it_is_given():
     import bleu_lab as bl
-    from bleu_lab.widgets import corpus as wc
+    from bleu_lab.course.widgets import corpus as wc
 
     systems = {INJECTION: ["the cat sat", "a dog"], "plain": ["the cat is here", "a dog ran"]}
     refs = [["the cat sat on the mat"], ["a dog ran"]]

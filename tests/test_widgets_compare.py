@@ -1,5 +1,5 @@
-"""The comparison widget (bleu_lab.widgets.compare): filters, side-by-side chips, files and uploads, and a friendly
-message (never a traceback) for every odd input."""
+"""The comparison widget (bleu_lab.course.widgets.compare): filters, side-by-side chips, files and uploads, and a
+friendly message (never a traceback) for every odd input."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ import pytest
 
 from bleu_lab.compare import compare_systems
 from bleu_lab.compare.bucketers import SENTENCE_BLEU
+from bleu_lab.course.widgets import compare_upload, compare_widget
+from bleu_lab.course.widgets.compare import ALL, CompareWidget, SegmentFilter, matching_segments
 from bleu_lab.data import read_lines
-from bleu_lab.widgets import compare_upload, compare_widget
-from bleu_lab.widgets.compare import ALL, CompareWidget, SegmentFilter, matching_segments
 
 NEWS = Path(__file__).resolve().parent.parent / "data" / "news"
 FAST = {"n_samples": 100, "n_trials": 200}

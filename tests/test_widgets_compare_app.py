@@ -1,5 +1,5 @@
-"""The comparison app (bleu_lab.widgets.compare_app, notebooks/compare_app.ipynb): the data/news example before any
-upload, every analysis after one, the names box, and a friendly message (never a traceback) for odd input."""
+"""The comparison app (bleu_lab.course.widgets.compare_app, notebooks/compare_app.ipynb): the data/news example before
+any upload, every analysis after one, the names box, and a friendly message (never a traceback) for odd input."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from bleu_lab.widgets.compare import CompareWidget
-from bleu_lab.widgets.compare_app import CompareApp, compare_app, parse_names
+from bleu_lab.course.widgets.compare import CompareWidget
+from bleu_lab.course.widgets.compare_app import CompareApp, compare_app, parse_names
 
 NEWS = Path(__file__).resolve().parent.parent / "data" / "news"
 FAST = {"n_samples": 100, "n_trials": 200}
@@ -92,7 +92,7 @@ def test_a_file_too_big_is_explained():
 def test_too_many_segments_for_the_paired_tests_is_a_message_a_student_can_act_on():
     """The page's paired tests (its default 10,000 randomization trials) hold at most significance.MAX_DRAWS random
     draws: the message says how many segments the page can test and what to do, not an argument to change."""
-    from bleu_lab.significance import MAX_DRAWS
+    from bleu_lab.metrics.significance import MAX_DRAWS
 
     most = MAX_DRAWS // 10_000
     app = CompareApp(example=False)  # the page's own settings

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 import bleu_lab as bl
-from bleu_lab import widgets
-from bleu_lab.widgets import corpus as wc
+from bleu_lab.course import widgets
+from bleu_lab.course.widgets import corpus as wc
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
@@ -212,7 +212,7 @@ def test_views_never_show_a_traceback(news, refs_a, monkeypatch):
 def test_corpus_plots_are_titled_labelled_and_closed():
     import matplotlib.pyplot as plt
 
-    from bleu_lab import plots
+    from bleu_lab.reports import plots
 
     before = len(plt.get_fignums())
     fig, axes = plots.new_grid("grid", 2, 3, "x", "y", figsize=(6, 4))

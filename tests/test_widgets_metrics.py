@@ -3,8 +3,8 @@
 import pytest
 from sacrebleu.metrics import BLEU, CHRF, TER
 
-from bleu_lab.widgets import metric_comparer
-from bleu_lab.widgets.metrics import metric_comparison
+from bleu_lab.course.widgets import metric_comparer
+from bleu_lab.course.widgets.metrics import metric_comparison
 
 
 def test_the_three_scores_are_sacrebleus():

@@ -5,7 +5,7 @@
 - ``grade``: runs each submitted notebook in a fresh kernel, then the lesson's own checks on the student's objects,
   plus hidden cases for the function exercises.
 
-What is graded is declared by each lesson's check module, ``bleu_lab.exercises.<module>.GRADING`` (a
+What is graded is declared by each lesson's check module, ``bleu_lab.course.exercises.<module>.GRADING`` (a
 ``LessonGrading``); a new lesson needs only its notebook and that declaration.
 """
 
@@ -15,10 +15,9 @@ import importlib
 import pkgutil
 from pathlib import Path
 
-from .. import exercises
-from ..course import course_root
-from ..exercises import LessonGrading
-from ..handout import METADATA_KEY as METADATA_KEY  # the notebooks' metadata key (re-exported)
+from ..course import course_root, exercises
+from ..course.exercises import LessonGrading
+from ..course.handout import METADATA_KEY as METADATA_KEY  # the notebooks' metadata key (re-exported)
 
 
 def lesson_gradings() -> dict[str, LessonGrading]:

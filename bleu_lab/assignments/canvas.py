@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
 
-from ..exercises import LessonGrading
+from ..course.exercises import LessonGrading
 from . import lesson_gradings
 from .grade import NotebookGrade
 from .gradebook import by_hand_column, marks_table

@@ -44,7 +44,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from ..course import DEFAULT_DIR, new_name
-from ..spreadsheet import write_csv
+from ..reports.spreadsheet import write_csv
 from . import lesson_gradings
 from .lateness import format_past
 from .private import PRIVATE_FILE, private_folder, write_private

@@ -15,9 +15,9 @@ nltk's BLEU, numpy, nbclient ...), snapshots the files it runs (``Snapshot``) an
 3. **Ask for plain values.** The grader sends the kernel the code of ``wire`` and asks for each answer by name; the
    replies (bounded JSON text) go undecoded to the marking process. A function answer comes back as a name: the
    checks get a ``KernelFunction`` that sends each call's arguments to the kernel (``CALL_TIMEOUT`` seconds a call).
-4. **Mark under limits.** The lessons' own checks (``bleu_lab.exercises``) run in a forked child (``limits``) with a
-   wall-clock limit (``--timeout``) and a memory limit (``--memory``), on the visible cases and on hidden cases drawn
-   now from ``--seed`` (nothing hidden ships). Beyond a limit the notebook gets 0 and a note; the batch goes on.
+4. **Mark under limits.** The lessons' own checks (``bleu_lab.course.exercises``) run in a forked child (``limits``)
+   with a wall-clock limit (``--timeout``) and a memory limit (``--memory``), on the visible cases and on hidden cases
+   drawn now from ``--seed`` (nothing hidden ships). Beyond a limit the notebook gets 0 and a note; the batch goes on.
 5. **Clean up.** Every process the submission started is ended (``processes``: the grader is their subreaper), the
    grader's files are checked again, and a submitted file that changed is restored and the submission named.
 

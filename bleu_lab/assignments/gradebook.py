@@ -17,7 +17,7 @@ student did not hand in counts in ``possible``); last, ``notes`` (why a notebook
 left to grade by hand). A cell is empty where there is no mark (no notebook of that lesson, or one that could not be
 graded: ``notes`` says why; an exercise not marked, whose run with bleu_lab's functions hidden could not finish: its
 cell and its lesson's total, ``notes`` saying "not marked: grade again"), never a 0 that looks earned; ``total`` is
-empty too where a lesson handed in has no total. Written with ``bleu_lab.spreadsheet.write_csv`` (UTF-8, a
+empty too where a lesson handed in has no total. Written with ``bleu_lab.reports.spreadsheet.write_csv`` (UTF-8, a
 header row, text cells a spreadsheet would run as a formula prefixed with ``'``).
 
 **Gradescope** (``gradescope_results``): the results format of Gradescope's autograder specification,
@@ -38,9 +38,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
 from pathlib import Path
 
-from ..exercises import LessonGrading
+from ..course.exercises import LessonGrading
 from ..files import write_whole
-from ..spreadsheet import FORMULA_STARTS, write_csv
+from ..reports.spreadsheet import FORMULA_STARTS, write_csv
 from . import lesson_gradings
 from .grade import ExerciseResult, NotebookGrade
 from .lateness import LateWork, exact, number, points

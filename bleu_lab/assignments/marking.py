@@ -12,11 +12,11 @@ import secrets
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
-from ..exercises import MAX_ANSWER_CHARS, Feedback, GradedExercise, LessonGrading, reset_tries, shown
+from ..course.exercises import MAX_ANSWER_CHARS, Feedback, GradedExercise, LessonGrading, reset_tries, shown
 from . import lesson_gradings, wire
 from .results import ExerciseResult
 
-WIRE_CLASSES = ("bleu_lab.significance.BootstrapResult", "bleu_lab.significance.RandomizationResult",
+WIRE_CLASSES = ("bleu_lab.metrics.significance.BootstrapResult", "bleu_lab.metrics.significance.RandomizationResult",
                 "bleu_lab.sacrebleu_style.BleuScore", "bleu_lab.statistics.BleuStats")
 
 

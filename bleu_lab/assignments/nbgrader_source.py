@@ -14,7 +14,7 @@ import copy
 
 import nbformat
 
-from ..exercises import LessonGrading
+from ..course.exercises import LessonGrading
 from . import METADATA_KEY
 
 SOLUTION = "### BEGIN SOLUTION\n{}\n### END SOLUTION"

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..exercises import LessonGrading
+from ..course.exercises import LessonGrading
 from . import lesson_gradings, own_code
 from .integrity import BatchFiles, ImportGuard, Snapshot, TamperingError, _import_everything
 from .limits import Exceeded, private_root, run_limited
@@ -156,7 +156,7 @@ def _grade_one(path: Path, nb, lesson: str, timeout: float, seed: int, context: 
     grading = lesson_gradings()[lesson] if own is None else own.grading
     grade = NotebookGrade(path, lesson, sandbox=context.sandbox.kind)
     if not grading.exercises:
-        grade.note = f"lesson {lesson} declares no graded exercises (GRADING in its bleu_lab.exercises module)"
+        grade.note = f"lesson {lesson} declares no graded exercises (GRADING in its bleu_lab.course.exercises module)"
         return grade
     # private (0700), never beside the submissions; in a batch, inside its folder (removed with it after a crash)
     parent = context.batch.backup if context.batch else private_root()

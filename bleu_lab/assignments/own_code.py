@@ -41,7 +41,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..exercises import GradedExercise, LessonGrading
+from ..course.exercises import GradedExercise, LessonGrading
 from .sandbox import in_box, with_box_args
 
 MISSING = "is not available to graded code"  # in every stand-in's error: how the report names what was called

@@ -64,10 +64,10 @@ def private_folder(path: Path) -> Path:
 
 def open_to_others(folder: Path) -> str:
     """Why another user can enter or list ``folder`` (e.g. "mode 755, root:root"), or "" if nobody but its owner
-    (and root) can: judged as ``bleu_lab.hub_checks`` judges a student's access, for any user in none of its groups
+    (and root) can: judged as ``bleu_lab.hub.checks`` judges a student's access, for any user in none of its groups
     and for the other members of its group. A folder that does not exist yet is made private: ""."""
     try:
-        from .. import hub_checks
+        from ..hub import checks as hub_checks
     except ImportError:  # no POSIX accounts (Windows): nothing to check
         return ""
     folder = Path(os.path.abspath(folder))

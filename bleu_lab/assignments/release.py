@@ -27,8 +27,8 @@ from pathlib import Path
 
 import nbformat
 
-from ..exercises import LessonGrading
-from ..handout import LOAD_CELL, METADATA_KEY, SCRATCH_CELL, student_copy
+from ..course.exercises import LessonGrading
+from ..course.handout import LOAD_CELL, METADATA_KEY, SCRATCH_CELL, student_copy
 from . import lesson_gradings
 from .nbgrader_source import nbgrader_config, nbgrader_source
 from .private import private_folder, write_private

@@ -44,7 +44,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..cgroups import Cgroup, Hierarchy, memory_available, own_hierarchies
+from ..hub.cgroups import Cgroup, Hierarchy, memory_available, own_hierarchies
 from .limits import BELOW_ROOT, BOX_PROCESSES, KERNEL_OOM_SCORE, confine, private_root
 from .processes import _children, alive, pid_namespace
 from .session import base_env

@@ -10,7 +10,7 @@ import stat
 from collections.abc import Mapping
 from pathlib import Path
 
-from ..exercises import LessonGrading
+from ..course.exercises import LessonGrading
 from . import METADATA_KEY, lesson_gradings
 from .limits import Exceeded, run_limited
 

@@ -6,7 +6,8 @@ compare-mt (Neubig et al., 2019, https://aclanthology.org/N19-4007/), every numb
   bucketers.py    which bucket a word or segment falls in (compare-mt's cutoffs and labels)
   scorers.py      BLEU of any set of segments, bucket intervals, word accuracy, salient n-grams
   results.py      what a comparison found, as plain dataclasses (the data the reporters read)
-  reporters.py    JSON, CSV, LaTeX, text, HTML (notebook view and standalone page) and its inline-SVG figures
+  reporters/      one module per format: data (JSON), spreadsheets (CSV), latex, text, html (notebook view and
+                  standalone page), figures (inline SVG); common: what they share
   comparison.py   the wiring: compare_systems -> Comparison (the results, with the reporters as methods)
   cli.py          bleu-lab compare --refs REF ... --systems SYS ...
 """

@@ -15,10 +15,10 @@ import warnings
 from collections.abc import Sequence
 
 from ..commands import add_version, check_output_file, check_output_folder, refuse_repeated_files, run_with_clear_errors
+from ..metrics.segment_scores import read_segment_scores
+from ..metrics.significance import TooManyDraws
+from ..metrics.ter import MAX_TER_WORDS
 from ..scripts import tokenizer_warning
-from ..segment_scores import read_segment_scores
-from ..significance import TooManyDraws
-from ..ter import MAX_TER_WORDS
 from ..tokenization import ALL_TOKENIZERS, OPTIONAL_TOKENIZERS, TOKENIZERS
 from .comparison import TER_SECONDS, ThresholdOutOfReach, compare_systems
 from .files import comparison_inputs, default_names, read_text_file

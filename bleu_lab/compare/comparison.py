@@ -4,11 +4,11 @@ Conventions (the lesson explains each):
 - BLEU, its signature and the sentence BLEU of each segment are sacrebleu's (exact); chrF is sacrebleu's chrF2;
   TER (``ter=True``) is sacrebleu's default TER, a corpus score (edits summed over reference words summed).
 - Every pair of systems is tested with paired approximate randomization and the paired bootstrap's shift p-value
-  (``bleu_lab.significance``, on the statistics rows built once for all systems), with each system's 95% interval
-  over the resamples; on BLEU, on chrF and (``ter=True``) on TER, with the same draws. ``pairs`` holds the pairs with
-  the baseline, ``all_pairs`` every pair (the later system of the pair against the earlier, the baseline first); the
-  reports correct ``all_pairs`` for many comparisons with Bonferroni (lesson 9) and Holm when there are more than two
-  systems (TER: Holm over its own pairs; lower TER is better).
+  (``bleu_lab.metrics.significance``, on the statistics rows built once for all systems), with each system's 95%
+  interval over the resamples; on BLEU, on chrF and (``ter=True``) on TER, with the same draws. ``pairs`` holds the
+  pairs with the baseline, ``all_pairs`` every pair (the later system of the pair against the earlier, the baseline
+  first); the reports correct ``all_pairs`` for many comparisons with Bonferroni (lesson 9) and Holm when there are more
+  than two systems (TER: Holm over its own pairs; lower TER is better).
 - The word-level analyses (word accuracy by frequency, salient n-grams) and the reference-length buckets use the
   first reference of each segment, as compare-mt does with its one reference file; BLEU uses all references.
 """
@@ -23,11 +23,10 @@ from pathlib import Path
 
 import numpy as np
 
-from ..chrf import ChrfOptions, segment_rows
-from ..chrf import scores_from_rows as chrf_scores
-from ..sacrebleu_style import ScoreOptions, check_corpus, count_refs
-from ..segment_scores import SegmentScores
-from ..significance import (
+from ..metrics.chrf import ChrfOptions, segment_rows
+from ..metrics.chrf import scores_from_rows as chrf_scores
+from ..metrics.segment_scores import SegmentScores
+from ..metrics.significance import (
     DRAW_FLAGS,
     MAX_DRAWS,
     PairedRows,
@@ -38,11 +37,12 @@ from ..significance import (
     holm_adjusted,
     randomization_from_rows,
 )
+from ..metrics.ter import check_corpus_words, ter_signature
+from ..metrics.ter import rows_score as ter_score
+from ..metrics.ter import scores_from_rows as ter_scores
+from ..metrics.ter import system_rows as ter_rows_of
+from ..sacrebleu_style import ScoreOptions, check_corpus, count_refs
 from ..statistics import prepare_references
-from ..ter import check_corpus_words, ter_signature
-from ..ter import rows_score as ter_score
-from ..ter import scores_from_rows as ter_scores
-from ..ter import system_rows as ter_rows_of
 from ..tokenization import make_preprocessor
 from ..validation import as_sequence, check_flag, check_segment_lengths, plain_strings
 from .bucketers import (
@@ -335,7 +335,7 @@ def _scores(scores: object, names: list[str], segments: int) -> dict[str, Segmen
         raise TypeError(f"scores must be a dict {{name: SegmentScores}}, not {type(scores).__name__}")
     for key, metric in scores.items():
         if not isinstance(metric, SegmentScores):
-            raise TypeError(f"scores[{key!r}] must be SegmentScores: build it with bleu_lab.segment_scores."
+            raise TypeError(f"scores[{key!r}] must be SegmentScores: build it with bleu_lab.metrics.segment_scores."
                             "segment_scores(name, {system: scores}, higher_is_better=...) or read_segment_scores")
         if key != metric.name or key in BUILT_IN_METRICS:
             raise ValueError(f"scores[{key!r}] must be keyed by its own name ({metric.name!r}), and not BLEU or chrF")

@@ -34,10 +34,10 @@ from itertools import combinations
 
 import numpy as np
 
-from ..agreement import MAX_TAU_ITEMS, grouped_tau_b, pair_counts, pairwise_accuracy, tie_calibrated_accuracy
-from ..delta_accuracy import estimated_accuracy, fit_for
-from ..segment_scores import SegmentScores, mean_interval, paired_mean_rows
-from ..significance import (
+from ..metrics.agreement import MAX_TAU_ITEMS, grouped_tau_b, pair_counts, pairwise_accuracy, tie_calibrated_accuracy
+from ..metrics.delta_accuracy import estimated_accuracy, fit_for
+from ..metrics.segment_scores import SegmentScores, mean_interval, paired_mean_rows
+from ..metrics.significance import (
     BootstrapResult,
     RandomizationResult,
     bootstrap_from_rows,

@@ -10,11 +10,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..chrf import ChrfScore
+from ..metrics.chrf import ChrfScore
+from ..metrics.segment_scores import SegmentScores
+from ..metrics.significance import BootstrapResult, RandomizationResult
+from ..metrics.ter import TerScore
 from ..sacrebleu_style import BleuScore, ScoreOptions
-from ..segment_scores import SegmentScores
-from ..significance import BootstrapResult, RandomizationResult
-from ..ter import TerScore
 from .bucketers import Bucketer
 from .metrics import Disagreement, MetricAgreement, MetricResult
 from .people import PeopleTable

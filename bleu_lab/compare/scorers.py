@@ -23,10 +23,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..chrf import ChrfOptions, ChrfScore, f_score
+from ..metrics.chrf import ChrfOptions, ChrfScore, f_score
+from ..metrics.significance import percentile_interval, resampled_sums, row_to_stats, scores_from_rows
 from ..ngrams import ngram_iter
 from ..sacrebleu_style import BleuScore, ScoreOptions, score_from_stats
-from ..significance import percentile_interval, resampled_sums, row_to_stats, scores_from_rows
 from .bucketers import Bucketer
 
 COMPARE_TYPES = ("match", "over", "under")

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..commands import note_empty_reference_lines
 from ..data import line_count_error, read_lines
-from ..segment_scores import long_separator, rated_segments
+from ..metrics.segment_scores import long_separator, rated_segments
 from .why import REALIGN_FROM, alignment_hint, why
 
 EXIT_ERROR = 2

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..explain import Explanation, explain
 from ..nltk_style import without_warnings
-from ..templates import Markup, render
+from ..reports.explain import Explanation, explain
+from ..reports.templates import Markup, render
 from .catalogue import NLTK_WEIGHTS, Reading, Workspace
 from .why import WhyResult
 

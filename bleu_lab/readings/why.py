@@ -20,8 +20,8 @@ from dataclasses import dataclass, field, replace
 from decimal import Decimal, InvalidOperation
 from numbers import Real
 
+from ..reports.templates import render
 from ..scripts import tokenizer_warning, unspaced_text
-from ..templates import render
 from ..tokenization import OPTIONAL_TOKENIZERS, available_tokenizers
 from ..validation import as_sequence, check_segment_lengths, plain_strings
 from .catalogue import SUBWORD_MARKERS, Reading, Workspace, readings, score, specs

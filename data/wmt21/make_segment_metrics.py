@@ -4,8 +4,9 @@
 For each of the eight WMT21 English→German systems that Google's experts rated with MQM, and each of the 527
 segments they rated, sacrebleu's sentence BLEU (tokenizer 13a, exp smoothing, effective order: what
 ``sacrebleu.sentence_bleu`` computes) and chrF2 (``sacrebleu.sentence_chrf``) against reference C, computed with
-bleu_lab (``bleu_lab.published_scores.segment_metrics_from_text``, equal to sacrebleu's: tests/test_segment_scores.py)
-from the WMT21 files, whose SHA-256 are checked first. The WMT21 text is not shipped; these numbers are.
+bleu_lab (``bleu_lab.metrics.published_scores.segment_metrics_from_text``, equal to sacrebleu's:
+tests/test_segment_scores.py) from the WMT21 files, whose SHA-256 are checked first. The WMT21 text is not shipped;
+these numbers are.
 
 Usage (from the repository root, with the WMT21 files in $BLEU_LAB_MTDATA/en-de/):
 
@@ -24,7 +25,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent.parent))  # this checkout's bleu_lab
 
-from bleu_lab.published_scores import (  # noqa: E402
+from bleu_lab.metrics.published_scores import (  # noqa: E402
     load_segment_metrics,
     segment_metrics_from_text,
     write_segment_metrics,

@@ -1,7 +1,7 @@
 """Settings of a student's own Jupyter server on a JupyterHub (the single-user server), for bleu_lab's course.
 
-The same settings that ``bleu-lab lab`` gives JupyterLab on a laptop (bleu_lab/course.py, ``lab_command``), plus the
-Voilà server extension's template, so that ``/user/NAME/voila/render/notebooks/playground.ipynb`` (and
+The same settings that ``bleu-lab lab`` gives JupyterLab on a laptop (bleu_lab/course/__init__.py, ``lab_command``),
+plus the Voilà server extension's template, so that ``/user/NAME/voila/render/notebooks/playground.ipynb`` (and
 ``compare_app.ipynb``) load nothing from the internet. Loaded by the single-user server:
 
 - on one server, with ``--config=`` this file (jupyter-settings/jupyterhub_config.py adds it to ``Spawner.args``);

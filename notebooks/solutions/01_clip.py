@@ -1,7 +1,7 @@
 # Solution: clip the hypothesis counts by the references.
 from collections import Counter
 
-from bleu_lab.exercises.ngrams_and_clipping import check_clip
+from bleu_lab.course.exercises.ngrams_and_clipping import check_clip
 
 
 def my_clip(hyp_counts, refs_counts):

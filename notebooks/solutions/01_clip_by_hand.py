@@ -8,7 +8,7 @@
 #   mat        2          1      1       1        1
 #   and        1          0      0       0        0
 # Note "a": adding the references (1 + 2 = 3) would be wrong; the most in ONE reference is 2.
-from bleu_lab.exercises.ngrams_and_clipping import check_clip_by_hand
+from bleu_lab.course.exercises.ngrams_and_clipping import check_clip_by_hand
 
 my_clip_table = {"a": 2, "cat": 1, "on": 1, "mat": 1, "and": 0}
 

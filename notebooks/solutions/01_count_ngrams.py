@@ -1,7 +1,7 @@
 # Solution: count the n-grams of a token list.
 from collections import Counter
 
-from bleu_lab.exercises.ngrams_and_clipping import check_count_ngrams
+from bleu_lab.course.exercises.ngrams_and_clipping import check_count_ngrams
 
 
 def my_count_ngrams(tokens, n):

@@ -2,7 +2,7 @@
 from collections import Counter
 from fractions import Fraction
 
-from bleu_lab.exercises.modified_precision import check_modified_precision
+from bleu_lab.course.exercises.modified_precision import check_modified_precision
 
 
 def my_modified_precision(references, hypothesis, n):

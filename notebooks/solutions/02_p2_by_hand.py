@@ -12,7 +12,7 @@
 # clipped matches: 1 + 1 + 0 + 1 + 1 + 1 = 5, so p_2 = 5/8.
 from fractions import Fraction
 
-from bleu_lab.exercises.modified_precision import check_p2_by_hand
+from bleu_lab.course.exercises.modified_precision import check_p2_by_hand
 
 p2 = Fraction(5, 8)
 

@@ -1,6 +1,6 @@
 import math
 
-from bleu_lab.exercises.brevity_penalty import check_brevity_penalty
+from bleu_lab.course.exercises.brevity_penalty import check_brevity_penalty
 
 
 def my_brevity_penalty(r, c):

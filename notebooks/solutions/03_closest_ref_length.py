@@ -1,4 +1,4 @@
-from bleu_lab.exercises.brevity_penalty import check_closest_ref_length
+from bleu_lab.course.exercises.brevity_penalty import check_closest_ref_length
 
 
 def my_closest_ref_length(ref_lens, c):

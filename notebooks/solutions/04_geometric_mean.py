@@ -1,6 +1,6 @@
 import math
 
-from bleu_lab.exercises.putting_it_together import check_geometric_mean
+from bleu_lab.course.exercises.putting_it_together import check_geometric_mean
 
 
 def my_geometric_mean(precisions, weights):

@@ -1,7 +1,7 @@
 import math
 
 import bleu_lab as bl
-from bleu_lab.exercises.putting_it_together import check_sentence_bleu
+from bleu_lab.course.exercises.putting_it_together import check_sentence_bleu
 
 
 def my_sentence_bleu(references, hypothesis):

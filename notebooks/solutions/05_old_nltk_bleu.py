@@ -1,5 +1,5 @@
 import bleu_lab as bl
-from bleu_lab.exercises.when_bleu_fails import check_old_nltk_bleu
+from bleu_lab.course.exercises.when_bleu_fails import check_old_nltk_bleu
 
 
 def old_nltk_bleu(references, hypothesis):

@@ -1,5 +1,5 @@
 # Solution: sacrebleu's 'exp' smoothing. The k-th order without a match gets 100 / (2^k * total_n).
-from bleu_lab.exercises.smoothing import check_exp_smoothing
+from bleu_lab.course.exercises.smoothing import check_exp_smoothing
 
 
 def my_exp_smoothing(matches, totals):

@@ -1,5 +1,5 @@
 # Solution: nltk's method1. Only an order with no match changes: p_n = epsilon / (number of n-grams).
-from bleu_lab.exercises.smoothing import check_method1
+from bleu_lab.course.exercises.smoothing import check_method1
 
 
 def my_method1(matches, denominators, epsilon=0.1):

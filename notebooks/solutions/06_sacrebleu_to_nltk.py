@@ -5,7 +5,7 @@
 # On the lesson's sentences (the same tokens for both libraries, at least 4 tokens, at least one matching unigram)
 # they give the same scores; outside those conditions they can differ (lesson 7 shows why shorter hypotheses do),
 # so this is a correspondence of formulas, not a promise of equal numbers on every input.
-from bleu_lab.exercises.smoothing import check_library_match
+from bleu_lab.course.exercises.smoothing import check_library_match
 
 sacrebleu_to_nltk = {"exp": "method3", "floor": "method1", "add-k": "method2"}
 

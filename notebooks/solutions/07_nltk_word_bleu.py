@@ -3,7 +3,7 @@ import warnings
 
 from nltk.translate.bleu_score import sentence_bleu as nltk_sentence_bleu
 
-from bleu_lab.exercises.tokenization import check_nltk_word_bleu
+from bleu_lab.course.exercises.tokenization import check_nltk_word_bleu
 
 
 def nltk_word_bleu(reference, hypothesis):

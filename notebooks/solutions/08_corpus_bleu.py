@@ -1,7 +1,7 @@
 # Solution: add the per-segment statistics up FIRST, then compute one BLEU from the sums.
 import math
 
-from bleu_lab.exercises.corpus_bleu import check_corpus_bleu
+from bleu_lab.course.exercises.corpus_bleu import check_corpus_bleu
 
 
 def my_corpus_bleu(segment_stats):

@@ -1,6 +1,6 @@
 # Solution: zip the two reference files line by line and keep, for each segment, only its non-empty lines.
 import bleu_lab as bl
-from bleu_lab.exercises.corpus_bleu import check_reference_lists
+from bleu_lab.course.exercises.corpus_bleu import check_reference_lists
 
 corpus = bl.load_corpus("news")
 streams = corpus.reference_streams  # {'A': 160 lines, 'B': 160 lines, of which 100 are empty}

@@ -4,7 +4,7 @@
 # C - sentence BLEU needs smoothing / effective order for short segments; pooled corpus counts rarely have a zero.
 # D is false (corpus BLEU is not computed from sentence scores at all), E is false (the gap is several points),
 # F is false (both use the same 13a tokens).
-from bleu_lab.exercises.corpus_bleu import check_why_mean_differs
+from bleu_lab.course.exercises.corpus_bleu import check_why_mean_differs
 
 answer = {"A", "B", "C"}
 

@@ -3,7 +3,7 @@
 # Noreen's (1989) and Riezler & Maxwell's (2005) p-value, and what bl.paired_randomization computes by default.
 import numpy as np
 
-from bleu_lab.exercises.comparing_systems import check_ar_p_value
+from bleu_lab.course.exercises.comparing_systems import check_ar_p_value
 
 
 def my_ar_p_value(trial_differences, observed):

@@ -1,5 +1,5 @@
 # Solution: with m comparisons, each one must reach p < alpha / m (then the chance of ANY false alarm is < alpha).
-from bleu_lab.exercises.comparing_systems import check_bonferroni
+from bleu_lab.course.exercises.comparing_systems import check_bonferroni
 
 
 def my_bonferroni(p_values, alpha=0.05):

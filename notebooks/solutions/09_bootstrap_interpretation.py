@@ -1,7 +1,7 @@
 # Solution: baseline first (degraded), then the system (fluent), then the references; method="shift" for the
 # two-sided p-value, default samples and seed.
 import bleu_lab as bl
-from bleu_lab.exercises.comparing_systems import check_bootstrap_interpretation
+from bleu_lab.course.exercises.comparing_systems import check_bootstrap_interpretation
 
 corpus = bl.load_corpus("news")
 result = bl.paired_bootstrap(corpus.systems["degraded"], corpus.systems["fluent"], corpus.references_for("A"),

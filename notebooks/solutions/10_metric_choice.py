@@ -1,5 +1,5 @@
 # A model answer (written answers are graded by a person; the check looks for the two key points).
-from bleu_lab.exercises.bleu_in_context import check_metric_choice
+from bleu_lab.course.exercises.bleu_in_context import check_metric_choice
 
 answer = ("Before shipping I would run a paired significance test (bootstrap or approximate randomization) to see "
           "whether +0.8 BLEU is more than the luck of this test set, and then confirm the gain with a human "

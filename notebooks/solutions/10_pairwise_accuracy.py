@@ -3,7 +3,7 @@
 # Ties: here a pair both lists tie agrees and a pair one list ties does not; leaving tied pairs out is right too.
 from itertools import combinations
 
-from bleu_lab.exercises.bleu_in_context import check_pairwise_accuracy
+from bleu_lab.course.exercises.bleu_in_context import check_pairwise_accuracy
 
 
 def sign(x):

@@ -1,7 +1,7 @@
 # Solution: rank the eight machine systems by their BLEU against each reference (best first) and find Online-W.
-from bleu_lab import agreement
-from bleu_lab.exercises.bleu_in_context import check_reference_ranks
-from bleu_lab.published_scores import load_system_scores
+from bleu_lab.metrics import agreement
+from bleu_lab.course.exercises.bleu_in_context import check_reference_ranks
+from bleu_lab.metrics.published_scores import load_system_scores
 
 machines = [row for row in load_system_scores() if not row.is_human]
 names = [row.system for row in machines]

@@ -1,6 +1,6 @@
 # Solution: precision over the output words, recall over the reference words, their harmonic mean; 0 when nothing
 # matches (compare-mt's rule, which also avoids dividing 0 by 0).
-from bleu_lab.exercises.read_your_outputs import check_fmeasure
+from bleu_lab.course.exercises.read_your_outputs import check_fmeasure
 
 
 def my_fmeasure(matches, output_words, reference_words):

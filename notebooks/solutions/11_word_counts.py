@@ -2,7 +2,7 @@
 # clipping, as in BLEU). Every token counts, repeats included.
 from collections import Counter
 
-from bleu_lab.exercises.read_your_outputs import check_word_counts
+from bleu_lab.course.exercises.read_your_outputs import check_word_counts
 
 
 def my_word_counts(reference_tokens, output_tokens):

@@ -4,7 +4,7 @@
 import math
 from itertools import combinations
 
-from bleu_lab.exercises.metrics_and_people import check_kendall_tau
+from bleu_lab.course.exercises.metrics_and_people import check_kendall_tau
 
 
 def sign(v):

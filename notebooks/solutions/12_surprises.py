@@ -1,6 +1,6 @@
 # Solution: among the segments with a major error (MQM -5 or lower) take the one BLEU scores highest, and among the
 # segments without any error (MQM exactly 0) the one BLEU scores lowest.
-from bleu_lab.exercises.metrics_and_people import check_surprises
+from bleu_lab.course.exercises.metrics_and_people import check_surprises
 
 
 def my_surprises(bleu, mqm):

@@ -25,7 +25,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 from playwright.sync_api import Error as PlaywrightError
 
-from bleu_lab import classroom
+from bleu_lab.course import classroom
 
 from .conftest import EXTERNAL_URL, REPO_ROOT, ServerProcess, _isolated_env, _start_server, headless_lab_options
 from .helpers import (

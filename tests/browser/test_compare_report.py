@@ -88,7 +88,7 @@ def test_the_widget_view_passes_an_axe_accessibility_audit(browser):
     plain page."""
     from axe_playwright_python.sync_playwright import Axe
 
-    from bleu_lab.widgets.compare import SegmentFilter, _summary_html, segments_view
+    from bleu_lab.course.widgets.compare import SegmentFilter, _summary_html, segments_view
 
     systems = {n: read_lines(NEWS / f"sys.{n}.de") for n in ("strong", "fluent")}
     comparison = compare_systems(systems, read_lines(NEWS / "ref.A.de"), sources=read_lines(NEWS / "src.en"),

@@ -12,7 +12,7 @@ import pytest
 
 from bleu_lab.compare import compare_systems
 from bleu_lab.data import read_lines
-from bleu_lab.segment_scores import segment_scores
+from bleu_lab.metrics.segment_scores import segment_scores
 
 NEWS = Path(__file__).resolve().parents[2] / "data" / "news"
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import bleu_lab as bl
-from bleu_lab.explain_html import explanation_html
+from bleu_lab.reports.explain_html import explanation_html
 
 PAPINENI_REFS = [
     "It is a guide to action that ensures that the military will forever heed Party commands .",

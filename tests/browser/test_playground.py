@@ -18,7 +18,7 @@ import nbformat
 import pytest
 from playwright.sync_api import Locator, Page, expect
 
-from bleu_lab.widgets import EMPTY_HYPOTHESIS
+from bleu_lab.course.widgets import EMPTY_HYPOTHESIS
 
 from .helpers import (
     NOTEBOOK7_MENU_BAR,
@@ -134,7 +134,7 @@ def test_playground_in_notebook7(page: Page, jupyterlab_url: str, page_errors: P
 # ---------------------------------------------------------------------------------------------- small widgets
 
 WIDGET_CELLS = [
-    "from bleu_lab import widgets as bw",
+    "from bleu_lab.course import widgets as bw",
     "bw.clip_table_widget()",
     "bw.bp_slider()",
     "bw.smoothing_comparer()",
