@@ -43,7 +43,7 @@ from pathlib import Path
 from ..exercises import LessonGrading
 from . import lesson_gradings
 from .grade import NotebookGrade
-from .gradebook import by_hand_column, marks_table
+from .gradebook import WRITTEN_POINTS, by_hand_column, marks_table
 from .private import write_private
 
 EXPORTER = "https://github.com/instructure/canvas-lms/blob/master/lib/gradebook_exporter.rb"
@@ -56,7 +56,6 @@ TITLE_AND_ID = re.compile(r"\A(.*)\s\((\d+)\)\Z")  # Canvas's Assignment.title_a
 POINTS_ROW = "    Points Possible"
 MATCH_KINDS = ("SIS Login ID", "SIS User ID", "login")
 MAX_GRADEBOOK_BYTES = 50_000_000
-WRITTEN_POINTS = 1  # what a written answer is worth in Canvas unless --points says otherwise
 
 
 @dataclass
@@ -278,11 +277,9 @@ def canvas_import(book: Gradebook, out: Path, rows: Sequence[Mapping[str, object
         if row_index in scores:
             report.ambiguous.append(f"{student}: the Canvas row {canvas_rows[row_index][0]!r} also matched another")
             continue
-        total = marks.get(f"{lesson}: total", "")
-        if total in ("", None):
+        earned = _automatic(marks, student, lesson, grading)
+        if earned is None:
             continue  # no mark (not handed in, or not graded): the exported cell stays
-        if _number(str(total)) is None:
-            raise ValueError(f"marks: {student}'s '{lesson}: total' is {total!r}, not a number")
         by_hand = [marks.get(by_hand_column(lesson, name), "") for name in written]
         given = [float(v) for v in by_hand if v not in ("", None)]
         if len(given) < len(written):
@@ -290,7 +287,7 @@ def canvas_import(book: Gradebook, out: Path, rows: Sequence[Mapping[str, object
         if sum(given) > room:
             raise ValueError(f"--manual: {student}'s marks by hand for {lesson} ({sum(given):g}) exceed what the "
                              f"written answers are worth in Canvas ({room:g} of {possible:g} points)")
-        scores[row_index] = _format(_number(str(total)) + sum(given))
+        scores[row_index] = _format(earned + sum(given))
         report.matched[student] = how
     if not allow_missing:
         refuse_missing(report.unmatched_marks)
@@ -300,6 +297,24 @@ def canvas_import(book: Gradebook, out: Path, rows: Sequence[Mapping[str, object
             report.unmatched_canvas.append(f"{row[0]} ({row[login] if login is not None else row[1]})")
     _write(book, out, index, {id(canvas_rows[i]): score for i, score in scores.items()})
     return report
+
+
+def _automatic(marks: Mapping[str, object], student: str, lesson: str, grading: LessonGrading) -> float | None:
+    """A marks row's automatic points for ``lesson``: the sum of its exercises' columns (whatever its ``total`` holds:
+    a marks CSV's total includes the marks by hand it was written with), or None where there is no mark (its
+    ``total`` empty: not handed in, not graded, an exercise not marked)."""
+    if marks.get(f"{lesson}: total", "") in ("", None):
+        return None
+    points = 0.0
+    for exercise in grading.exercises:
+        if exercise.manual:
+            continue
+        cell = marks.get(f"{lesson}: {exercise.name}", "")
+        value = _number(str(cell)) if cell not in ("", None) else None
+        if value is None:
+            raise ValueError(f"marks: {student}'s '{lesson}: {exercise.name}' is {cell!r}, not a number")
+        points += value
+    return points
 
 
 def _match(book: Gradebook, rows: list[list[str]], student: str) -> tuple[int, str] | str:

@@ -12,8 +12,9 @@ page is the graded one's.
 hidden inputs) only once grades are published (``gradebook``). A returned page is a published grade, but the same
 ``--seed`` draws the same inputs again (for a late submission, a regrade), so by default (``HIDDEN_POLICIES[0]``,
 "summary") a page says only whether the hidden cases passed and their points; ``--feedback-hidden details`` adds the
-messages that name the inputs. Written answers are graded by hand: the page says so (with the mark, once ``--manual``
-gives it), and shows neither the key points nor the model answer (the rubric).
+messages that name the inputs. Written answers are graded by hand: the page says so (with the mark, once ``bleu-lab
+mark`` or ``--manual`` gives it, counted in the score as in every export: ``gradebook.lesson_total``), and shows neither
+the key points nor the model answer (the rubric).
 
 The page is self-contained HTML (no script, no link, no font or image from elsewhere), in the language declared, with
 a table whose caption and header cells say what each column holds, text at least 16 px with contrast above WCAG's
@@ -29,7 +30,7 @@ from pathlib import Path
 
 from . import lesson_gradings
 from .grade import ExerciseResult, NotebookGrade
-from .gradebook import _split_messages, by_hand_column
+from .gradebook import WRITTEN_POINTS, _split_messages, by_hand_column, lesson_total
 from .private import private_folder, write_private
 from .roster import student_of
 
@@ -73,9 +74,9 @@ def _rows(result: ExerciseResult, hidden: bool, by_hand: float | None = None) ->
     """(part, marks, out of, what it means) for the table."""
     if result.manual:
         if by_hand is not None:
-            return [(result.name, f"{by_hand:g}", "", "a written answer, marked by hand (not in this score)")]
-        return [(result.name, "by hand", "", "a written answer: your instructor reads and marks it (not in this "
-                 "score)")]
+            return [(result.name, f"{by_hand:g}", str(WRITTEN_POINTS), "a written answer, marked by hand")]
+        return [(result.name, "by hand", str(WRITTEN_POINTS), "a written answer: your instructor reads and marks it "
+                 "(not in this score yet)")]
     if result.unmarked:
         return [(result.name, "not marked", str(result.possible), "not marked yet: your instructor grades it again")]
     hidden_points = result.hidden_points if hidden else 0
@@ -123,15 +124,16 @@ def render(grade: NotebookGrade, student: str, policy: str = "summary",
         body.append(f"<p class=\"score\">Not graded.</p><p>{_e(grade.note or 'The notebook could not be graded.')}"
                     "</p><p>Ask your instructor what to do.</p>")
     else:
-        manual = sum(e.manual for e in grade.exercises)
-        body.append(f"<p class=\"score\">Score: {grade.score} / {grade.possible}</p>")
+        total = lesson_total(grade, by_hand)
+        manual = len(total.to_mark)
+        body.append(f"<p class=\"score\">Score: {total.score} / {total.possible}</p>")
         withheld = sum(e.possible for e in grade.exercises if e.unmarked)
         if withheld:
             body.append(f"<p>{withheld} of these points are not marked yet (below): your instructor grades the "
                         "notebook again.</p>")
         if manual:
-            body.append(f"<p>{manual} written answer{'s are' if manual > 1 else ' is'} graded by hand, apart from "
-                        "this score.</p>")
+            body.append(f"<p>{manual} written answer{'s are' if manual > 1 else ' is'} graded by hand and not marked "
+                        "yet: not in this score.</p>")
         marks = by_hand or {}
         rows = [row for e in grade.exercises
                 for row in _rows(e, e.name in with_hidden, marks.get(by_hand_column(grade.lesson, e.name)))]
