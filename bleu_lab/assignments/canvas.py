@@ -301,18 +301,20 @@ def canvas_import(book: Gradebook, out: Path, rows: Sequence[Mapping[str, object
 
 def _automatic(marks: Mapping[str, object], student: str, lesson: str, grading: LessonGrading) -> float | None:
     """A marks row's automatic points for ``lesson``: the sum of its exercises' columns (whatever its ``total`` holds:
-    a marks CSV's total includes the marks by hand it was written with), or None where there is no mark (its
-    ``total`` empty: not handed in, not graded, an exercise not marked)."""
-    if marks.get(f"{lesson}: total", "") in ("", None):
+    a marks CSV's total includes the marks by hand it was written with; a row with no exercise column: its total), or
+    None where there is no mark (its ``total`` empty: not handed in, not graded, an exercise not marked)."""
+    total = marks.get(f"{lesson}: total", "")
+    if total in ("", None):
         return None
+    columns = [f"{lesson}: {e.name}" for e in grading.exercises if not e.manual]
+    if not any(column in marks for column in columns):
+        columns = [f"{lesson}: total"]
     points = 0.0
-    for exercise in grading.exercises:
-        if exercise.manual:
-            continue
-        cell = marks.get(f"{lesson}: {exercise.name}", "")
+    for column in columns:
+        cell = marks.get(column, "")
         value = _number(str(cell)) if cell not in ("", None) else None
         if value is None:
-            raise ValueError(f"marks: {student}'s '{lesson}: {exercise.name}' is {cell!r}, not a number")
+            raise ValueError(f"marks: {student}'s {column!r} is {cell!r}, not a number")
         points += value
     return points
 
