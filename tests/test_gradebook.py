@@ -270,7 +270,7 @@ def test_a_run_with_bleu_labs_functions_hidden_that_dies_is_not_marked_never_an_
     assert (row[f"{L3}: my_brevity_penalty"], row[f"{L3}: my_closest_ref_length"], row[f"{L3}: total"]) == ("", "", "")
     assert row[f"{L3}: a short hypothesis with p_1 = 1"] == "1" and "not marked: grade again" in row["notes"]
     page = (feedback / "dave" / f"{L3}.html").read_text(encoding="utf-8")
-    assert "not marked yet" in page.lower() and "uses bleu_lab" not in page and "Score: 1 / 6" in page  # with the written answer
+    assert "not marked yet" in page.lower() and "uses bleu_lab" not in page and "Score: 1 / 6" in page
 
 
 # The grader, dying the moment a finished export would be renamed over the file it replaces.
