@@ -233,7 +233,10 @@ def changes_from_csv(path: Path, answers: Sequence[WrittenAnswer]) -> list[Chang
             answer = by_column.get((student, column))
             if answer is None:
                 raise ValueError(f"--from {path}: {student}, {column!r}: no such written answer in the stored grades")
-            changes.append(Change(student, answer.lesson, answer.exercise, parse_mark(str(mark), answer)))
+            try:
+                changes.append(Change(student, answer.lesson, answer.exercise, parse_mark(f"{mark:g}", answer)))
+            except ValueError as exc:
+                raise ValueError(f"--from {path}: {exc}") from None
     return changes
 
 
