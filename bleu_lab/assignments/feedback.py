@@ -23,11 +23,12 @@ AA ratio, and every text from a notebook escaped.
 
 from __future__ import annotations
 
-import html
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..templates import Markup
+from ..templates import render as render_template
 from . import lesson_gradings
 from .grade import ExerciseResult, NotebookGrade
 from .gradebook import WRITTEN_POINTS, _split_messages, by_hand_column, lesson_total
@@ -59,15 +60,12 @@ class Page:
     path: Path
 
 
-def _e(text: object) -> str:
-    return html.escape(str(text), quote=True)
-
-
-def _messages(lines: Sequence[str]) -> str:
+def _cut(lines: Sequence[str]) -> str:
+    """Messages as one text, cut at ``MAX_MESSAGE_CHARS`` (saying so)."""
     text = "\n".join(lines)
     if len(text) > MAX_MESSAGE_CHARS:
         text = text[:MAX_MESSAGE_CHARS] + f"\n... (cut: {len(text) - MAX_MESSAGE_CHARS} more characters)"
-    return f"<pre>{_e(text)}</pre>" if text else ""
+    return text
 
 
 def _rows(result: ExerciseResult, hidden: bool, by_hand: float | None = None) -> list[tuple[str, str, str, str]]:
@@ -88,75 +86,44 @@ def _rows(result: ExerciseResult, hidden: bool, by_hand: float | None = None) ->
     return rows
 
 
-def _details(result: ExerciseResult, hidden: bool, policy: str) -> str:
-    """The messages of a missed mark: the visible check's always, the hidden cases' as ``policy`` allows."""
+def _details(result: ExerciseResult, hidden: bool, policy: str) -> dict[str, str] | None:
+    """What the page says of a missed mark (None: nothing): the visible check's messages always, the hidden cases'
+    as ``policy`` allows (else only that they did not pass)."""
     if result.manual or result.points >= result.possible:
-        return ""
+        return None
     if result.unmarked:
-        return (f"<h3>{_e(result.name)}</h3><p>Not marked yet: the grader checks that an answer is your own code by "
-                "running your notebook again with bleu_lab's own functions hidden, and that run could not finish, "
-                f"twice ({_e(result.unmarked)}). Your instructor grades it again.</p>")
+        return {"name": result.name, "unmarked": result.unmarked}
     visible, hidden_messages = _split_messages(result)
-    parts = []
-    if visible:
-        parts.append(f"<p>What the check said:</p>{_messages(visible)}")
+    found = {"name": result.name, "unmarked": "", "visible": _cut(visible), "hidden": "", "hidden_summary": ""}
     if hidden and not result.hidden_points:
         if policy == "details" and hidden_messages:
-            parts.append(f"<p>The hidden cases:</p>{_messages(hidden_messages)}")
+            found["hidden"] = _cut(hidden_messages)
         else:
-            parts.append("<p>The hidden cases did not pass. They are other inputs of the same kind, drawn when the "
-                         "notebook was graded; their details are not shown. Check your function on inputs of your "
-                         "own, including unusual ones.</p>")
-    return f"<h3>{_e(result.name)}</h3>{''.join(parts)}" if parts else ""
+            found["hidden_summary"] = "yes"
+    return found if found["visible"] or found["hidden"] or found["hidden_summary"] else None
 
 
 def render(grade: NotebookGrade, student: str, policy: str = "summary",
            by_hand: Mapping[str, float] | None = None) -> str:
-    """The feedback page of one graded notebook, as HTML; ``by_hand``: the student's marks by hand
-    (``gradebook.read_by_hand``), by column."""
+    """The feedback page of one graded notebook, as HTML (``templates/feedback_page.html.j2``, autoescaped);
+    ``by_hand``: the student's marks by hand (``gradebook.read_by_hand``), by column."""
     if policy not in HIDDEN_POLICIES:
         raise ValueError(f"--feedback-hidden {policy!r}: expected one of {', '.join(HIDDEN_POLICIES)}")
     grading = lesson_gradings().get(grade.lesson)
     with_hidden = {e.name for e in grading.exercises if e.hidden is not None} if grading else set()
-    title = f"{grade.lesson}: feedback for {student}"
-    body = [f"<h1>{_e(title)}</h1>"]
-    if not grade.graded:
-        body.append(f"<p class=\"score\">Not graded.</p><p>{_e(grade.note or 'The notebook could not be graded.')}"
-                    "</p><p>Ask your instructor what to do.</p>")
-    else:
-        total = lesson_total(grade, by_hand)
-        manual = len(total.to_mark)
-        body.append(f"<p class=\"score\">Score: {total.score} / {total.possible}</p>")
-        withheld = sum(e.possible for e in grade.exercises if e.unmarked)
-        if withheld:
-            body.append(f"<p>{withheld} of these points are not marked yet (below): your instructor grades the "
-                        "notebook again.</p>")
-        if manual:
-            body.append(f"<p>{manual} written answer{'s are' if manual > 1 else ' is'} graded by hand and not marked "
-                        "yet: not in this score.</p>")
-        marks = by_hand or {}
-        rows = [row for e in grade.exercises
-                for row in _rows(e, e.name in with_hidden, marks.get(by_hand_column(grade.lesson, e.name)))]
-        cells = "".join(
-            f"<tr><th scope=\"row\">{_e(part)}</th><td>{_e(marks)}</td><td>{_e(out_of)}</td>"
-            f"<td class=\"{'earned' if meaning == 'passed' else 'missed' if meaning == 'not passed' else ''}\">"
-            f"{_e(meaning)}</td></tr>" for part, marks, out_of, meaning in rows)
-        body.append("<table><caption>Marks per exercise: 1 point for the lesson's check (the one you could run in "
-                    "the notebook), and for a function 1 more for hidden cases</caption><thead><tr>"
-                    + "".join(f"<th scope=\"col\">{name}</th>" for name in ("exercise", "points", "out of", "result"))
-                    + "</tr>"
-                    f"</thead><tbody>{cells}</tbody></table>")
-        details = "".join(_details(e, e.name in with_hidden, policy) for e in grade.exercises)
-        if details:
-            body.append(f"<h2>Where marks were missed</h2>{details}")
-        if grade.errors:
-            body.append(f"<h2>Cells that raised an error</h2>{_messages(grade.errors)}")
-        if grade.note:
-            body.append(f"<h2>Note from the grader</h2><p>{_e(grade.note)}</p>")
-    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-            f"<title>{_e(title)}</title><style>{STYLE}</style></head>\n<body><main>{''.join(body)}</main></body>"
-            "</html>\n")
+    marks = by_hand or {}
+    total = lesson_total(grade, marks)
+    rows = [{"part": part, "marks": points, "out_of": out_of, "meaning": meaning,
+             "kind": "earned" if meaning == "passed" else "missed" if meaning == "not passed" else ""}
+            for e in grade.exercises
+            for part, points, out_of, meaning in _rows(e, e.name in with_hidden,
+                                                       marks.get(by_hand_column(grade.lesson, e.name)))]
+    details = [d for e in grade.exercises if (d := _details(e, e.name in with_hidden, policy)) is not None]
+    return render_template(
+        "feedback_page.html.j2", title=f"{grade.lesson}: feedback for {student}", style=Markup(STYLE),
+        graded=grade.graded, note=grade.note, score=total.score, possible=total.possible,
+        withheld=sum(e.possible for e in grade.exercises if e.unmarked), to_mark=len(total.to_mark), rows=rows,
+        details=details, errors=_cut(grade.errors)) + "\n"  # byte for byte the page written before the template
 
 
 def write_feedback(directory: Path, grades: Sequence[NotebookGrade], policy: str = "summary",
