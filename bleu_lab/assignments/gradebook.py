@@ -326,11 +326,12 @@ def gradescope_results(grades: Sequence[NotebookGrade], lessons: Sequence[str] |
             tests += _exercise_tests(lesson, exercise, results.get(exercise.name), why,
                                      marks.get(by_hand_column(lesson, exercise.name)))
         if grade is None or not grade.graded:
-            lines.append(f"{lesson}: 0 / {_possible(gradings[lesson])}: {why}")
+            lines.append(f"{lesson}: 0 / {sum(e.points for e in gradings[lesson].exercises)}: {why}")
             continue
         total = lesson_total(grade, by_hand)
         score += total.score
-        line = f"{lesson} ({Path(grade.path).name}): {total.score} / {total.possible}"
+        possible = total.possible - WRITTEN_POINTS * len(total.to_mark)  # as the tests' max_score add up
+        line = f"{lesson} ({Path(grade.path).name}): {total.score} / {possible}"
         if total.to_mark:
             line += f" (to grade by hand: {', '.join(total.to_mark)})"
         if grade.note:
