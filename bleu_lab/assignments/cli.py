@@ -305,6 +305,8 @@ def output_folders(args: argparse.Namespace) -> list[tuple[str, Path]]:
                                                          ("-o", args.output), ("--grades", args.grades))
                  if path is not None]
         found.append(("--feedback", args.feedback))
+    elif args.command == "mark":
+        found = [("mark", args.grades.parent)]  # the marks by hand go beside the stored grades
     elif args.command == "collect" and args.return_dir is None and args.to is not None:
         manifest = args.manifest or args.to.parent / f"{args.lesson}-collected.csv"
         found = [("--to", args.to), ("the manifest", manifest.parent)]

@@ -18,7 +18,8 @@ the key points nor the model answer (the rubric).
 
 The page is self-contained HTML (no script, no link, no font or image from elsewhere), in the language declared, with
 a table whose caption and header cells say what each column holds, text at least 16 px with contrast above WCAG's
-AA ratio, and every text from a notebook escaped.
+AA ratio, and every text from a notebook escaped: it is rendered from ``templates/feedback_page.html.j2`` with
+autoescape (this module passes data only).
 """
 
 from __future__ import annotations
