@@ -76,6 +76,7 @@ def graded(tmp_path_factory):
     assert done.returncode == 0, done.stderr[-3000:]
     out["store"] = root / "marks.csv.grades.json"
     out["stdout"] = done.stdout
+    out["command"] = done.args
     return out
 
 
@@ -167,3 +168,15 @@ def test_the_page_keeps_a_students_answer_as_text(graded):
     assert "<script>alert" not in page and "<img" not in page
     assert "&lt;script&gt;alert(1)&lt;/script&gt; &lt;img src=x onerror=alert(2)&gt;" in page
     assert page.count('<form method="post" action="/mark"') == 2 and "short output; a high score" in page
+
+
+def test_a_regrade_keeps_the_marks_by_hand(graded, capsys):
+    assert assignments_main(["mark", str(graded["store"]), "--set", "alice:03:what=1"]) == 0
+    capsys.readouterr()
+    done = subprocess.run(graded["command"], capture_output=True, text=True, timeout=900,
+                          cwd=graded["store"].parent)  # the same grade command again
+    assert done.returncode == 0, done.stderr[-3000:]
+    rows = _rows(graded["marks"])
+    assert (rows["alice"][WRITTEN], rows["alice"][f"{L3}: total"]) == ("1", "6")
+    assert (rows["bob"][WRITTEN], rows["bob"][f"{L3}: total"]) == ("", "5")
+    assert _canvas_cells(graded["canvas"]) == {"alice": "6", "bob": "5"}

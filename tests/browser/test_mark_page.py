@@ -9,6 +9,7 @@ real notebooks. The server is started as an instructor runs it, stopped by its P
 from __future__ import annotations
 
 import csv
+import http.client
 import os
 import re
 import select
@@ -129,9 +130,20 @@ def test_a_mark_entered_with_the_keyboard_alone_reaches_the_exports(page, page_e
     page_errors.assert_clean(ignore=[REFUSED_LOAD])
 
 
-def test_the_page_refuses_a_request_without_its_token(page, marking):
+def test_the_page_refuses_a_request_without_its_token_or_from_another_host(page, marking):
     url, _ = marking
     response = page.goto(url.split("?")[0] + "?token=guess")
     assert response is not None and response.status == 403
     response = page.goto(url.split("?")[0])
     assert response is not None and response.status == 403
+    port = int(url.split(":")[2].split("/")[0])
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=20)
+    try:
+        connection.request("GET", url.split(str(port), 1)[1], headers={"Host": f"rebound.example:{port}"})
+        refused = connection.getresponse()
+        assert refused.status == 403 and b"refused" in refused.read()  # the token, from a page of another name
+        connection.request("POST", "/mark", body=b"x" * 20_000)
+        too_large = connection.getresponse()
+        assert too_large.status == 413 and b"at most" in too_large.read()
+    finally:
+        connection.close()
