@@ -21,7 +21,8 @@ A marks row (``gradebook.marks_table``: the student is a hub login, a folder nam
 Canvas row by ``SIS Login ID``, else ``SIS User ID``, else the login part (before ``@``) of the SIS Login ID, ignoring
 case; the report says how each was matched and lists the unmatched on both sides.
 
-The score is the lesson's automatic total plus the marks given by hand to its written answers (``--manual``). Canvas's
+The score is the lesson's automatic points (the sum of its exercises' columns in the marks) plus the marks given by
+hand to its written answers (``bleu-lab mark``, or ``--manual``): the total of every other export. Canvas's
 points possible for the assignment must be the lesson's total: its automatic points plus ``WRITTEN_POINTS`` for each
 written answer (lesson 3: 5 + 1 = 6). Other points are refused, never rescaled, unless ``--points N`` says that
 Canvas's N is meant: N at least the automatic points, and above them only for a lesson with written answers (the rest

@@ -218,6 +218,9 @@ def _exports_ok(args: argparse.Namespace) -> None:
             raise FileNotFoundError(f"{flag} {path}: the folder {path.parent} does not exist")
         if path.is_dir():
             raise IsADirectoryError(f"{flag} {path} is a folder: give a file name")
+    if args.grades is not None and not ExportSettings.from_args(args).any:
+        raise ValueError(f"--grades {args.grades} stores the grades of an export: give --csv, --gradescope, "
+                         "--feedback or --canvas too")
     if args.feedback is not None and args.feedback.exists() and not args.feedback.is_dir():
         raise NotADirectoryError(f"--feedback {args.feedback} is a file: give a folder (made if missing)")
     if args.gradescope is not None:

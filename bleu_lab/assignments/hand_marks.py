@@ -257,5 +257,9 @@ def record(stored: StoredGrades, changes: Sequence[Change], prog: str) -> dict[s
     grades and all the marks by hand; the marks now recorded."""
     marks = apply_changes(load_hand_marks(stored.path), changes)
     save_hand_marks(stored.path, marks)
-    write_exports(stored.exports, stored.grades, marks, prog)
+    try:
+        write_exports(stored.exports, stored.grades, marks, prog)
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"the marks are recorded in {hand_marks_path(stored.path)}, but the exports could not be "
+                         f"written again ({exc}): fix that, then record any mark again to write them") from exc
     return marks

@@ -145,7 +145,7 @@ def handler_class(session: MarkingSession, port: int) -> type[BaseHTTPRequestHan
                                                                 typed={exc.index: text}))
                 return
             except (OSError, ValueError) as exc:
-                self._send(HTTPStatus.BAD_REQUEST, session.page(f"Not saved: {exc}"))
+                self._send(HTTPStatus.BAD_REQUEST, session.page(f"Refused: {exc}"))
                 return
             target = "/?" + urlencode({"token": session.token, "saved": message}) + f"#answer-{index}"
             self.send_response(HTTPStatus.SEE_OTHER)
