@@ -165,7 +165,11 @@ def _interrupt(signum: int, frame: object) -> None:
 def serve(stored: StoredGrades, port: int, prog: str) -> int:
     """Serve the page on 127.0.0.1:``port`` (0: a free one) until Ctrl-C or SIGTERM; print its address first."""
     session = MarkingSession(stored, prog)
-    server = ThreadingHTTPServer((HOST, port), handler_class(session, 0))
+    try:
+        server = ThreadingHTTPServer((HOST, port), handler_class(session, 0))
+    except OSError as exc:
+        raise OSError(f"--port {port}: cannot listen on {HOST}:{port} ({exc.strerror}): give another port, or none "
+                      "for a free one") from None
     server.daemon_threads = True
     bound = server.server_address[1]
     server.RequestHandlerClass = handler_class(session, bound)
