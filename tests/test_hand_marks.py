@@ -180,3 +180,23 @@ def test_a_regrade_keeps_the_marks_by_hand(graded, capsys):
     assert (rows["alice"][WRITTEN], rows["alice"][f"{L3}: total"]) == ("1", "6")
     assert (rows["bob"][WRITTEN], rows["bob"][f"{L3}: total"]) == ("", "5")
     assert _canvas_cells(graded["canvas"]) == {"alice": "6", "bob": "5"}
+
+
+def test_mark_writes_gradescopes_results_again_with_the_mark_in_the_score(tmp_path, capsys):
+    from bleu_lab.assignments import lesson_gradings
+    from bleu_lab.assignments.exports import ExportSettings
+    from bleu_lab.assignments.results import ExerciseResult, NotebookGrade
+
+    grade = NotebookGrade(tmp_path / "alice" / f"{L3}.ipynb", L3)
+    for e in lesson_gradings()[L3].exercises:
+        grade.exercises.append(ExerciseResult(e.name, e.points, e.points, bool(e.manual), answer="my words",
+                                              key_points=e.manual, hidden_points=int(e.hidden is not None)))
+    results = tmp_path / "results.json"
+    store = hand_marks.save_grades(tmp_path / "results.json.grades.json", [grade], ExportSettings(gradescope=results))
+    assert assignments_main(["mark", str(store), "--set", "alice:03:what=0.5"]) == 0
+    capsys.readouterr()
+    written = json.loads(results.read_text(encoding="utf-8"))
+    test = next(t for t in written["tests"] if t["name"].endswith("(written answer)"))
+    assert (written["score"], test["score"], test["max_score"]) == (5.5, 0.5, 1)
+    assert f"{L3} ({L3}.ipynb): 5.5 / 6" in written["output"]
+    assert stat.S_IMODE(results.stat().st_mode) == 0o600
