@@ -5,7 +5,7 @@
     bleu-lab hyp.de ref.A.de --explain 7           ...and every step of segment 7's sentence BLEU
     bleu-lab base.de ref.A.de --compare new.de     a paired test of new against base: approximate randomization
     bleu-lab base.de ref.A.de --compare new.de --paired-bs    ...the paired bootstrap instead (both: add --paired-ar)
-    bleu-lab release OUTDIR | grade NOTEBOOK ... | gradescope LESSON ... -o ZIP
+    bleu-lab release OUTDIR | grade NOTEBOOK ... | mark GRADES | gradescope LESSON ... -o ZIP
                                                    assignments for instructors (bleu_lab.assignments.cli)
     bleu-lab lessons [DIR] | lab [DIR]             the lessons in a working copy of your own (bleu_lab.course)
     bleu-lab guide [--open]                        where the instructor's guide, hub settings and course files are
@@ -45,7 +45,7 @@ from .smoothing import SACREBLEU_METHODS
 from .tokenization import ALL_TOKENIZERS, OPTIONAL_TOKENIZERS, TOKENIZERS
 
 DEFAULT_SAMPLES, DEFAULT_TRIALS = 1000, 10000  # sacrebleu's defaults for --paired-bs-n and --paired-ar-n
-CLASSROOM_COMMANDS = ("release", "grade", "gradescope", "collect")
+CLASSROOM_COMMANDS = ("release", "grade", "gradescope", "collect", "mark")
 COURSE_COMMANDS = ("lessons", "lab", "guide")
 # The commands that need the lessons' packages (the "lessons" extra); the others work on the base install.
 LESSONS_COMMANDS = (*CLASSROOM_COMMANDS, "lessons", "lab", "classroom")
@@ -73,7 +73,8 @@ def build_parser(prog: str = "bleu-lab") -> argparse.ArgumentParser:
         "settings and the course files are (--open: the guide in your web browser); 'bleu-lab release OUTDIR' "
         "writes the lessons as an assignment "
         "(OUTDIR/student without solutions, OUTDIR/solved with them), 'bleu-lab grade NOTEBOOK [NOTEBOOK ...]' marks "
-        "submitted lessons (--csv, --gradescope: the marks for a gradebook), 'bleu-lab gradescope LESSON -o ZIP' "
+        "submitted lessons (--csv, --gradescope: the marks for a gradebook), 'bleu-lab mark GRADES' marks the written "
+        "answers by hand on a local page and writes the exports again, 'bleu-lab gradescope LESSON -o ZIP' "
         "writes a Gradescope autograder, 'bleu-lab collect LESSON --homes /home --to DIR' collects a lesson from a "
         "hub's homes ('--return DIR' hands the feedback pages back), 'bleu-lab hub check' logs a probe student in to a "
         "running hub end to end (as root on its server), and 'bleu-lab classroom --students N' serves the "

@@ -206,7 +206,7 @@ def test_the_marks_csv_has_a_column_for_each_written_answer_and_manual_reads_it_
     again = write_marks_csv(tmp_path / "again.csv", [_grade("alice", L3)], by_hand)
     with again.open(encoding="utf-8", newline="") as f:
         row = next(csv.DictReader(f))
-    assert (row[WRITTEN], row[f"{L3}: total"]) == ("2.0", "5")  # the total stays the automatic marks
+    assert (row[WRITTEN], row[f"{L3}: total"]) == ("2", "7")  # issue 44: the total holds the mark by hand
     rows[1][WRITTEN] = "good"
     with marks.open("w", encoding="utf-8", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=list(rows[0]))

@@ -353,7 +353,7 @@ def test_a_page_shows_hidden_cases_only_as_the_policy_allows_and_escapes_the_not
                                              "hidden cases: not passed either"]})
     grade.errors = ["cell 12: NameError: name 'x' is not defined"]
     summary, details = render(grade, "alice"), render(grade, "alice", "details")
-    assert "Score: 2 / 5" in summary and "1 written answer is graded by hand" in summary
+    assert "Score: 2 / 6" in summary and "1 written answer is graded by hand and not marked yet" in summary
     assert "[13, 7]" not in summary and "[13, 7]" in details
     assert "The hidden cases did not pass" in summary
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in summary and "<script" not in summary
@@ -362,8 +362,9 @@ def test_a_page_shows_hidden_cases_only_as_the_policy_allows_and_escapes_the_not
     assert '<html lang="en">' in summary and "<caption>" in summary and 'scope="col"' in summary
     assert "http" not in summary.replace("https://", "")  # nothing fetched from elsewhere
     assert "src=" not in summary and "<link" not in summary
-    marked = render(grade, "alice", by_hand={f"{L3}: what BLEU would do without BP (by hand)": 1.5})
-    assert "<td>1.5</td>" in marked and "marked by hand (not in this score)" in marked and "Score: 2 / 5" in marked
+    marked = render(grade, "alice", by_hand={f"{L3}: what BLEU would do without BP (by hand)": 0.5})
+    assert "<td>0.5</td>" in marked and "marked by hand" in marked and "Score: 2.5 / 6" in marked  # issue 44: counted
+    assert "not marked yet" not in marked
 
 
 @pytest.fixture(scope="module")

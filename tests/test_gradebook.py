@@ -115,7 +115,7 @@ def test_marks_table_one_row_per_student_a_column_per_exercise_and_no_zero_that_
     by = {row["student"]: row for row in rows}
     assert [row["student"] for row in rows] == ["alice", "bob", "carol"]
     assert (by["alice"][f"{L0}: total"], by["alice"][f"{L3}: total"], by["alice"]["total"]) == (2, 4, 6)
-    assert by["alice"][f"{L3}: my_closest_ref_length"] == 1 and by["alice"]["possible"] == 7
+    assert by["alice"][f"{L3}: my_closest_ref_length"] == 1 and by["alice"]["possible"] == 8  # with the written answer
     assert "to grade by hand: what BLEU would do without BP" in by["alice"]["notes"]
     assert (by["bob"][f"{L0}: total"], by["bob"][f"{L3}: total"], by["bob"]["total"]) == (0, "", 0)
     assert by["carol"][f"{L3}: total"] == "" and by["carol"]["total"] == ""
@@ -231,7 +231,7 @@ def test_grade_csv_opens_with_the_reports_totals(graded_batch):
     rows = _rows(marks)
     assert sorted(rows) == ["alice", "bob", "carol", "dave", "mallory"]
     assert (rows["alice"][f"{L0}: total"], rows["alice"][f"{L3}: total"], rows["alice"]["total"]) == ("2", "5", "7")
-    assert rows["alice"]["possible"] == rows["bob"]["possible"] == "7"
+    assert rows["alice"]["possible"] == rows["bob"]["possible"] == "8"  # 2 + 5 + 1 for the written answer
     assert rows["alice"][f"{L3}: my_brevity_penalty"] == "2"
     assert (rows["bob"][f"{L0}: total"], rows["bob"][f"{L3}: total"], rows["bob"]["total"]) == ("0", "", "0")
     assert rows["carol"][f"{L0}: total"] == "" and "not a readable notebook" in rows["carol"]["notes"]
@@ -270,7 +270,7 @@ def test_a_run_with_bleu_labs_functions_hidden_that_dies_is_not_marked_never_an_
     assert (row[f"{L3}: my_brevity_penalty"], row[f"{L3}: my_closest_ref_length"], row[f"{L3}: total"]) == ("", "", "")
     assert row[f"{L3}: a short hypothesis with p_1 = 1"] == "1" and "not marked: grade again" in row["notes"]
     page = (feedback / "dave" / f"{L3}.html").read_text(encoding="utf-8")
-    assert "not marked yet" in page.lower() and "uses bleu_lab" not in page and "Score: 1 / 5" in page
+    assert "not marked yet" in page.lower() and "uses bleu_lab" not in page and "Score: 1 / 6" in page
 
 
 # The grader, dying the moment a finished export would be renamed over the file it replaces.

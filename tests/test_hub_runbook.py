@@ -60,7 +60,7 @@ def runbook_steps(text: str) -> dict[str, str]:
 
 def test_the_runbook_table_is_read():
     steps = runbook_steps(GUIDE.read_text(encoding="utf-8"))
-    assert list(steps) == ["1", "2", "3", "4", "5", "5b", "6", "6b", "7", "8", "9"]
+    assert list(steps) == ["1", "2", "3", "4", "5", "5b", "6", "6b", "7", "8", "8b", "9"]
     assert steps["3"].startswith("while read -r s; do useradd --create-home -K HOME_MODE=0700 --groups students ")
     assert "bleu-lab hub check" in steps["6b"]
 
@@ -252,7 +252,8 @@ def test_the_runbook_as_root_lesson_3_graded():
         step("9")
         written = [grading, *grading.rglob("*")]
         assert {p.relative_to(grading).parts[0] for p in written[1:]} == {
-            "submitted", f"{LESSON}-collected.csv", "marks.csv", "feedback", "canvas-import.csv"}
+            "submitted", f"{LESSON}-collected.csv", "marks.csv", "marks.csv.grades.json", "feedback",
+            "canvas-import.csv"}
         assert [(str(p), oct(stat.S_IMODE(p.stat().st_mode))) for p in written
                 if stat.S_IMODE(p.stat().st_mode) != (0o700 if p.is_dir() else 0o600)] == []
         marks = (grading / "canvas-import.csv").read_text(encoding="utf-8")
@@ -263,16 +264,16 @@ def test_the_runbook_as_root_lesson_3_graded():
             # checked as the student's own account: nothing of the instructor's, nothing of the other student's
             assert readable_by(name, [*written, homes / other, page[other]]) == []
             assert readable_by(name, [page[name]]) == [str(page[name])]
-        total = sum(e.points for e in lesson_gradings()[LESSON].exercises)
-        assert f"Score: 2 / {total}" in page[amy].read_text(encoding="utf-8")  # my_brevity_penalty, hidden cases too
-        assert f"Score: 0 / {total}" in page[bob].read_text(encoding="utf-8")
+        assert f"Score: 2 / {points}" in page[amy].read_text(encoding="utf-8")  # my_brevity_penalty, hidden cases too
+        assert f"Score: 0 / {points} after the late penalty" in page[bob].read_text(encoding="utf-8")
         canvas = {row[3]: row[5] for row in csv.reader(marks.splitlines()) if len(row) > 5}
         assert canvas[amy] == "2" and canvas[bob] == "0", marks
         rows = {row["student"]: row for row in csv.DictReader(
             (grading / "marks.csv").read_text(encoding="utf-8").splitlines())}
         assert (rows[amy][f"{LESSON}: late"], rows[bob][f"{LESSON}: late"]) == ("no", "yes"), rows
-        assert "Handed in on time" in page[amy].read_text(encoding="utf-8")
-        assert "Handed in late" in page[bob].read_text(encoding="utf-8")
+        assert "Handed in on time: the notebook last changed before the deadline" in page[amy].read_text(
+            encoding="utf-8")
+        assert "Handed in late: the notebook last changed" in page[bob].read_text(encoding="utf-8")
     assert not [name for name in users if _exists(name)]
     assert not [group for group in groups if _group_exists(group)]
 

@@ -236,3 +236,63 @@ def test_the_penalty_is_exact_capped_and_never_below_zero():
     assert format_past(day_and_a_microsecond) == "1 d 00:00:00.000001"
     assert parse_past("1 d 00:00:00.000001") == day_and_a_microsecond
     assert Lateness(True, parse_past(format_past(day_and_a_microsecond))).days == 2
+
+
+def test_mark_takes_the_late_penalty_off_the_total_with_the_mark_by_hand_in_every_export(tmp_path, monkeypatch,
+                                                                                         capsys):
+    """A late lesson 3 (a written answer: worth 6) graded with --late-penalty by the real command, then `bleu-lab mark
+    --set` its mark by hand: the marks CSV (Moodle's import), the feedback page, Canvas's import and Gradescope's
+    results all show the penalty, 2 started days at 10%/day of 6 = 1.2, taken off the total with the mark (6 - 1.2 =
+    4.8), written again from the stored grades with no kernel run and the manifest not read again."""
+    from bleu_lab.assignments import cli as assignments_cli
+    from bleu_lab.assignments.gradebook import by_hand_column
+    from bleu_lab.assignments.session import KernelSession
+
+    lesson = "03_brevity_penalty"
+    release(tmp_path / "course", REPO / "notebooks")
+    home = tmp_path.joinpath("home", "alice", *NOTEBOOK)
+    home.mkdir(parents=True)
+    shutil.copy(tmp_path / "course" / "solved" / f"{lesson}.ipynb", home / f"{lesson}.ipynb")
+    deadline = datetime.now(UTC) - timedelta(hours=30)  # saved just before: 30 h late, less a moment: 2 started days
+    collect(lesson, tmp_path / "home", tmp_path / "submitted", deadline=deadline)
+    (tmp_path / "Grades.csv").write_text(
+        f"Student,ID,SIS User ID,SIS Login ID,Section,Lesson 3: {lesson} (12345)\r\n    Points Possible,,,,,6.00\r\n"
+        '"Doe, Alice",1001,S1001,alice,Section A,\r\n', encoding="utf-8")
+    done = subprocess.run([str(BLEU_LAB), "grade", f"submitted/alice/{lesson}/{lesson}.ipynb", "--seed", "7",
+                           "--late-penalty", "10%/day", "--csv", "marks.csv", "--feedback", "feedback",
+                           "--gradescope", "results.json", "--canvas", "Grades.csv", "-o", "import.csv"],
+                          capture_output=True, text=True, timeout=900, cwd=tmp_path)  # relative paths: mark runs
+    assert done.returncode == 0, done.stderr[-3000:]                                  # from another folder
+    assert "score: 5 / 5  (+ 1 to grade by hand)  late: 3.8 / 6 after a penalty of 1.2" in done.stdout
+    written = by_hand_column(lesson, "what BLEU would do without BP")
+    page = tmp_path / "feedback" / "alice" / f"{lesson}.html"
+
+    def exports() -> tuple:
+        row = _rows(tmp_path / "marks.csv")["alice"]
+        results = json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))
+        canvas = (tmp_path / "import.csv").read_text(encoding="utf-8").splitlines()[2].split(",")[-1]
+        return ([row[c] for c in (written, f"{lesson}: total", f"{lesson}: possible", f"{lesson}: late",
+                                  f"{lesson}: late penalty", f"{lesson}: final")],
+                results["score"], canvas, page.read_text(encoding="utf-8"))
+
+    row, score, canvas, html = exports()
+    assert (row, score, canvas) == (["", "5", "6", "yes", "1.2", "3.8"], 3.8, "3.8")
+    assert "Score: 3.8 / 6 after the late penalty (5 / 6 before it, 1.2 taken off)" in html
+
+    def no_kernel(*args, **kwargs):
+        raise AssertionError("bleu-lab mark ran a notebook")
+
+    monkeypatch.setattr(KernelSession, "__init__", no_kernel)
+    monkeypatch.setattr(assignments_cli, "grade_batch", no_kernel)
+    (tmp_path / f"{lesson}-collected.csv").unlink()  # the lateness is the one stored with the grades
+    assert assignments_main(["mark", str(tmp_path / "marks.csv.grades.json"), "--set", "alice:03:what=1"]) == 0
+    capsys.readouterr()
+    row, score, canvas, html = exports()
+    assert (row, score, canvas) == (["1", "6", "6", "yes", "1.2", "4.8"], 4.8, "4.8")
+    assert "Score: 4.8 / 6 after the late penalty (6 / 6 before it, 1.2 taken off)" in html
+    assert "Late penalty: 20% of the 6 points possible: 2 started days late, at most the points earned: 1.2 taken " \
+           "off" in html
+    assert re.search(r"Handed in late: the notebook last changed 1 d 05:59:\d\d(\.\d{6})? \(days hh:mm:ss\) after the "
+                     r"deadline \(", html)  # saved just before the deadline was set
+    results = json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))
+    assert "late penalty 1.2 (20%: 2 started days at 10%/day): 4.8 / 6" in results["output"]

@@ -13,6 +13,12 @@ import jinja2
 import pytest
 
 import bleu_lab
+from bleu_lab.assignments import lesson_gradings
+from bleu_lab.assignments.exports import ExportSettings
+from bleu_lab.assignments.feedback import render as feedback_page
+from bleu_lab.assignments.hand_marks import StoredGrades
+from bleu_lab.assignments.mark_page import MarkingSession
+from bleu_lab.assignments.results import ExerciseResult, NotebookGrade
 from bleu_lab.course.widgets import corpus as wc
 from bleu_lab.course.widgets import model as wm
 from bleu_lab.course.widgets import views as wv
@@ -30,7 +36,8 @@ REPO = Path(__file__).resolve().parent.parent
 EVIL = "<script>alert(1)</script> x' onerror='alert(2)' \" onerror=\"alert(3) &amp;"
 TEMPLATED = ["reports/explain_html.py", "reports/explain_chrf_html.py", "readings/view.py", "readings/why.py",
              "course/widgets/views.py", "course/widgets/model.py", "course/widgets/metrics.py",
-             "course/widgets/corpus.py", "course/widgets/compare.py", "course/widgets/compare_app.py"]
+             "course/widgets/corpus.py", "course/widgets/compare.py", "course/widgets/compare_app.py",
+             "assignments/feedback.py", "assignments/mark_page.py"]
 
 
 class _Page(HTMLParser):
@@ -55,6 +62,15 @@ class _Page(HTMLParser):
     def everything(self) -> str:
         """The text and the attribute values, decoded."""
         return "".join(self.text) + "".join(value or "" for _, value in self.attributes)
+
+
+def _graded(path: Path) -> NotebookGrade:
+    """A graded lesson 3 whose every text from the notebook is ``EVIL`` (issue 44: the grader's pages)."""
+    grade = NotebookGrade(path, "03_brevity_penalty", errors=[EVIL], note=EVIL)
+    for e in lesson_gradings()["03_brevity_penalty"].exercises:
+        grade.exercises.append(ExerciseResult(e.name, 0, e.points, bool(e.manual), [EVIL, "hidden cases: " + EVIL],
+                                              answer=EVIL, key_points=e.manual))
+    return grade
 
 
 def _views() -> dict[str, str]:
@@ -93,6 +109,9 @@ def _views() -> dict[str, str]:
             {EVIL: ["the cat sat on the mat", "a dog ran"], "plain": ["the cat", "a dog"]},
             [["the cat sat on the mat"], ["a dog ran"]], "plain", EVIL, "bootstrap", 100).html,
         "three metrics": metric_comparison(EVIL + " the cat", [EVIL + " the cat", "x " + EVIL]).html,
+        "feedback page": feedback_page(_graded(Path("/c/submitted/s/03/03_brevity_penalty.ipynb")), EVIL, "details"),
+        "marking page": MarkingSession(StoredGrades(Path("/nonexistent/marks.csv.grades.json"), [_graded(Path(
+            f"/c/submitted/{EVIL}/03/03_brevity_penalty.ipynb"))], ExportSettings()), "bleu-lab", EVIL).page(EVIL),
     }
 
 

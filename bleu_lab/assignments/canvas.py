@@ -21,7 +21,8 @@ A marks row (``gradebook.marks_table``: the student is a hub login, a folder nam
 Canvas row by ``SIS Login ID``, else ``SIS User ID``, else the login part (before ``@``) of the SIS Login ID, ignoring
 case; the report says how each was matched and lists the unmatched on both sides.
 
-The score is the lesson's automatic total plus the marks given by hand to its written answers (``--manual``). Canvas's
+The score is the lesson's automatic points (the sum of its exercises' columns in the marks) plus the marks given by
+hand to its written answers (``bleu-lab mark``, or ``--manual``): the total of every other export. Canvas's
 points possible for the assignment must be the lesson's total: its automatic points plus ``WRITTEN_POINTS`` for each
 written answer (lesson 3: 5 + 1 = 6). Other points are refused, never rescaled, unless ``--points N`` says that
 Canvas's N is meant: N at least the automatic points, and above them only for a lesson with written answers (the rest
@@ -44,7 +45,7 @@ from pathlib import Path
 from ..course.exercises import LessonGrading
 from . import lesson_gradings
 from .grade import NotebookGrade
-from .gradebook import by_hand_column, marks_table
+from .gradebook import WRITTEN_POINTS, by_hand_column, marks_table
 from .lateness import UNKNOWN, Lateness, LateWork, Penalty, exact, from_cells, penalise
 from .lateness import points as format_points
 from .private import write_private
@@ -60,7 +61,6 @@ TITLE_AND_ID = re.compile(r"\A(.*)\s\((\d+)\)\Z")  # Canvas's Assignment.title_a
 POINTS_ROW = "    Points Possible"
 MATCH_KINDS = ("SIS Login ID", "SIS User ID", "login")
 MAX_GRADEBOOK_BYTES = 50_000_000
-WRITTEN_POINTS = 1  # what a written answer is worth in Canvas unless --points says otherwise
 
 
 @dataclass
@@ -292,11 +292,9 @@ def canvas_import(book: Gradebook, out: Path, rows: Sequence[Mapping[str, object
         if row_index in scores:
             report.ambiguous.append(f"{student}: the Canvas row {canvas_rows[row_index][0]!r} also matched another")
             continue
-        total = marks.get(f"{lesson}: total", "")
-        if total in ("", None):
+        earned = _automatic(marks, student, lesson, grading)
+        if earned is None:
             continue  # no mark (not handed in, or not graded): the exported cell stays
-        if _number(str(total)) is None:
-            raise ValueError(f"marks: {student}'s '{lesson}: total' is {total!r}, not a number")
         by_hand = [marks.get(by_hand_column(lesson, name), "") for name in written]
         given = [float(v) for v in by_hand if v not in ("", None)]
         if len(given) < len(written):
@@ -304,10 +302,9 @@ def canvas_import(book: Gradebook, out: Path, rows: Sequence[Mapping[str, object
         if sum(given) > room:
             raise ValueError(f"--manual: {student}'s marks by hand for {lesson} ({sum(given):g}) exceed what the "
                              f"written answers are worth in Canvas ({room:g} of {possible:g} points)")
-        earned = exact(str(_number(str(total)))) + sum((exact(v) for v in given), Fraction(0))
         lateness = (late or {}).get(student, UNKNOWN)
-        marked = penalise(earned, possible, lateness, rule)
-        scores[row_index] = format_points(marked.final) if marked.penalty else _format(_number(str(total)) + sum(given))
+        marked = penalise(exact(earned) + sum((exact(v) for v in given), Fraction(0)), possible, lateness, rule)
+        scores[row_index] = format_points(marked.final) if marked.penalty else _format(earned + sum(given))
         if lateness.late:
             report.late.append(f"{student} ({lateness.by() or 'late'}" + (
                 f": {format_points(marked.raw)} - {format_points(marked.penalty)} = {format_points(marked.final)}"
@@ -321,6 +318,26 @@ def canvas_import(book: Gradebook, out: Path, rows: Sequence[Mapping[str, object
             report.unmatched_canvas.append(f"{row[0]} ({row[login] if login is not None else row[1]})")
     _write(book, out, index, {id(canvas_rows[i]): score for i, score in scores.items()})
     return report
+
+
+def _automatic(marks: Mapping[str, object], student: str, lesson: str, grading: LessonGrading) -> float | None:
+    """A marks row's automatic points for ``lesson``: the sum of its exercises' columns (whatever its ``total`` holds:
+    a marks CSV's total includes the marks by hand it was written with; a row with no exercise column: its total), or
+    None where there is no mark (its ``total`` empty: not handed in, not graded, an exercise not marked)."""
+    total = marks.get(f"{lesson}: total", "")
+    if total in ("", None):
+        return None
+    columns = [f"{lesson}: {e.name}" for e in grading.exercises if not e.manual]
+    if not any(column in marks for column in columns):
+        columns = [f"{lesson}: total"]
+    points = 0.0
+    for column in columns:
+        cell = marks.get(column, "")
+        value = _number(str(cell)) if cell not in ("", None) else None
+        if value is None:
+            raise ValueError(f"marks: {student}'s {column!r} is {cell!r}, not a number")
+        points += value
+    return points
 
 
 def _match(book: Gradebook, rows: list[list[str]], student: str) -> tuple[int, str] | str:

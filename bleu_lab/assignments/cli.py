@@ -9,9 +9,15 @@
                                              crash resumes from its journal, kept until every export is written; one
                                              notebook per student and lesson: roster.py)
                    [--feedback DIR] [--canvas GRADEBOOK.csv -o IMPORT.csv [--assignment TITLE] [--points N]
-                   [--allow-missing]] [--manual marks.csv] [--late-penalty 10%/day] [--manifest FILE]
+                   [--allow-missing]] [--manual marks.csv] [--grades FILE] [--late-penalty 10%/day] [--manifest FILE]
                                              ...feedback pages (feedback.py), Canvas's import (canvas.py), lateness
-                                             from collect's manifest and a late penalty (lateness.py)
+                                             from collect's manifest and a late penalty (lateness.py); with an
+                                             export, the grades are stored (marks.csv.grades.json: hand_marks.py)
+    bleu-lab mark marks.csv.grades.json [--set STUDENT:LESSON:EXERCISE=MARK ...] [--from marks.csv] [--port N]
+                                             the written answers' marks by hand: a page on 127.0.0.1 (a random port
+                                             and a token), or --set / --from; every export is written again from the
+                                             stored grades (the late penalty too), no notebook runs again
+                                             (mark_page.py)
     bleu-lab collect 03_brevity_penalty --homes /home --to course/submitted [--deadline ISO]   from hub homes
     bleu-lab collect --return feedback/ --homes /home                        feedback pages back (collect.py)
     bleu-lab gradescope 03_brevity_penalty -o autograder.zip [--wheel W]   a Gradescope autograder (gradescope.py)
@@ -21,9 +27,9 @@ notebook that cannot be read or placed gets ``score: not graded`` and the batch 
 notebook is graded, whatever the marks; with 2 (and one line on stderr) for a missing file or a bad option; with 3
 if the grader's own files changed during a run (marks withheld from there on, and no export written).
 
-``collect``, ``grade`` and ``release`` run under umask 077 and write every file anew, private (``private``): on a shared
-server the other users are the students. Each first warns, on stderr, of a folder it writes into that others can
-enter or list.
+``collect``, ``grade``, ``mark`` and ``release`` run under umask 077 and write every file anew, private (``private``):
+on a shared server the other users are the students. Each first warns, on stderr, of a folder it writes into that others
+can enter or list.
 """
 
 from __future__ import annotations
@@ -34,7 +40,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from . import default_notebooks_dir, lesson_gradings
+from . import default_notebooks_dir, hand_marks, lesson_gradings
 from .batch import MAX_JOBS
 from .canvas import (
     Gradebook,
@@ -44,10 +50,10 @@ from .canvas import (
     points_possible,
     read_gradebook,
     refuse_missing,
-    write_canvas,
 )
 from .collect import add_collect_parser, run_collect
-from .feedback import HIDDEN_POLICIES, write_feedback
+from .exports import ExportSettings, write_exports
+from .feedback import HIDDEN_POLICIES
 from .grade import (
     DEFAULT_TIMEOUT,
     MARK_MEMORY,
@@ -58,22 +64,16 @@ from .grade import (
     check_notebook_mb,
     grade_batch,
 )
-from .gradebook import (
-    gradescope_results,
-    read_by_hand,
-    read_marks,
-    write_gradescope,
-    write_marks_csv,
-)
+from .gradebook import read_by_hand, read_marks
 from .gradescope import DEFAULT_TIMEOUT as GRADESCOPE_TIMEOUT
 from .gradescope import build_autograder
 from .lateness import parse_penalty, read_lateness
-from .private import close_file, open_folders, private_umask
+from .private import open_folders, private_umask
 from .release import release
 from .roster import student_of
 
 EXIT_ERROR = 2
-PRIVATE_COMMANDS = ("collect", "grade", "release")  # run under umask 077: everything they write is private
+PRIVATE_COMMANDS = ("collect", "grade", "mark", "release")  # run under umask 077: everything they write is private
 
 
 def build_parser(prog: str = "bleu-lab") -> argparse.ArgumentParser:
@@ -145,6 +145,10 @@ def build_parser(prog: str = "bleu-lab") -> argparse.ArgumentParser:
                      help="bleu-lab collect's manifest, where the notebooks' lateness is (default: "
                      "LESSON-collected.csv beside the submitted/ folder of each notebook, where collect writes it; "
                      "none: lateness unknown, not shown)")
+    grd.add_argument("--grades", type=Path, default=None, metavar="FILE",
+                     help="where to store the batch's grades for bleu-lab mark (default, with an export: beside the "
+                     "first of --csv, --gradescope, -o, e.g. marks.csv.grades.json; with --feedback DIR alone, "
+                     f"DIR/{hand_marks.FEEDBACK_ONLY_NAME}); marks by hand recorded beside it are kept")
     grd.add_argument("--memory", type=int, default=MARK_MEMORY, metavar="MB",
                      help=f"memory that marking one notebook may use, in MB (default {MARK_MEMORY}); beyond it, or "
                      "beyond --timeout, the notebook gets 0 with a note")
@@ -155,6 +159,7 @@ def build_parser(prog: str = "bleu-lab") -> argparse.ArgumentParser:
                      help=f"a larger notebook file is refused unread, on its own line (default {MAX_NOTEBOOK_MB}); "
                      f"so is one of more than {MAX_CELLS:,} cells")
     add_collect_parser(commands)
+    add_mark_parser(commands)
     gs = commands.add_parser("gradescope", help="write a Gradescope autograder (zip) for LESSON ...",
                              description="Write a Gradescope autograder: setup.sh installs the bleu_lab wheel the zip "
                              "carries (and its dependencies, from PyPI, when Gradescope builds the image); "
@@ -174,6 +179,44 @@ def build_parser(prog: str = "bleu-lab") -> argparse.ArgumentParser:
     return parser
 
 
+def add_mark_parser(commands: argparse._SubParsersAction) -> None:
+    """``bleu-lab mark GRADES``: the written answers' marks by hand, on a local page or from the command line."""
+    mrk = commands.add_parser("mark", help="mark the written answers by hand, then write every export again",
+                              description="Show each written answer of a graded batch beside its rubric on a page "
+                              "served on 127.0.0.1 (a random port, and a token in the address it prints), record the "
+                              "marks given there (from 0 to the answer's points), and write the batch's exports "
+                              "again (marks CSV, Gradescope, feedback pages, Canvas) from the stored grades: no "
+                              "notebook runs again. With --set or --from, record those marks and stop.")
+    mrk.add_argument("grades", metavar="GRADES", type=Path,
+                     help="the grades bleu-lab grade stored (e.g. marks.csv.grades.json, beside --csv)")
+    mrk.add_argument("--set", dest="set_marks", action="append", default=[], metavar="STUDENT:LESSON:EXERCISE=MARK",
+                     help="record one mark without the page (LESSON: its name or number, e.g. 03; EXERCISE: the "
+                     "written answer's name or its start; MARK empty: remove it); repeat for more")
+    mrk.add_argument("--from", dest="from_csv", type=Path, default=None, metavar="MARKS",
+                     help="record the filled '(by hand)' cells of a marks CSV (the one --csv wrote, filled in)")
+    mrk.add_argument("--port", type=int, default=0, metavar="N",
+                     help="the page's port on 127.0.0.1 (default: a free one)")
+
+
+def _mark(args: argparse.Namespace, prog: str) -> int:
+    stored = hand_marks.load_grades(args.grades)
+    answers = hand_marks.written_answers(stored, hand_marks.load_hand_marks(stored.path))
+    if args.set_marks or args.from_csv is not None:
+        changes = [hand_marks.parse_set(text, answers) for text in args.set_marks]
+        if args.from_csv is not None:
+            changes += hand_marks.changes_from_csv(args.from_csv, answers)
+        marks = hand_marks.record(stored, changes, prog)
+        given = sum(1 for a in hand_marks.written_answers(stored, marks) if a.mark is not None)
+        print(f"{prog}: recorded {len(changes)} marks by hand in {hand_marks.hand_marks_path(stored.path)} "
+              f"({given} of {len(answers)} written answers marked)")
+        return 0
+    if not 0 <= args.port <= 65535:
+        raise ValueError(f"--port {args.port}: expected a port from 0 (a free one) to 65535")
+    from .mark_page import serve
+
+    return serve(stored, args.port, prog)
+
+
 def _exports_ok(args: argparse.Namespace) -> None:
     """Before grading: the export files can be written and are none of the notebooks, and --gradescope's notebooks
     are one student's (ValueError / FileNotFoundError naming the option). Two notebooks of one student and lesson are
@@ -186,7 +229,8 @@ def _exports_ok(args: argparse.Namespace) -> None:
     for flag, path in (("--csv", args.csv), ("-o", args.output)):
         if path is not None and path.resolve() in read:
             raise ValueError(f"{flag} {path} is a file it reads (--canvas or --manual): give another file name")
-    for flag, path in (("--csv", args.csv), ("--gradescope", args.gradescope), ("-o", args.output)):
+    for flag, path in (("--csv", args.csv), ("--gradescope", args.gradescope), ("-o", args.output),
+                       ("--grades", args.grades)):
         if path is None:
             continue
         if path.resolve() in notebooks:
@@ -195,6 +239,9 @@ def _exports_ok(args: argparse.Namespace) -> None:
             raise FileNotFoundError(f"{flag} {path}: the folder {path.parent} does not exist")
         if path.is_dir():
             raise IsADirectoryError(f"{flag} {path} is a folder: give a file name")
+    if args.grades is not None and not ExportSettings.from_args(args).any:
+        raise ValueError(f"--grades {args.grades} stores the grades of an export: give --csv, --gradescope, "
+                         "--feedback or --canvas too")
     if args.feedback is not None and args.feedback.exists() and not args.feedback.is_dir():
         raise NotADirectoryError(f"--feedback {args.feedback} is a file: give a folder (made if missing)")
     if args.gradescope is not None:
@@ -226,29 +273,24 @@ def _grade(args: argparse.Namespace, prog: str) -> int:
     book = read_gradebook(args.canvas) if args.canvas is not None else None  # refused before grading if unreadable
     if book is not None:
         _canvas_fits(book, args)
-    by_hand = read_by_hand(args.manual) if args.manual is not None else None
     check_notebook_mb(args.max_notebook_mb)  # before the notebooks are read for their lateness
     late = read_lateness(args.notebooks, args.manifest, parse_penalty(args.late_penalty), args.max_notebook_mb)
-    exports = (args.csv, args.gradescope, args.feedback, args.canvas)
+    settings = ExportSettings.from_args(args)
+    store = args.grades or hand_marks.default_store(settings)
+    by_hand = hand_marks.load_hand_marks(store) if store is not None else {}
+    if args.manual is not None:  # --manual's marks over those recorded
+        for student, marks in read_by_hand(args.manual).items():
+            by_hand.setdefault(student, {}).update(marks)
 
     def export(grades: list[NotebookGrade]) -> None:
-        if args.csv is not None:
-            write_marks_csv(args.csv, grades, by_hand, late)
-            close_file(args.csv)  # 0600 whatever the umask: the marks are the instructor's
-            print(f"{prog}: wrote {args.csv} ({len(grades)} notebooks)", file=sys.stderr)
-        if args.gradescope is not None:
-            write_gradescope(args.gradescope, gradescope_results(grades, late=late))
-            close_file(args.gradescope)
-            print(f"{prog}: wrote {args.gradescope}", file=sys.stderr)
-        if args.feedback is not None:
-            pages = write_feedback(args.feedback, grades, args.feedback_hidden, by_hand, late)
-            print(f"{prog}: wrote {len(pages)} feedback pages in {args.feedback}", file=sys.stderr)
-        if book is not None:
-            report = write_canvas(book, args.output, grades, by_hand, args.assignment, args.points, args.allow_missing,
-                                  late)
-            print(f"{prog}: {report}", file=sys.stderr)
+        settings.record_lateness(grades, late)  # stored with the grades: mark applies the penalty again
+        if store is not None:
+            hand_marks.save_grades(store, grades, settings)
+            print(f"{prog}: stored the grades in {store} (bleu-lab mark {store}: the written answers' marks by "
+                  "hand)", file=sys.stderr)
+        write_exports(settings, grades, by_hand, prog, book)
 
-    keyed = any(path is not None for path in exports)  # marks go to students: one notebook per student and lesson
+    keyed = settings.any  # marks go to students: one notebook per student and lesson
     code = grade_batch(list(args.notebooks), timeout=args.timeout, seed=args.seed, lesson=args.lesson,
                        sandbox=args.sandbox, memory=args.memory, max_notebook_mb=args.max_notebook_mb,
                        jobs=args.jobs, journal_beside=args.csv or args.gradescope,
@@ -272,8 +314,8 @@ def _canvas_from_marks(args: argparse.Namespace, prog: str) -> int:
 
 
 def main(argv: Sequence[str], prog: str = "bleu-lab") -> int:
-    """Run ``release``, ``grade``, ``collect`` or ``gradescope``; return the exit code. The first three run under
-    umask 077 (``private``): every folder they make is 0700 and every file 0600."""
+    """Run ``release``, ``grade``, ``collect``, ``mark`` or ``gradescope``; return the exit code. All but the last run
+    under umask 077 (``private``): every folder they make is 0700 and every file 0600."""
     args = build_parser(prog).parse_args(argv)
     with private_umask() if args.command in PRIVATE_COMMANDS else contextlib.nullcontext():
         return _run(args, prog)
@@ -287,8 +329,11 @@ def output_folders(args: argparse.Namespace) -> list[tuple[str, Path]]:
         found = [("release", args.outdir)]
     elif args.command == "grade":
         found = [(flag, path.parent) for flag, path in (("--csv", args.csv), ("--gradescope", args.gradescope),
-                                                         ("-o", args.output)) if path is not None]
+                                                         ("-o", args.output), ("--grades", args.grades))
+                 if path is not None]
         found.append(("--feedback", args.feedback))
+    elif args.command == "mark":
+        found = [("mark", args.grades.parent)]  # the marks by hand go beside the stored grades
     elif args.command == "collect" and args.return_dir is None and args.to is not None:
         manifest = args.manifest or args.to.parent / f"{args.lesson}-collected.csv"
         found = [("--to", args.to), ("the manifest", manifest.parent)]
@@ -308,6 +353,8 @@ def _run(args: argparse.Namespace, prog: str) -> int:
             return 0
         if args.command == "collect":
             return run_collect(args, prog)
+        if args.command == "mark":
+            return _mark(args, prog)
         if args.command == "gradescope":
             done = build_autograder(args.lessons, args.output, wheel=args.wheel, timeout=args.timeout, seed=args.seed)
             print(f"wrote {done.path}: Gradescope's autograder for {', '.join(done.lessons)}, carrying {done.wheel}.\n"

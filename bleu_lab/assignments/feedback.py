@@ -12,24 +12,27 @@ page is the graded one's.
 hidden inputs) only once grades are published (``gradebook``). A returned page is a published grade, but the same
 ``--seed`` draws the same inputs again (for a late submission, a regrade), so by default (``HIDDEN_POLICIES[0]``,
 "summary") a page says only whether the hidden cases passed and their points; ``--feedback-hidden details`` adds the
-messages that name the inputs. Written answers are graded by hand: the page says so (with the mark, once ``--manual``
-gives it), and shows neither the key points nor the model answer (the rubric).
+messages that name the inputs. Written answers are graded by hand: the page says so (with the mark, once ``bleu-lab
+mark`` or ``--manual`` gives it, counted in the score as in every export: ``gradebook.lesson_total``), and shows neither
+the key points nor the model answer (the rubric).
 
 The page is self-contained HTML (no script, no link, no font or image from elsewhere), in the language declared, with
 a table whose caption and header cells say what each column holds, text at least 16 px with contrast above WCAG's
-AA ratio, and every text from a notebook escaped.
+AA ratio, and every text from a notebook escaped: it is rendered from ``templates/feedback_page.html.j2`` with
+autoescape (this module passes data only).
 """
 
 from __future__ import annotations
 
-import html
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..reports.templates import Markup
+from ..reports.templates import render as render_template
 from . import lesson_gradings
 from .grade import ExerciseResult, NotebookGrade
-from .gradebook import _split_messages, by_hand_column
+from .gradebook import WRITTEN_POINTS, LessonTotal, _split_messages, by_hand_column, lesson_total
 from .lateness import LateWork, percent, points
 from .private import private_folder, write_private
 from .roster import student_of
@@ -59,24 +62,21 @@ class Page:
     path: Path
 
 
-def _e(text: object) -> str:
-    return html.escape(str(text), quote=True)
-
-
-def _messages(lines: Sequence[str]) -> str:
+def _cut(lines: Sequence[str]) -> str:
+    """Messages as one text, cut at ``MAX_MESSAGE_CHARS`` (saying so)."""
     text = "\n".join(lines)
     if len(text) > MAX_MESSAGE_CHARS:
         text = text[:MAX_MESSAGE_CHARS] + f"\n... (cut: {len(text) - MAX_MESSAGE_CHARS} more characters)"
-    return f"<pre>{_e(text)}</pre>" if text else ""
+    return text
 
 
 def _rows(result: ExerciseResult, hidden: bool, by_hand: float | None = None) -> list[tuple[str, str, str, str]]:
     """(part, marks, out of, what it means) for the table."""
     if result.manual:
         if by_hand is not None:
-            return [(result.name, f"{by_hand:g}", "", "a written answer, marked by hand (not in this score)")]
-        return [(result.name, "by hand", "", "a written answer: your instructor reads and marks it (not in this "
-                 "score)")]
+            return [(result.name, f"{by_hand:g}", str(WRITTEN_POINTS), "a written answer, marked by hand")]
+        return [(result.name, "by hand", str(WRITTEN_POINTS), "a written answer: your instructor reads and marks it "
+                 "(not in this score yet)")]
     if result.unmarked:
         return [(result.name, "not marked", str(result.possible), "not marked yet: your instructor grades it again")]
     hidden_points = result.hidden_points if hidden else 0
@@ -88,96 +88,62 @@ def _rows(result: ExerciseResult, hidden: bool, by_hand: float | None = None) ->
     return rows
 
 
-def _details(result: ExerciseResult, hidden: bool, policy: str) -> str:
-    """The messages of a missed mark: the visible check's always, the hidden cases' as ``policy`` allows."""
+def _details(result: ExerciseResult, hidden: bool, policy: str) -> dict[str, str] | None:
+    """What the page says of a missed mark (None: nothing): the visible check's messages always, the hidden cases'
+    as ``policy`` allows (else only that they did not pass)."""
     if result.manual or result.points >= result.possible:
-        return ""
+        return None
     if result.unmarked:
-        return (f"<h3>{_e(result.name)}</h3><p>Not marked yet: the grader checks that an answer is your own code by "
-                "running your notebook again with bleu_lab's own functions hidden, and that run could not finish, "
-                f"twice ({_e(result.unmarked)}). Your instructor grades it again.</p>")
+        return {"name": result.name, "unmarked": result.unmarked}
     visible, hidden_messages = _split_messages(result)
-    parts = []
-    if visible:
-        parts.append(f"<p>What the check said:</p>{_messages(visible)}")
+    found = {"name": result.name, "unmarked": "", "visible": _cut(visible), "hidden": "", "hidden_summary": ""}
     if hidden and not result.hidden_points:
         if policy == "details" and hidden_messages:
-            parts.append(f"<p>The hidden cases:</p>{_messages(hidden_messages)}")
+            found["hidden"] = _cut(hidden_messages)
         else:
-            parts.append("<p>The hidden cases did not pass. They are other inputs of the same kind, drawn when the "
-                         "notebook was graded; their details are not shown. Check your function on inputs of your "
-                         "own, including unusual ones.</p>")
-    return f"<h3>{_e(result.name)}</h3>{''.join(parts)}" if parts else ""
+            found["hidden_summary"] = "yes"
+    return found if found["visible"] or found["hidden"] or found["hidden_summary"] else None
 
 
-def _late(grade: NotebookGrade, late: LateWork | None) -> tuple[str, str]:
-    """The score line's end and the paragraph on lateness (``lateness``): nothing where it is unknown."""
+def _late(grade: NotebookGrade, total: LessonTotal, late: LateWork | None) -> dict[str, object] | None:
+    """What the page says of lateness (``lateness``; None where it is unknown): how late, and with a penalty rule the
+    penalty on ``total``, the total with the marks by hand (``gradebook.lesson_total``)."""
     lateness = late.of(grade.path) if late is not None else None
-    if lateness is None or lateness.late is None:
-        return "", ""
-    deadline = f" the deadline ({_e(lateness.deadline)})" if lateness.deadline else " the deadline"
-    if not lateness.late:
-        return "", f"<p>Handed in on time: the notebook last changed before{deadline}.</p>"
-    how = f"{_e(lateness.by())} (days hh:mm:ss) after" if lateness.by() else "after"
-    text = f"<p>Handed in late: the notebook last changed {how}{deadline}.</p>"
-    if late.rule is None:
-        return "", text
-    marked = late.mark(grade.score, grade.possible, grade.path)
-    days = f": {lateness.days} started day{'s' if lateness.days != 1 else ''} late" if late.rule.per_day else ""
-    text += (f"<p>Late penalty: {_e(percent(marked.share))} of the {grade.possible} points possible{days}, at most "
-             f"the points earned: {_e(points(marked.penalty))} taken off (the rule: {_e(late.rule.describe())}).</p>")
-    return (f" after the late penalty ({grade.score} / {grade.possible} before it, {_e(points(marked.penalty))} "
-            "taken off)"), text
+    if late is None or lateness is None or lateness.late is None:
+        return None
+    found: dict[str, object] = {"late": lateness.late, "by": lateness.by(), "deadline": lateness.deadline,
+                                "rule": ""}
+    if lateness.late and late.rule is not None and total.marked is not None:
+        found.update(rule=late.rule.describe(), share=percent(total.marked.share), penalty=points(total.penalty),
+                     final=points(total.final),
+                     days=f": {lateness.days} started day{'s' if lateness.days != 1 else ''} late"
+                     if late.rule.per_day else "")
+    return found
 
 
 def render(grade: NotebookGrade, student: str, policy: str = "summary",
            by_hand: Mapping[str, float] | None = None, late: LateWork | None = None) -> str:
-    """The feedback page of one graded notebook, as HTML; ``by_hand``: the student's marks by hand
-    (``gradebook.read_by_hand``), by column; ``late``: lateness and the late penalty (``lateness``)."""
+    """The feedback page of one graded notebook, as HTML (``templates/feedback_page.html.j2``, autoescaped);
+    ``by_hand``: the student's marks by hand (``gradebook.read_by_hand``), by column; ``late``: lateness and the late
+    penalty (``lateness``), on the total with the marks by hand."""
     if policy not in HIDDEN_POLICIES:
         raise ValueError(f"--feedback-hidden {policy!r}: expected one of {', '.join(HIDDEN_POLICIES)}")
     grading = lesson_gradings().get(grade.lesson)
     with_hidden = {e.name for e in grading.exercises if e.hidden is not None} if grading else set()
-    title = f"{grade.lesson}: feedback for {student}"
-    body = [f"<h1>{_e(title)}</h1>"]
-    if not grade.graded:
-        body.append(f"<p class=\"score\">Not graded.</p><p>{_e(grade.note or 'The notebook could not be graded.')}"
-                    "</p><p>Ask your instructor what to do.</p>")
-    else:
-        manual = sum(e.manual for e in grade.exercises)
-        after, late_text = _late(grade, late)
-        final = late.mark(grade.score, grade.possible, grade.path).final if after else grade.score
-        body.append(f"<p class=\"score\">Score: {points(final)} / {grade.possible}{after}</p>{late_text}")
-        withheld = sum(e.possible for e in grade.exercises if e.unmarked)
-        if withheld:
-            body.append(f"<p>{withheld} of these points are not marked yet (below): your instructor grades the "
-                        "notebook again.</p>")
-        if manual:
-            body.append(f"<p>{manual} written answer{'s are' if manual > 1 else ' is'} graded by hand, apart from "
-                        "this score.</p>")
-        marks = by_hand or {}
-        rows = [row for e in grade.exercises
-                for row in _rows(e, e.name in with_hidden, marks.get(by_hand_column(grade.lesson, e.name)))]
-        cells = "".join(
-            f"<tr><th scope=\"row\">{_e(part)}</th><td>{_e(marks)}</td><td>{_e(out_of)}</td>"
-            f"<td class=\"{'earned' if meaning == 'passed' else 'missed' if meaning == 'not passed' else ''}\">"
-            f"{_e(meaning)}</td></tr>" for part, marks, out_of, meaning in rows)
-        body.append("<table><caption>Marks per exercise: 1 point for the lesson's check (the one you could run in "
-                    "the notebook), and for a function 1 more for hidden cases</caption><thead><tr>"
-                    + "".join(f"<th scope=\"col\">{name}</th>" for name in ("exercise", "points", "out of", "result"))
-                    + "</tr>"
-                    f"</thead><tbody>{cells}</tbody></table>")
-        details = "".join(_details(e, e.name in with_hidden, policy) for e in grade.exercises)
-        if details:
-            body.append(f"<h2>Where marks were missed</h2>{details}")
-        if grade.errors:
-            body.append(f"<h2>Cells that raised an error</h2>{_messages(grade.errors)}")
-        if grade.note:
-            body.append(f"<h2>Note from the grader</h2><p>{_e(grade.note)}</p>")
-    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-            f"<title>{_e(title)}</title><style>{STYLE}</style></head>\n<body><main>{''.join(body)}</main></body>"
-            "</html>\n")
+    marks = by_hand or {}
+    total = lesson_total(grade, marks, late)
+    rows = [{"part": part, "marks": points, "out_of": out_of, "meaning": meaning,
+             "kind": "earned" if meaning == "passed" else "missed" if meaning == "not passed" else ""}
+            for e in grade.exercises
+            for part, points, out_of, meaning in _rows(e, e.name in with_hidden,
+                                                       marks.get(by_hand_column(grade.lesson, e.name)))]
+    details = [d for e in grade.exercises if (d := _details(e, e.name in with_hidden, policy)) is not None]
+    return render_template(
+        "feedback_page.html.j2", title=f"{grade.lesson}: feedback for {student}", style=Markup(STYLE),
+        graded=grade.graded, note=grade.note, score=total.score, possible=total.possible,
+        late=_late(grade, total, late),
+        withheld=sum(e.possible for e in grade.exercises if e.unmarked), to_mark=len(total.to_mark), rows=rows,
+        details=details, errors=_cut(grade.errors)) + "\n"  # byte for byte the page written before the template
 
 
 def write_feedback(directory: Path, grades: Sequence[NotebookGrade], policy: str = "summary",

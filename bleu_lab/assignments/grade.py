@@ -23,7 +23,8 @@ nltk's BLEU, numpy, nbclient ...), snapshots the files it runs (``Snapshot``) an
 
 Points: 1 for the visible check, 1 more for the hidden cases (function exercises), all or nothing each, and only for
 the student's own code (``own_code``: marked again with bleu_lab's implementation hidden); a written answer is
-"manual": shown with its key points, not counted.
+"manual": shown with its key points, not counted here (``bleu-lab mark`` records its mark by hand, which the exports
+count: ``hand_marks``).
 
 The grader is split by role, each module importing only those above it:
 

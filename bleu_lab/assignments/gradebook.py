@@ -8,17 +8,18 @@ notebook reached it.
 (``roster.student_of``: nbgrader's ``submitted/STUDENT/ASSIGNMENT/``, else the folder the notebook is in; never the
 file's name).
 
-Then, for each lesson of the batch in lesson order, a column per automatically marked exercise
-(``03_brevity_penalty: my_brevity_penalty``, its points), a column per written answer for its mark by hand
-(``03_brevity_penalty: what BLEU would do without BP (by hand)``: empty, for the instructor to fill; ``--manual FILE``
-reads them back from such a file), ``03_brevity_penalty: total`` (automatic marks only) and
-``03_brevity_penalty: possible``; with several lessons, ``total`` and ``possible`` over all of them (a lesson the
-student did not hand in counts in ``possible``); last, ``notes`` (why a notebook was not graded, and the written answers
-left to grade by hand). A cell is empty where there is no mark (no notebook of that lesson, or one that could not be
-graded: ``notes`` says why; an exercise not marked, whose run with bleu_lab's functions hidden could not finish: its
-cell and its lesson's total, ``notes`` saying "not marked: grade again"), never a 0 that looks earned; ``total`` is
-empty too where a lesson handed in has no total. Written with ``bleu_lab.reports.spreadsheet.write_csv`` (UTF-8, a
-header row, text cells a spreadsheet would run as a formula prefixed with ``'``).
+Then, for each lesson of the batch in lesson order, a column per automatically marked exercise (``03_brevity_penalty:
+my_brevity_penalty``, its points), a column per written answer for its mark by hand (``03_brevity_penalty: what BLEU
+would do without BP (by hand)``: empty, for the instructor to fill; ``--manual FILE`` reads them back from such a file,
+``bleu-lab mark`` fills them), ``03_brevity_penalty: total`` (the automatic marks plus the marks by hand given so far:
+``lesson_total``) and ``03_brevity_penalty: possible`` (the automatic points plus ``WRITTEN_POINTS`` per written answer,
+as in Canvas); with several lessons, ``total`` and ``possible`` over all of them (a lesson the student did not hand in
+counts in ``possible``); last, ``notes`` (why a notebook was not graded, and the written answers still to grade by
+hand). A cell is empty where there is no mark (no notebook of that lesson, or one that could not be graded: ``notes``
+says why; an exercise not marked, whose run with bleu_lab's functions hidden could not finish: its cell and its lesson's
+total, ``notes`` saying "not marked: grade again"), never a 0 that looks earned; ``total`` is empty too where a lesson
+handed in has no total. Written with ``bleu_lab.reports.spreadsheet.write_csv`` (UTF-8, a header row, text cells a
+spreadsheet would run as a formula prefixed with ``'``).
 
 **Gradescope** (``gradescope_results``): the results format of Gradescope's autograder specification,
 https://gradescope-autograders.readthedocs.io/en/latest/specs/ ("Output format", "Controlling Test Case
@@ -26,7 +27,8 @@ Visibility", "Controlling standard output visibility"): a top-level ``score`` an
 with ``name``, ``score``, ``max_score``, ``output`` and ``visibility``. Each function exercise is two tests: its
 visible check (``visible``) and its hidden cases (``after_published``: their details, which name the hidden inputs,
 are shown to the student only once the instructor publishes the grades; Gradescope then also hides the total until
-then). A written answer is a test worth 0 points ("graded by hand"). ``stdout_visibility`` is ``hidden``: the
+then). A written answer is a test worth 0 points ("graded by hand") until it has a mark by hand (``bleu-lab mark``),
+then worth ``WRITTEN_POINTS`` with that mark, in the score. ``stdout_visibility`` is ``hidden``: the
 grader's printed report (hidden cases included) is for the instructor.
 """
 
@@ -35,6 +37,7 @@ from __future__ import annotations
 import csv
 import json
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 
@@ -43,7 +46,8 @@ from ..files import write_whole
 from ..reports.spreadsheet import FORMULA_STARTS, write_csv
 from . import lesson_gradings
 from .grade import ExerciseResult, NotebookGrade
-from .lateness import LateWork, exact, number, points
+from .lateness import LateWork, Marked, exact, number, points
+from .results import WRITTEN_POINTS
 from .roster import student_of
 
 HIDDEN_PREFIX = "hidden cases:"  # how grade_exercise starts the message of failed hidden cases
@@ -67,7 +71,57 @@ def _auto_exercises(grading: LessonGrading) -> list[str]:
 
 
 def _possible(grading: LessonGrading) -> int:
-    return sum(e.points for e in grading.exercises)
+    """A lesson's total: its automatic points plus ``WRITTEN_POINTS`` per written answer."""
+    return sum(e.points for e in grading.exercises) + WRITTEN_POINTS * sum(1 for e in grading.exercises if e.manual)
+
+
+def plain(number: float) -> int | float:
+    """``number`` as an ``int`` where it is whole (a CSV cell ``6``, not ``6.0``)."""
+    return int(number) if float(number).is_integer() else number
+
+
+@dataclass(frozen=True)
+class LessonTotal:
+    """One graded notebook's total with its marks by hand: ``score`` out of ``possible`` (before any late penalty),
+    the written answers still to mark (``to_mark``: not in ``score``), and, with lateness (``lateness.LateWork``),
+    ``marked``: that total before and after the late penalty."""
+
+    score: int | float
+    possible: int
+    to_mark: tuple[str, ...] = ()
+    marked: Marked | None = None
+
+    @property
+    def final(self) -> Fraction:
+        """The total after the late penalty (``score`` where there is none), exactly."""
+        return self.marked.final if self.marked is not None else exact(self.score)
+
+    @property
+    def penalty(self) -> Fraction:
+        """The points the late penalty takes off (0 where there is none)."""
+        return self.marked.penalty if self.marked is not None else Fraction(0)
+
+
+def lesson_total(grade: NotebookGrade, by_hand: Mapping[str, float] | None = None,
+                 late: LateWork | None = None) -> LessonTotal:
+    """The total of a graded notebook, the one every export shows: its automatic points plus the marks by hand of its
+    written answers (``by_hand``: the student's, by ``by_hand_column``), out of the automatic points plus
+    ``WRITTEN_POINTS`` per written answer; with ``late``, the late penalty on that whole total (``LateWork.mark``:
+    a share of that possible, exact)."""
+    marks = by_hand or {}
+    given = Fraction(0)
+    to_mark = []
+    for e in grade.exercises:
+        if e.manual:
+            mark = marks.get(by_hand_column(grade.lesson, e.name))
+            if mark is None:
+                to_mark.append(e.name)
+            else:
+                given += exact(mark)
+    raw = exact(grade.score) + given
+    marked = late.mark(raw, grade.worth, grade.path) if late is not None else None
+    return LessonTotal(plain(float(raw)) if raw.denominator != 1 else raw.numerator, grade.worth, tuple(to_mark),
+                       marked)
 
 
 def _batch_lessons(grades: Sequence[NotebookGrade], gradings: Mapping[str, LessonGrading]) -> list[str]:
@@ -105,22 +159,23 @@ def by_hand_column(lesson: str, exercise: str) -> str:
     return f"{lesson}: {exercise}{BY_HAND}"
 
 
-def read_marks(path: str | Path) -> list[dict[str, object]]:
+def read_marks(path: str | Path, option: str = "--manual") -> list[dict[str, object]]:
     """The rows of a marks CSV as ``--csv`` wrote it (``student`` as it was before ``write_csv`` protected it), its
-    ``(by hand)`` columns as numbers (empty: ""). ValueError naming the cell that is not a mark (a number >= 0)."""
+    ``(by hand)`` columns as numbers (empty: ""). ValueError naming the cell that is not a mark (a number >= 0), and
+    ``option``, the option that gave the file."""
     path = Path(path)
     if not path.is_file():
-        raise FileNotFoundError(f"--manual {path}: no such file (the marks CSV that --csv wrote, filled in)")
+        raise FileNotFoundError(f"{option} {path}: no such file (the marks CSV that --csv wrote, filled in)")
     if path.stat().st_size > MAX_MARKS_BYTES:
-        raise ValueError(f"--manual {path}: larger than {MAX_MARKS_BYTES // 1_000_000} MB, not a marks CSV")
+        raise ValueError(f"{option} {path}: larger than {MAX_MARKS_BYTES // 1_000_000} MB, not a marks CSV")
     with path.open(encoding="utf-8-sig", newline="") as f:
         reader = csv.DictReader(f)
         if not reader.fieldnames or "student" not in reader.fieldnames:
-            raise ValueError(f"--manual {path}: no 'student' column (give the marks CSV that --csv wrote)")
+            raise ValueError(f"{option} {path}: no 'student' column (give the marks CSV that --csv wrote)")
         rows: list[dict[str, object]] = []
         for line, row in enumerate(reader, start=2):
             if None in row:
-                raise ValueError(f"--manual {path}: line {line} has more cells than the header (a comma in a cell "
+                raise ValueError(f"{option} {path}: line {line} has more cells than the header (a comma in a cell "
                                  "that is not quoted?)")
             marks: dict[str, object] = dict(row)
             student = row["student"] or ""
@@ -134,27 +189,28 @@ def read_marks(path: str | Path) -> list[dict[str, object]]:
                 except ValueError:
                     mark = -1.0
                 if not 0 <= mark < float("inf"):
-                    raise ValueError(f"--manual {path}, line {line}, {column!r}: {value!r} is not a mark (a number "
+                    raise ValueError(f"{option} {path}, line {line}, {column!r}: {value!r} is not a mark (a number "
                                      ">= 0, or empty)")
                 marks[column] = mark
             rows.append(marks)
     return rows
 
 
-def read_by_hand(path: str | Path) -> dict[str, dict[str, float]]:
+def read_by_hand(path: str | Path, option: str = "--manual") -> dict[str, dict[str, float]]:
     """``--manual FILE``: the marks by hand of a marks CSV (``read_marks``), by student and column; empty cells are
     left out."""
     found = {str(row["student"]): {c: v for c, v in row.items() if c.endswith(BY_HAND) and v != ""}
-             for row in read_marks(path)}
+             for row in read_marks(path, option)}
     return {student: marks for student, marks in found.items() if marks}
 
 
 def marks_table(grades: Sequence[NotebookGrade], by_hand: Mapping[str, Mapping[str, float]] | None = None,
                 late: LateWork | None = None) -> tuple[list[str], list[dict[str, object]]]:
     """The CSV's columns and rows (one per student, sorted by id), with the marks ``by_hand`` (``read_by_hand``) in
-    their columns and, with ``late`` (``lateness``), each notebook's lateness and late penalty. A notebook that was not
-    graded only adds its note; ValueError, naming both notebooks, if two graded notebooks give one student the same
-    lesson (``grade_batch(students=...)`` grades one of them)."""
+    their columns and in the totals (``lesson_total``) and, with ``late`` (``lateness``), each notebook's lateness and
+    the late penalty on that total. A notebook that was not graded only adds its note; ValueError, naming both
+    notebooks, if two graded notebooks give one student the same lesson (``grade_batch(students=...)`` grades one of
+    them)."""
     gradings = lesson_gradings()
     lessons = _batch_lessons(grades, gradings)
     columns = marks_columns(lessons, gradings, late)
@@ -164,6 +220,7 @@ def marks_table(grades: Sequence[NotebookGrade], by_hand: Mapping[str, Mapping[s
     handed_in: dict[str, set[str]] = {}  # the lessons of each student's notebooks
     for grade in grades:
         student = student_of(grade.path)
+        marks = (by_hand or {}).get(student, {})
         row = rows.setdefault(student, {"student": student})
         notes.setdefault(student, [])
         if grade.lesson not in gradings:
@@ -183,38 +240,38 @@ def marks_table(grades: Sequence[NotebookGrade], by_hand: Mapping[str, Mapping[s
             result = by_name.get(name)
             row[f"{grade.lesson}: {name}"] = "" if result is not None and result.unmarked else (
                 result.points if result is not None else 0)
-        row[f"{grade.lesson}: total"] = "" if grade.unmarked else grade.score
+        total = lesson_total(grade, marks, late)
+        row[f"{grade.lesson}: total"] = "" if grade.unmarked else total.score
         if late is not None and late.shown:
-            notes[student] += _late_cells(row, grade, late, _possible(gradings[grade.lesson]))
+            notes[student] += _late_cells(row, grade, late, total)
         if grade.note:
             notes[student].append(f"{grade.lesson}: {grade.note}")
-        manual = [e.name for e in grade.exercises if e.manual]
-        if manual:
-            notes[student].append(f"{grade.lesson}: to grade by hand: {', '.join(manual)}")
+        if total.to_mark:
+            notes[student].append(f"{grade.lesson}: to grade by hand: {', '.join(total.to_mark)}")
     for student, row in rows.items():
         for lesson in lessons:
             row[f"{lesson}: possible"] = _possible(gradings[lesson])
         if len(lessons) > 1:
             totals = [row.get(f"{lesson}: total", "") for lesson in handed_in.get(student, ())]
-            row["total"] = sum(totals) if totals and "" not in totals else ""
+            row["total"] = plain(sum(totals)) if totals and "" not in totals else ""
             row["possible"] = sum(_possible(gradings[lesson]) for lesson in lessons)
             if late is not None and late.rule is not None:
                 finals = [row.get(f"{lesson}: final", "") for lesson in handed_in.get(student, ())]
                 row["final"] = points(sum(exact(f) for f in finals)) if finals and "" not in finals else ""
         row["notes"] = "; ".join(notes[student])
-        row.update({c: mark for c, mark in (by_hand or {}).get(student, {}).items() if c in columns})
+        row.update({c: plain(mark) for c, mark in (by_hand or {}).get(student, {}).items() if c in columns})
     return columns, [{c: rows[s].get(c, "") for c in columns} for s in sorted(rows)]
 
 
-def _late_cells(row: dict[str, object], grade: NotebookGrade, late: LateWork, possible: int) -> list[str]:
-    """Fill a graded notebook's ``late_columns`` in ``row``; the notes to add (why its lateness is unknown)."""
+def _late_cells(row: dict[str, object], grade: NotebookGrade, late: LateWork, total: LessonTotal) -> list[str]:
+    """Fill a graded notebook's ``late_columns`` in ``row`` (the penalty on ``total``, marks by hand included); the
+    notes to add (why its lateness is unknown)."""
     lateness = late.of(grade.path)
     row[f"{grade.lesson}: late"] = lateness.cell()
     row[f"{grade.lesson}: late by"] = lateness.by()
     if late.rule is not None and row[f"{grade.lesson}: total"] != "":
-        marked = late.mark(grade.score, possible, grade.path)
-        row[f"{grade.lesson}: late penalty"] = points(marked.penalty)
-        row[f"{grade.lesson}: final"] = points(marked.final)
+        row[f"{grade.lesson}: late penalty"] = points(total.penalty)
+        row[f"{grade.lesson}: final"] = points(total.final)
     return [f"{grade.lesson}: {lateness.describe()}"] if lateness.late is None else []
 
 
@@ -235,12 +292,17 @@ def _split_messages(result: ExerciseResult) -> tuple[list[str], list[str]]:
     return visible, hidden
 
 
-def _exercise_tests(lesson: str, exercise, result: ExerciseResult | None, why_none: str) -> list[dict]:
-    """One exercise's Gradescope tests: the visible check, its hidden cases, or the written answer (0 points)."""
+def _exercise_tests(lesson: str, exercise, result: ExerciseResult | None, why_none: str,
+                    mark: float | None = None) -> list[dict]:
+    """One exercise's Gradescope tests: the visible check, its hidden cases, or the written answer (0 points until
+    ``mark``, its mark by hand, is given)."""
     name = f"{lesson}: {exercise.name}"
     if exercise.manual:
         text = result.answer if result is not None else ""
         answer = f" Your answer: {text[:ANSWER_SHOWN]}" + (" ..." if len(text) > ANSWER_SHOWN else "") if text else ""
+        if mark is not None and result is not None:
+            return [{"name": f"{name} (written answer)", "score": plain(mark), "max_score": WRITTEN_POINTS,
+                     "visibility": "visible", "output": "Marked by hand." + answer}]
         return [{"name": f"{name} (written answer)", "score": 0, "max_score": 0, "visibility": "visible",
                  "output": "Graded by hand, not part of this score." + answer}]
     if result is None:
@@ -267,13 +329,15 @@ def _exercise_tests(lesson: str, exercise, result: ExerciseResult | None, why_no
 
 def gradescope_results(grades: Sequence[NotebookGrade], lessons: Sequence[str] | None = None,
                        notes: Sequence[str] = (), extra: Mapping[str, object] | None = None,
-                       late: LateWork | None = None) -> dict:
+                       by_hand: Mapping[str, float] | None = None, late: LateWork | None = None) -> dict:
     """One submission's results in Gradescope's format (``GRADESCOPE_SPEC``), from the grades of its notebooks.
 
     ``lessons``: the lessons the submission should hold (default: those of ``grades``); one with no notebook scores 0
     with a test per exercise saying so. ValueError if two notebooks are of one lesson (a submission holds one each).
-    ``notes``: lines for the submission's ``output`` (e.g. files that were not graded). ``late`` (``lateness``): each
-    lesson's line says how late, and with a penalty rule the score is the total after the late penalty.
+    ``notes``: lines for the submission's ``output`` (e.g. files that were not graded). ``by_hand``: the student's
+    marks by hand (by ``by_hand_column``), in the written answers' tests and the score (``lesson_total``). ``late``
+    (``lateness``): each lesson's line says how late, and with a penalty rule the score is the total after the late
+    penalty (on the total with the marks by hand, as in every export).
     """
     gradings = lesson_gradings()
     lessons = list(lessons) if lessons is not None else _batch_lessons(grades, gradings)
@@ -308,14 +372,20 @@ def gradescope_results(grades: Sequence[NotebookGrade], lessons: Sequence[str] |
         else:
             why = "not graded"
         results = {e.name: e for e in grade.exercises} if grade is not None and grade.graded else {}
+        marks = by_hand or {}
         for exercise in gradings[lesson].exercises:
-            tests += _exercise_tests(lesson, exercise, results.get(exercise.name), why)
+            tests += _exercise_tests(lesson, exercise, results.get(exercise.name), why,
+                                     marks.get(by_hand_column(lesson, exercise.name)))
         if grade is None or not grade.graded:
-            lines.append(f"{lesson}: 0 / {_possible(gradings[lesson])}: {why}")
+            lines.append(f"{lesson}: 0 / {sum(e.points for e in gradings[lesson].exercises)}: {why}")
             continue
-        score += late.mark(grade.score, grade.possible, grade.path).final if late is not None else grade.score
-        line = f"{lesson} ({Path(grade.path).name}): {grade.score} / {grade.possible}"
-        late_line = late.line(grade.score, grade.possible, grade.path) if late is not None else ""
+        total = lesson_total(grade, by_hand, late)
+        score += total.final
+        possible = total.possible - WRITTEN_POINTS * len(total.to_mark)  # as the tests' max_score add up
+        line = f"{lesson} ({Path(grade.path).name}): {total.score} / {possible}"
+        if total.to_mark:
+            line += f" (to grade by hand: {', '.join(total.to_mark)})"
+        late_line = late.line(total.score, total.possible, grade.path) if late is not None else ""
         if late_line:
             line += f"; {late_line}"
         if grade.note:

@@ -11,9 +11,10 @@ collected without a deadline has unknown lateness: nothing is shown and no penal
 
 **The penalty** (``parse_penalty``): ``P%`` deducts P% of the points possible from a late notebook's total, once;
 ``P%/day`` deducts P% per started day late (24 hours: 1 second late is 1 day, 24 h 1 s is 2), at most 100%, or at
-most ``max=M%`` (``10%/day,max=50%``). The deduction is a share of the points possible where the total is counted
-(the lesson's automatic points in the CSV, the report, the feedback page and Gradescope; Canvas's points possible for
-the assignment, written answers included), never more than the marks earned (the final mark is never below 0), and
+most ``max=M%`` (``10%/day,max=50%``). The deduction is a share of the lesson's points possible, written answers
+included (``NotebookGrade.worth``: in the CSV, the report, the feedback page and Gradescope; Canvas's points possible
+for the assignment, the same unless ``--points``), taken off the total with the marks by hand
+(``gradebook.lesson_total``), never more than the marks earned (the final mark is never below 0), and
 exact (``Fraction``): ``penalise`` is the one computation every export calls.
 """
 

@@ -48,7 +48,7 @@ def format_grade(grade: NotebookGrade, late: LateWork | None = None) -> str:
                      + (" ..." if len(grade.errors) > 5 else ""))
     if grade.note:
         lines.append(f"  note: {_clean(grade.note)}")
-    late_line = late.line(grade.score if grade.graded else None, grade.possible, grade.path) if late is not None else ""
+    late_line = late.line(grade.score if grade.graded else None, grade.worth, grade.path) if late is not None else ""
     if late_line:
         lines.append(f"  {_clean(late_line)}")
     if not grade.graded:
@@ -63,8 +63,10 @@ def format_grade(grade: NotebookGrade, late: LateWork | None = None) -> str:
 
 
 def _after_penalty(grade: NotebookGrade, late: LateWork | None) -> str:
-    """The score line's end where a late penalty applies: ``  late: 4 / 5 after a penalty of 1``."""
+    """The score line's end where a late penalty applies: ``  late: 4 / 5 after a penalty of 1``; a share of the
+    lesson's total (``NotebookGrade.worth``: written answers included, as in every export), on the marks so far (the
+    written answers' marks by hand come later: ``bleu-lab mark`` applies it again to the total with them)."""
     if late is None or late.rule is None or not late.of(grade.path).late:
         return ""
-    marked = late.mark(grade.score, grade.possible, grade.path)
-    return f"  late: {points(marked.final)} / {grade.possible} after a penalty of {points(marked.penalty)}"
+    marked = late.mark(grade.score, grade.worth, grade.path)
+    return f"  late: {points(marked.final)} / {grade.worth} after a penalty of {points(marked.penalty)}"

@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+WRITTEN_POINTS = 1  # what a written answer is worth in a lesson's total (Canvas's unless --points says otherwise)
+
 
 @dataclass
 class ExerciseResult:
@@ -49,3 +51,9 @@ class NotebookGrade:
     @property
     def possible(self) -> int:
         return sum(e.possible for e in self.exercises)
+
+    @property
+    def worth(self) -> int:
+        """The lesson's total: ``possible`` (the automatic points) plus ``WRITTEN_POINTS`` per written answer (marked
+        by hand), the points possible of every export and of the late penalty."""
+        return self.possible + WRITTEN_POINTS * sum(1 for e in self.exercises if e.manual)
