@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from bleu_lab.assignments import lesson_gradings
+from bleu_lab.assignments.results import WRITTEN_POINTS
 
 hub_harness = pytest.importorskip("hub_harness", reason="tests/hub_harness.py needs psutil and requests")
 
@@ -121,7 +122,8 @@ def test_collect_grade_and_return_on_the_shared_volume_layout():
             assert done.returncode == 0, f"{command}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
             outputs.append(done.stdout)
         assert f"collected 2 notebooks of {LESSON}" in outputs[1], outputs[1]
-        total = sum(e.points for e in lesson_gradings()[LESSON].exercises)
+        exercises = lesson_gradings()[LESSON].exercises  # the automatic points and a point per written answer
+        total = sum(e.points for e in exercises) + WRITTEN_POINTS * sum(1 for e in exercises if e.manual)
         for name, score in (("amy", 2), ("bob", 0)):
             page = volume / "home" / name / "bleu-lab-course" / "feedback" / f"{LESSON}.html"
             info = page.stat()
@@ -130,7 +132,7 @@ def test_collect_grade_and_return_on_the_shared_volume_layout():
         grading = volume / "grading"
         written = [grading, *grading.rglob("*")]
         assert {p.relative_to(grading).parts[0] for p in written[1:]} == {
-            "submitted", f"{LESSON}-collected.csv", "marks.csv", "feedback"}
+            "submitted", f"{LESSON}-collected.csv", "marks.csv", "marks.csv.grades.json", "feedback"}
         assert [(str(p), oct(stat.S_IMODE(p.stat().st_mode)), p.stat().st_uid) for p in written
                 if stat.S_IMODE(p.stat().st_mode) != (0o700 if p.is_dir() else 0o600) or p.stat().st_uid != 0] == []
         probe = ("import json, os, sys\nopened = []\nfor p in json.loads(sys.argv[1]):\n    try:\n"
