@@ -12,6 +12,11 @@ Each configuration grades the whole batch with the real command in a fresh inter
   grader's main process and the largest of its workers' (one per notebook; the kernels and marking's child, under
   --memory, are not counted).
 
+The graded kernels see the packages of an install of ``bleu_lab[grading]``, not the test tools this environment holds
+besides (``_common.hiding_code``; the kernels run ``python -I`` in a minimal environment, so a finder their first code
+installs refuses them): scipy, for one, is a test peer, and nltk imports scipy.stats when it can, which costs each
+kernel about 0.7 CPU s and 45 MB. ``--all-packages`` measures with them.
+
 Goals (issue 35): the grader's peak memory independent of the batch size and at most 300 MB; at most 3 CPU seconds
 per ordinary notebook; 200 notebooks of lesson 3 in at most 10 minutes on 2 cores.
 
@@ -21,6 +26,7 @@ empty lists): ``read_submission`` must refuse each in under a second.
 
     .venv/bin/python benchmarks/bench_grade.py [--n 200] [--lesson 03_brevity_penalty] [--timeout 60]
                                                [--sandbox none bubblewrap] [--jobs 1 2]
+                                               [--all-packages]
 """
 
 from __future__ import annotations
@@ -40,7 +46,7 @@ from collections import Counter
 from pathlib import Path
 
 import nbformat
-from _common import REPO
+from _common import REPO, hiding_code
 
 from bleu_lab.hub.cgroups import Cgroup, own_hierarchies
 
@@ -62,6 +68,12 @@ def measured(*args, **kwargs):  # in each worker, after its notebook: the worker
     return grade
 
 batch._grade_here = measured
+hide = os.environ.get("BENCH_HIDE")  # code each kernel runs first: the packages a grading install lacks, refused
+if hide:
+    from bleu_lab.assignments import notebook
+    spec_manager = notebook._kernel_spec_manager
+    hiding = f"exec({hide!r}, {{}})\\n"
+    notebook._kernel_spec_manager = lambda prefix=None, first="": spec_manager(prefix, hiding + first)
 code = main(sys.argv[1:])
 print("peak-kb", peak_kb(), file=sys.stderr)
 sys.exit(code)
@@ -153,14 +165,16 @@ def cgroup_cpu_seconds(group: Cgroup) -> float:
     return usage / 1e6
 
 
-def run(paths: list[Path], sandbox: str, jobs: int, timeout: float, cwd: Path) -> dict:
+def run(paths: list[Path], sandbox: str, jobs: int, timeout: float, cwd: Path, hide: str = "") -> dict:
+    """Grade ``paths`` once with the real command; ``hide``: code each graded kernel runs first (``hiding_code``)."""
     peaks = cwd / f"peaks-{sandbox}-{jobs}.txt"
     group = cpu_cgroup(f"bleu-lab-bench-grade-{os.getpid()}-{sandbox}-{jobs}")
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.monotonic()
     done = subprocess.run([sys.executable, "-I", "-c", MEASURED, "grade", *map(str, paths), "--seed", "1",
                            "--timeout", str(timeout), "--sandbox", sandbox, "--jobs", str(jobs)],
-                          capture_output=True, text=True, cwd=cwd, env={**os.environ, "WORKER_PEAKS": str(peaks)},
+                          capture_output=True, text=True, cwd=cwd,
+                          env={**os.environ, "WORKER_PEAKS": str(peaks), "BENCH_HIDE": hide},
                           preexec_fn=None if group is None else lambda: group.join(os.getpid()))
     seconds = time.monotonic() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -183,6 +197,8 @@ def main() -> int:
     parser.add_argument("--timeout", type=float, default=60)
     parser.add_argument("--sandbox", nargs="+", default=["none", "bubblewrap"])
     parser.add_argument("--jobs", nargs="+", type=int, default=sorted({1, os.cpu_count() or 1}))
+    parser.add_argument("--all-packages", action="store_true",
+                        help="let the graded kernels import this environment's test tools too (scipy, ...)")
     args = parser.parse_args()
     print(f"machine: {platform.machine()}, {os.cpu_count()} CPUs, {platform.system()} {platform.release()}, "
           f"Python {platform.python_version()}; load average {os.getloadavg()[0]:.1f} at the start")
@@ -194,6 +210,11 @@ def main() -> int:
     print("CPU seconds counted by " + ("a cgroup of the run's own: every process of it" if probe else
           "getrusage: only processes their parents waited for (a box's kernels may be missed; run as root with a "
           "writable cgroup v2 to count them all)"))
+    hide = ""
+    if not args.all_packages:
+        hide, hidden = hiding_code(("grading",))
+        print(f"hidden from the graded kernels (not installed by bleu_lab[grading]; --all-packages keeps them): "
+              f"{', '.join(hidden)}")
     with tempfile.TemporaryDirectory(prefix="bleu-lab-bench-grade-") as tmp:
         folder = Path(tmp)
         paths = make_class(folder, args.lesson, args.n)
@@ -204,7 +225,7 @@ def main() -> int:
             for jobs in args.jobs:
                 if jobs > 1 and sandbox != "bubblewrap":
                     continue  # refused: several at once needs the sandbox
-                r = run(paths, sandbox, jobs, args.timeout, folder)
+                r = run(paths, sandbox, jobs, args.timeout, folder, hide)
                 print(f"{sandbox:<11} {jobs:>4} {r['scores']:>6} {r['seconds']:>8.1f} {r['seconds'] / args.n:>6.2f} "
                       f"{r['cpu'] / args.n:>8.2f} {r['own_mb']:>9.0f} {r['worker_mb']:>9.0f}"
                       + ("" if r["code"] == 0 else f"  (exit {r['code']})") + f"  [{r['marks']}]", flush=True)

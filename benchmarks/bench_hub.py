@@ -13,9 +13,9 @@ singleuser.memory / cpu and a node for 200 students are sized from. Needs the ``
 configurable-http-proxy (npm). Goal: at most 200 MB per student with a lesson open; median at most 15 s for 20.
 
 The students' processes see the packages a hub installed with ``bleu_lab[hub]`` has, not the test tools this
-environment holds besides (``hidden_packages``): scipy, for one, is a test peer, and nltk imports scipy.stats when it
-can, which made lesson 0's kernel about 45 MB bigger
-(110 MB, not 65) and took it 0.7-1.1 CPU s more. ``--all-packages`` measures with them.
+environment holds besides (``_common.hidden_packages``): scipy, for one, is a test peer, and nltk imports scipy.stats
+when it can, which made lesson 0's kernel about 45 MB bigger (110 MB, not 65) and took it 0.7-1.1 CPU s more.
+``--all-packages`` measures with them.
 
 It never hangs and leaves nothing behind: each student's step has a bound (STEPS) which, when it runs out, names the
 student and the step and prints the hub's log and that student's server's; what it prints is flushed line by line;
@@ -37,12 +37,10 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 
 import psutil
-from packaging.requirements import Requirement
-from packaging.utils import canonicalize_name
+from _common import hidden_packages
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests"))
@@ -73,61 +71,6 @@ class Arrival:
     server_cpu: float = 0.0
     playground_cpu: float = 0.0  # the Voilà page's kernel
     lesson_cpu: float = 0.0
-
-
-ALWAYS_INSTALLED = {"pip", "setuptools"}  # in every venv; setuptools' .pth imports its _distutils_hack at every start
-
-
-def hub_install(root: str = "bleu_lab", extras: tuple[str, ...] = ("hub",)) -> set[str]:
-    """The distributions (canonical names) that ``pip install bleu_lab[hub]`` installs: the closure of its
-    requirements over the distributions installed here, with their markers and extras evaluated."""
-    installed = {canonicalize_name(d.metadata["Name"]): d for d in metadata.distributions()}
-    seen: set[tuple[str, tuple[str, ...]]] = set()
-    todo = [(canonicalize_name(root), extras)]
-    while todo:
-        name, wanted = todo.pop()
-        if (name, wanted) in seen or name not in installed:
-            continue
-        seen.add((name, wanted))
-        for line in installed[name].requires or []:
-            requirement = Requirement(line)
-            if any(requirement.marker is None or requirement.marker.evaluate({"extra": extra})
-                   for extra in (*wanted, "")):
-                todo.append((canonicalize_name(requirement.name), tuple(sorted(requirement.extras))))
-    return {name for name, _ in seen}
-
-
-def top_level_modules(dist: metadata.Distribution) -> set[str]:
-    """The importable names a distribution installs into site-packages (packages and single modules)."""
-    names = set()
-    for file in dist.files or []:
-        first = file.parts[0]
-        if first.startswith("__"):  # __pycache__ of a single module
-            continue
-        if len(file.parts) > 1 and first.isidentifier():
-            names.add(first)
-        elif len(file.parts) == 1 and file.suffix == ".py" and file.stem.isidentifier():
-            names.add(file.stem)
-    return names
-
-
-def hidden_packages(folder: Path) -> list[str]:
-    """Write, in ``folder``, a stand-in for each module installed here by a distribution that bleu_lab[hub] does not
-    install (the test extra's: pytest, playwright, scipy, ...): importing it raises ModuleNotFoundError, as on a hub.
-    Return the distributions hidden. ``folder`` goes first on the students' PYTHONPATH (the spawner passes it on)."""
-    wanted = hub_install() | ALWAYS_INSTALLED
-    hidden = []
-    for dist in metadata.distributions():
-        name = canonicalize_name(dist.metadata["Name"])
-        modules = top_level_modules(dist)
-        if name in wanted or not modules:
-            continue
-        hidden.append(name)
-        for module in modules:
-            (folder / f"{module}.py").write_text(
-                f"raise ModuleNotFoundError({f'No module named {module!r} (bench_hub: not in bleu_lab[hub])'!r}, "
-                f"name={module!r})\n")
-    return sorted(hidden)
 
 
 def arrive(hub: hub_harness.Hub, name: str) -> Arrival:
@@ -255,8 +198,9 @@ def measure(students: int, all_packages: bool = False) -> int:
             stand_ins = Path(folder) / "not-in-bleu_lab-hub"
             stand_ins.mkdir()
             stand_ins.chmod(0o755)
+            hidden = hidden_packages(stand_ins, ("hub",))
             print(f"hidden from the students' processes (not installed by bleu_lab[hub]; --all-packages keeps them): "
-                  f"{', '.join(hidden_packages(stand_ins))}")
+                  f"{', '.join(hidden)}")
             env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(stand_ins), os.environ.get("PYTHONPATH")]))
         with hub_harness.running_hub(Path(folder) / "hub", activity_interval=300, env=env) as hub:
             print(f"the hub answers at {hub.url} (pid {hub.process.pid}, folder {folder})")
