@@ -200,3 +200,20 @@ def test_mark_writes_gradescopes_results_again_with_the_mark_in_the_score(tmp_pa
     assert (written["score"], test["score"], test["max_score"]) == (5.5, 0.5, 1)
     assert f"{L3} ({L3}.ipynb): 5.5 / 6" in written["output"]
     assert stat.S_IMODE(results.stat().st_mode) == 0o600
+
+
+def test_grade_with_feedback_pages_alone_stores_its_grades_in_the_new_folder_and_mark_reads_them(graded, tmp_path):
+    """`--feedback DIR` with no other export, DIR not there yet: the grades go to DIR/.bleu-lab-grades.json (DIR made
+    0700), which `collect --return` leaves out, and a mark recorded there reaches the student's page."""
+    command = graded["command"]
+    notebook = command[2]  # alice's solved lesson 3
+    feedback = tmp_path / "new" / "feedback"
+    done = subprocess.run([str(BLEU_LAB), "grade", notebook, "--seed", "44", "--feedback", str(feedback)],
+                          capture_output=True, text=True, timeout=900, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-3000:]
+    store = feedback / hand_marks.FEEDBACK_ONLY_NAME
+    assert stat.S_IMODE(store.stat().st_mode) == 0o600 and stat.S_IMODE(feedback.stat().st_mode) == 0o700
+    page = feedback / "alice" / f"{L3}.html"
+    assert "Score: 5 / 6" in page.read_text(encoding="utf-8")
+    assert assignments_main(["mark", str(store), "--set", "alice:03:what=1"]) == 0
+    assert "Score: 6 / 6" in page.read_text(encoding="utf-8")

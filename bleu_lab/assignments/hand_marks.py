@@ -92,7 +92,9 @@ def hand_marks_path(store: Path) -> Path:
 
 
 def save_grades(path: Path, grades: Sequence[NotebookGrade], settings: ExportSettings) -> Path:
-    """Store a batch's grades and export options at ``path`` (whole, 0600)."""
+    """Store a batch's grades and export options at ``path`` (whole, 0600; its folder made 0700 if missing: with
+    ``--feedback DIR`` alone, the grades are stored before the pages make DIR)."""
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     item = {"format": GRADES_FORMAT, "version": 1, "exports": settings.to_json(),
             "grades": [grade_to_json(g) for g in grades]}
     return write_private(path, json.dumps(item, ensure_ascii=False, indent=1) + "\n")
