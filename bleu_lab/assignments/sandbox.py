@@ -135,11 +135,15 @@ def course_paths() -> tuple[Path | None, list[Path]]:
 @functools.cache
 def _installation() -> tuple[str, ...]:
     """The folders the interpreter itself puts on ``sys.path`` when started isolated (``-I``: the standard library,
-    site-packages and what their ``.pth`` files add), never the working folder, a script's folder or PYTHONPATH."""
+    site-packages and what their ``.pth`` files add), never the working folder, a script's folder or PYTHONPATH.
+    ``LD_LIBRARY_PATH`` is kept where set: an interpreter may need it to find its libpython, and without it the
+    probe would fail and miss the folders the ``.pth`` files add (CI: a Python copied for ``nobody``)."""
+    library = os.environ.get("LD_LIBRARY_PATH")
+    env = {"PATH": os.defpath, **({"LD_LIBRARY_PATH": library} if library else {})}
     try:
         done = subprocess.run([sys.executable, "-I", "-c", "import json, sys; print(json.dumps(sys.path))"],
                               capture_output=True, text=True, timeout=PROBE_TIMEOUT, stdin=subprocess.DEVNULL,
-                              cwd="/", env={"PATH": os.defpath})
+                              cwd="/", env=env)
         return tuple(str(p) for p in json.loads(done.stdout))
     except (OSError, ValueError, subprocess.TimeoutExpired):
         import site
