@@ -6,10 +6,19 @@ from __future__ import annotations
 
 import ast
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from test_templates import _html_in_string_literals
+from test_templates import EVIL, _html_in_string_literals
+from test_templates import test_text_in_every_view_is_escaped as check_escaped  # the checks, not a test here
+
+from bleu_lab.course.exercises.feedback import Feedback
+from bleu_lab.course.exercises.written import WrittenFeedback
+from bleu_lab.data import Corpus
+from bleu_lab.metrics.significance import paired_bootstrap, paired_randomization
+from bleu_lab.reports.plots import figure_svg
+from bleu_lab.sacrebleu_style import corpus_score
 
 PACKAGE = Path(__file__).resolve().parent.parent / "bleu_lab"
 LOADER = "reports/templates/__init__.py"  # renders the templates: the one place that escapes
@@ -81,3 +90,24 @@ def view(x):
 ''', encoding="utf-8")
     assert sorted(html_constants(module)) == ["</td>", "<P>a</P>", "<td style='x'>"]
     assert escape_calls(module) == [7]
+
+
+def _views() -> dict[str, str]:
+    """The views moved into templates on this branch, with ``EVIL`` in every text that reaches them."""
+    hyps, refs = [f"the cat sat {EVIL}", "a dog ran ."], [[f"the cat sat {EVIL}"], ["the dog ran ."]]
+    bootstrap = paired_bootstrap(hyps, hyps[::-1], refs, n_samples=20, seed=1)
+    randomization = paired_randomization(hyps, hyps[::-1], refs, n_trials=20, seed=1)
+    corpus = Corpus(EVIL, Path("/c"), ["a", "b"], {EVIL: ["x", ""], "B": ["y", "z"]}, {EVIL: ["p", "q"]})
+    return {
+        "BLEU score": replace(corpus_score(hyps, refs), signature=EVIL)._repr_html_(),
+        "corpus": corpus._repr_html_(),
+        "bootstrap": replace(bootstrap, signature=EVIL)._repr_html_(),
+        "randomization": replace(randomization, signature=EVIL)._repr_html_(),
+        "exercise feedback": Feedback(EVIL, False, [EVIL])._repr_html_(),
+        "written answer's feedback": WrittenFeedback(EVIL, True, [EVIL])._repr_html_(),
+        "figure": figure_svg(EVIL, EVIL, EVIL, lambda ax: ax.plot([0, 1], [0, 1]), EVIL),
+    }
+
+
+def test_text_in_the_views_moved_here_is_escaped():
+    check_escaped(_views())
