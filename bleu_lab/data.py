@@ -20,7 +20,6 @@ import zlib
 from collections.abc import Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from html import escape
 from pathlib import Path
 from typing import BinaryIO
 
@@ -210,12 +209,10 @@ class Corpus:
         return f"Corpus {self.name!r}: {len(self)} segments; references {refs}; systems: {systems}"
 
     def _repr_html_(self) -> str:
-        refs = "".join(
-            f"<li>reference {escape(n)}: {sum(1 for line in s if line.strip())} of {len(s)} segments</li>"
-            for n, s in self.reference_streams.items()
-        )
-        systems = "".join(f"<li>system <code>{escape(n)}</code></li>" for n in self.systems)
-        return f"<div><b>Corpus {escape(self.name)}</b>: {len(self)} segments<ul>{refs}{systems}</ul></div>"
+        from .reports.templates import render  # the pages' templates live in the reports layer
+
+        references = [(n, sum(1 for line in s if line.strip()), len(s)) for n, s in self.reference_streams.items()]
+        return render("corpus.html.j2", corpus=self, references=references)
 
 
 def corpus_dir() -> Path:

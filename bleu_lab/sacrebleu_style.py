@@ -54,11 +54,9 @@ class BleuScore:
         )
 
     def _repr_html_(self) -> str:
-        prec = " / ".join(f"{p:.1f}" for p in self.precisions)
-        return (
-            f"<div><b>BLEU = {self.score:.2f}</b> &nbsp; p<sub>n</sub> (%) = {prec} &nbsp; BP = {self.bp:.3f} "
-            f"&nbsp; c = {self.sys_len}, r = {self.ref_len}<br><code>{self.signature}</code></div>"
-        )
+        from .reports.templates import render  # the pages' templates live in the reports layer
+
+        return render("bleu_score.html.j2", score=self)
 
 
 @dataclass(frozen=True)

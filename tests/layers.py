@@ -46,6 +46,11 @@ LAZY_UPPER = {
         "bleu_lab.course.handout": "the same",
     },
     "bleu_lab.reports.plots": {"IPython.display": "show() displays a figure in a notebook, whose kernel is IPython"},
+    # A notebook's view of a score, a corpus or a paired test (_repr_html_): its markup is a template of the reports
+    # layer, rendered only when a notebook shows the object (the base install has that layer).
+    "bleu_lab.sacrebleu_style": {"bleu_lab.reports.templates": "BleuScore._repr_html_: templates/bleu_score.html.j2"},
+    "bleu_lab.data": {"bleu_lab.reports.templates": "Corpus._repr_html_: templates/corpus.html.j2"},
+    "bleu_lab.metrics.significance": {"bleu_lab.reports.templates": "the tests' _repr_html_: paired_test.html.j2"},
 }
 # Never imported by a base module: the Jupyter stack (import names of the lessons extra and what it brings).
 JUPYTER = ("IPython", "ipykernel", "ipywidgets", "jupyter_client", "jupyter_core", "jupyter_server", "jupyterlab",

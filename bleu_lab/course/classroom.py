@@ -60,6 +60,8 @@ from jupyter_server._tz import utcnow
 from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager, ServerKernelManager
 from traitlets import Float, Integer, default
 
+from ..reports.templates import render
+
 
 def settled(started: datetime | None, last: datetime | None, state: str, now: datetime, quiet_s: float = 1.0) -> bool:
     """True once a new kernel has had activity since ``started`` and has been idle for ``quiet_s`` seconds."""
@@ -288,29 +290,16 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
 # --- the classroom server: Voilà with clients, a cap and owner-scoped kernels ------------------------------------
 
 COOKIE_CHECK = "bleu-lab-cookie-check"  # added to the address by the one redirect that sets the login cookie
-FULL_PAGE = """<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><meta http-equiv="refresh" content="{retry}">
-<title>Classroom full</title></head>
-<body style="font: 24px/1.4 sans-serif; max-width: 40em; margin: 3em auto">
-<h1>The classroom is full</h1>
-<p>{taken} Ask your instructor: a place frees up when a student
-closes their tab (within about two minutes), and the instructor can start the classroom for more students
-(<code>bleu-lab classroom --students N</code>). This page tries again every {retry} seconds.</p>
-</body></html>
-"""
-
-
 def full_page(students: int, retry: int = 30) -> str:
     """The page a student gets when all ``students`` places are taken ("the only place" for a room of one)."""
     taken = ("The only place of this BLEU page is taken." if students == 1
              else f"All {students} places of this BLEU page are taken.")
-    return FULL_PAGE.format(taken=taken, retry=retry)
+    return render("classroom_full.html.j2", taken=taken, retry=retry)
 
 
-SUPERSEDED_PAGE = """<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>Reloaded</title></head>
-<body><p>This page was opened again in the meantime; use the newest one.</p></body></html>
-"""
+def superseded_page() -> str:
+    """The page an older tab gets once the same student opened the classroom page again."""
+    return render("classroom_superseded.html.j2")
 
 
 DEFAULT_KERNEL_MEMORY_MB = 1024  # a kernel with the comparison page and an upload at its bound stays well under it
@@ -415,7 +404,7 @@ def _classroom_handlers():
             async with manager.client_lock(client):
                 if manager.superseded(client, number):
                     self.set_status(409)
-                    return self.finish(SUPERSEDED_PAGE)
+                    return self.finish(superseded_page())
                 for kernel_id in manager.kernels_of(client):  # a reload (or a second tab) replaces the kernel
                     self.log.info("classroom: %s reloaded; shutting down its kernel %s", client, kernel_id)
                     await manager.shutdown_kernel(kernel_id, now=True)

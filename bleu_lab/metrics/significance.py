@@ -33,7 +33,6 @@ import math
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, fields
 from functools import cache, lru_cache
-from html import escape
 
 import numpy as np
 
@@ -416,16 +415,9 @@ class BootstrapResult(PairedResult):
         )
 
     def _repr_html_(self) -> str:
-        row = "<tr><td>{}</td><td>{:.2f}</td><td>[{:.2f}, {:.2f}]</td></tr>"
-        return (
-            f"<div><b>Paired bootstrap resampling</b> ({self.n_samples} resamples, seed {self.seed})"
-            f"<table><tr><th>system</th><th>{self.metric}</th><th>95% interval of the resampled scores</th></tr>"
-            + row.format("baseline", self.baseline.score, *self.baseline_interval)
-            + row.format("system", self.system.score, *self.system_interval)
-            + f"</table>difference {self.difference:+.2f}; the system wins {self.win_rate:.1%} of the resamples; "
-            f"<b>p = {self.p_value:.4f}</b> ({escape(self.p_value_label)}; {self.verdict})"
-            f"<br><code>{escape(self.signature)}</code></div>"
-        )
+        rows = [("baseline", self.baseline.score, self.baseline_interval),
+                ("system", self.system.score, self.system_interval)]
+        return _page("bootstrap", self, rows=rows, win_rate=f"{self.win_rate:.1%}")
 
 
 P_VALUE_LABELS = {
@@ -483,13 +475,14 @@ class RandomizationResult(PairedResult):
         )
 
     def _repr_html_(self) -> str:
-        return (
-            f"<div><b>Paired approximate randomization</b> ({self.n_trials} trials, seed {self.seed})<br>"
-            f"baseline {self.metric} = {self.baseline.score:.2f}, system {self.metric} = {self.system.score:.2f}, "
-            f"difference {self.difference:+.2f} ({self._ties_text}), <b>p = {self.p_value:.4f}</b> "
-            f"({escape(self.p_value_label)}; {self.verdict})"
-            f"<br><code>{escape(self.signature)}</code></div>"
-        )
+        return _page("randomization", self, ties=self._ties_text)
+
+
+def _page(test: str, result: PairedResult, **data: object) -> str:
+    """A paired test's notebook view (templates/paired_test.html.j2); the templates live in the reports layer."""
+    from ..reports.templates import render
+
+    return render("paired_test.html.j2", test=test, result=result, **data)
 
 
 # --- the tests ----------------------------------------------------------------------------------------

@@ -276,6 +276,8 @@ def figure_svg(
 
     from matplotlib.backends.backend_svg import FigureCanvasSVG
 
+    from .templates import render
+
     salt = hashlib.sha256(f"{title}\n{description}".encode()).hexdigest()[:12]
     with matplotlib.rc_context({**STYLE, **REPORT_STYLE, "svg.fonttype": "none", "svg.hashsalt": salt}):
         fig = Figure(figsize=figsize)
@@ -306,14 +308,8 @@ def figure_svg(
     text = re.sub(r'href="#([^"]+)"', lambda m: f'href="#{prefix}{m.group(1)}"', text)
     width = float(re.search(r'width="([\d.]+)pt"', text).group(1)) * 4 / 3  # points to CSS pixels
     view_box = re.search(r'viewBox="([^"]+)"', text).group(1)
-    root_end = text.index(">") + 1
-    root = (
-        f'<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" version="1.1" '
-        f'viewBox="{view_box}" role="img" aria-label="{_attr(title)}" '
-        f'style="width:100%;max-width:{width:.0f}px;height:auto;stroke-linejoin:round;stroke-linecap:butt">'
-        f"<title>{_text(title)}</title><desc>{_text(description)}</desc>"
-    )
-    return root + text[root_end:].strip()
+    root = render("figure.html.j2", view_box=view_box, width_px=width, title=title, description=description)
+    return root + text[text.index(">") + 1:].strip()  # matplotlib's drawing under our own root element
 
 
 def _compact(match) -> str:
@@ -322,18 +318,6 @@ def _compact(match) -> str:
 
     value = re.sub(r"\s+", " ", re.sub(r"(\.\d)\d+", r"\1", match.group(2))).strip()
     return f' {match.group(1)}="{value}"'
-
-
-def _text(value: str) -> str:
-    import html
-
-    return html.escape(value, quote=False)
-
-
-def _attr(value: str) -> str:
-    import html
-
-    return html.escape(value, quote=True)
 
 
 # --- corpus level (lessons 8-9): sentence-score distributions, bootstrap intervals, randomization ---------

@@ -7,10 +7,11 @@ a stronger hint with each wrong try of an exercise, and the answer only when the
 
 from __future__ import annotations
 
-import html
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+
+from ...reports.templates import render
 
 # Wrong tries so far per exercise name, in this kernel: "by hand" checks give a stronger hint each time.
 _wrong_tries: Counter[str] = Counter()
@@ -42,13 +43,14 @@ class Feedback:
     def __repr__(self) -> str:  # the readable text, also in terminals and plain-text renderers
         return str(self)
 
+    def verdict(self) -> dict[str, str]:
+        """How the notebook view shows the outcome: the bar's colour, the mark, the word and a remark after them."""
+        if self.passed:
+            return {"colour": "#2e7d32", "mark": "✔", "word": "correct!", "remark": ""}
+        return {"colour": "#c62828", "mark": "✘", "word": "not yet.", "remark": ""}
+
     def _repr_html_(self) -> str:
-        colour, mark, word = ("#2e7d32", "✔", "correct!") if self.passed else ("#c62828", "✘", "not yet.")
-        items = "".join(f"<li>{html.escape(m)}</li>" for m in self.messages)
-        return (
-            f'<div style="border-left:4px solid {colour};padding:4px 10px">'
-            f"<b>{mark} {html.escape(self.exercise)}: {word}</b><ul>{items}</ul></div>"
-        )
+        return render("exercise_feedback.html.j2", exercise=self.exercise, messages=self.messages, **self.verdict())
 
 
 def choices_text(choices: dict[str, tuple[str, bool, str]]) -> str:

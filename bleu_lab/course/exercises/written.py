@@ -3,7 +3,6 @@ that never says "correct" (a keyword check cannot grade meaning; the grader comp
 
 from __future__ import annotations
 
-import html
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
@@ -182,11 +181,10 @@ class WrittenFeedback(Feedback):
         head = f"✎ {self.exercise}: recorded. A keyword check cannot grade meaning: compare with the model answer."
         return "\n".join([head, *(f"  - {m}" for m in self.messages)])
 
-    def _repr_html_(self) -> str:
-        items = "".join(f"<li>{html.escape(m)}</li>" for m in self.messages)
-        return (f'<div style="border-left:4px solid #1565c0;padding:4px 10px"><b>✎ {html.escape(self.exercise)}: '
-                "recorded.</b> A keyword check cannot grade meaning: compare with the model answer."
-                f"<ul>{items}</ul></div>")
+    def verdict(self) -> dict[str, str]:
+        """Recorded, never "correct": a keyword check cannot grade meaning (the notebook view's bar, mark, words)."""
+        return {"colour": "#1565c0", "mark": "✎", "word": "recorded.",
+                "remark": "A keyword check cannot grade meaning: compare with the model answer."}
 
 
 def check_written_answer(exercise: str, answer: object, *, key_points: Sequence[tuple[str, Sequence[str]]],
