@@ -81,11 +81,6 @@ def _table(caption: str, head: list[str], rows: list[list[str | Cell]], note: st
                               details_class))
 
 
-def _note(text: str) -> str:
-    """A note under a table: ``text`` in small grey type."""
-    return str(tables().note_text(text))
-
-
 def character_note(c: ComparisonData) -> str:
     """Under a character tokenizer, what a "word" of this report is (empty otherwise)."""
     tokenize = c.options.tokenize
@@ -117,11 +112,9 @@ def scores_html(c: ComparisonData) -> str:
             cells += [f"{p.difference:+.2f}", f"{p.randomization.p_value:.4f}", f"{p.bootstrap.p_value:.4f}",
                       "[{:.2f}, {:.2f}]".format(*p.bootstrap.system_interval)]
         rows.append(cells)
-    text = (f"gap = BLEU − baseline BLEU; p(AR): paired approximate randomization ({c.settings.get('n_trials')} "
-            f"trials); p(BS): paired bootstrap ({c.settings.get('n_samples')} resamples), two-sided, gaps shifted to "
-            f"the null; interval: 95% of the resampled BLEU scores. {draws_note(c)}")
-    note = tables().scores_note(text, sacrebleu_lines(c), c.signature, c.chrf_signature or "not computed",
-                                c.ter_signature, TER_NOTE)
+    note = tables().scores_note(c.settings.get("n_trials"), c.settings.get("n_samples"), draws_note(c),
+                                sacrebleu_lines(c), c.signature, c.chrf_signature or "not computed", c.ter_signature,
+                                TER_NOTE)
     return _table("Scores", ["system", "BLEU", "chrF", *(["TER (corpus, lower is better)"] if c.ter_signature else []),
                              "length ratio", "gap", "p(AR)", "p(BS)", "95% interval"], rows, note)
 
@@ -149,7 +142,10 @@ def pairs_html(c: ComparisonData) -> str:
         head += [f"{test} p < {fw['threshold']:.4f} (Bonferroni)" for test in ("AR", "BS")]
         head += [f"p({test}), Holm-adjusted" for test in ("AR", "BS")]
     rows = [_pair_row(p, fw, with_chrf, with_ter) for p in c.all_pairs]
-    note = tables().pairs_note(_pairs_note_text(c, fw, with_chrf, with_ter), clusters_text(c), CLUSTERS_NOTE)
+    correction = fw and {"comparisons": fw["comparisons"], "next": fw["comparisons"] - 1,
+                         "threshold": f"{fw['threshold']:.4f}"}
+    note = tables().pairs_note(f"{ALPHA:g}", correction, with_chrf, with_ter, KOCMI_NOTE, clusters_text(c),
+                               CLUSTERS_NOTE)
     return _table("Every pair of systems: both paired tests", head, rows, note)
 
 
@@ -178,32 +174,6 @@ def _pair_row(p, fw: dict | None, with_chrf: bool, with_ter: bool) -> list[str |
     return cells
 
 
-def _pairs_note_text(c: ComparisonData, fw: dict | None, with_chrf: bool, with_ter: bool) -> str:
-    """What the pairs table's columns mean and how many comparisons it corrects for."""
-    if fw:
-        correction = (f"Bonferroni correction for {fw['comparisons']} pairs tested together (lesson 9): each pair is "
-                      f"read at {ALPHA:g} / {fw['comparisons']} = {fw['threshold']:.4f}, so that the chance of any "
-                      f"false alarm among them stays below {ALPHA:g}. Holm-adjusted p (Holm 1979, step-down): the "
-                      f"smallest p times {fw['comparisons']}, the next times {fw['comparisons'] - 1}, and so on (never "
-                      f"below the one before); a pair is significant when it is below {ALPHA:g}. It keeps the same "
-                      "guarantee and finds every difference Bonferroni finds, sometimes more.")
-    else:
-        correction = "One pair: nothing to correct for many comparisons."
-    return ("gap = BLEU of the first system − BLEU of the second; interval: 95% of the paired "
-            "bootstrap's resampled gaps; p(AR): paired approximate randomization; p(BS): paired bootstrap, gaps "
-            "shifted to the null, two-sided. sacrebleu --paired-bs prints another p for the same resamples: it folds "
-            "the gaps and counts the upper tail only, roughly a one-sided p. "
-            + ("chrF gap, chrF p(AR), chrF p(BS): the same two tests on chrF's per-segment statistics, with the same "
-               "draws" + (", and Holm's adjustment over the pairs' chrF tests" if fw else "")
-               + " (the BLEU columns after them are BLEU's). " if with_chrf else "")
-            + ("TER gap, TER p(AR), TER p(BS): the same two tests on corpus TER's per-segment statistics (edits, "
-               "average reference length), with the same draws; TER is lower when better, so a negative gap favours "
-               "the first system, and “better by TER” names the system with the lower TER when the bootstrap's p"
-               + (" (Holm-adjusted over the pairs' TER tests)" if fw else "") + f" is below {ALPHA:g}. "
-               if with_ter else "")
-            + f"{correction} {KOCMI_NOTE}")
-
-
 # --- tables -----------------------------------------------------------------------------------------------------
 def word_accuracy_html(c: ComparisonData) -> str:
     """Word F-measure by frequency bucket, each bucket opening its examples (``word_examples_html``)."""
@@ -211,10 +181,7 @@ def word_accuracy_html(c: ComparisonData) -> str:
     ref_words = next(iter(w.counts.values())).reference
     rows = [[label, str(ref_words[b])] + [_f_text(fmeasure_or_none(w.counts[n], b)) for n in c.names]
             for b, label in enumerate(w.labels)]
-    chars = character_note(c)
-    note = _note(f"word F-measure against the first reference; a word's bucket is its frequency in the "
-                 f"{w.frequency_source}; –: no reference word in the bucket, so no recall and no F-measure (compare-mt "
-                 f"prints 0).{' ' + chars if chars else ''}")
+    note = tables().word_accuracy_note(w.frequency_source, character_note(c))
     details = [word_examples_html(c, b) for b in range(len(w.labels))]
     return _table("Word F-measure by frequency bucket", ["frequency", "reference words", *c.names],
                   rows, note, details, "word-examples")
@@ -302,9 +269,7 @@ def bucket_html(t: BucketTable, caption: str, c: ComparisonData | None = None) -
                          Cell("interval", f"{s.count} · {s.bleu:.2f}", f"[{s.interval[0]:.1f}, {s.interval[1]:.1f}]"))
         rows.append(cells)
     details = [bucket_segments_html(c, t, b) for b in range(len(t.labels))] if c is not None else None
-    note = _note("segments in each band (counts only, as compare-mt shows them: a band is defined by the sentence "
-                 "BLEU itself, so its BLEU and interval would only restate the band)" if t.counts_only
-                 else "segments · BLEU [95% bootstrap interval]")
+    note = tables().bucket_note(t.counts_only)
     return _table(caption, ["bucket", *names], rows, note, details)
 
 
@@ -381,9 +346,7 @@ def metric_html(c: ComparisonData, m) -> str:
     rows = [[s.name, _float(s.mean), f"[{_float(s.interval[0])}, {_float(s.interval[1])}]", str(s.rated),
              str(s.unrated)] for s in m.systems]
     unrated = sum(s.unrated for s in m.systems)
-    note = _note(f"{m.name}: {m.direction}; from {m.source}. {m.note + '. ' if m.note else ''}mean over each "
-                 f"system's rated segments; interval: 95% of {c.settings.get('n_samples')} bootstrap resamples of "
-                 f"them. {unrated} segment scores are not rated and left out of this metric (and of every τ with it).")
+    note = tables().metric_note(m.name, m.direction, m.source, m.note, c.settings.get("n_samples"), unrated)
     table = _table(f"{m.name}: each system", ["system", f"{m.name} (mean)", "95% interval", "rated", "not rated"],
                    rows, note)
     holm_ar, holm_bs = holm_pairs(m.all_pairs)
@@ -394,10 +357,7 @@ def metric_html(c: ComparisonData, m) -> str:
                   f"{p.randomization.p_value:.4f}", f"{p.bootstrap.p_value:.4f}", f"{a:.4f}", f"{b:.4f}",
                   _metric_winner(m, p, b), describe_accuracy(m.estimated_accuracy(p.difference))]
                  for p, a, b in zip(m.all_pairs, holm_ar, holm_bs)]
-    pair_note = _note(f"gap = {m.name} of the first − of the second, on the segments both have a score for "
-                      f"({m.direction}); p(AR), p(BS): the paired tests of the BLEU table on the mean of the segment "
-                      f"scores; Holm: adjusted over this metric's {len(m.all_pairs)} pairs; better: the system the "
-                      f"bootstrap finds better at {ALPHA:g} after Holm. {KOCMI_NOTE}")
+    pair_note = tables().metric_pairs_note(m.name, m.direction, len(m.all_pairs), f"{ALPHA:g}", KOCMI_NOTE)
     return (table + (_table(f"{m.name}: every pair of systems", head, pair_rows, pair_note) if m.all_pairs else "")
             + metric_buckets_html(c, m) + metric_examples_html(c, m))
 
@@ -425,11 +385,7 @@ def metric_buckets_html(c: ComparisonData, m) -> str:
             "(the table below tells them apart)."))
         rows = [[label] + [_bucket_cell(t.scores[n][b], "{:.3f}") for n in t.scores]
                 for b, label in enumerate(t.labels)]
-        note = _note(f"rated segments · mean {m.name} of them [95% bootstrap interval of the mean, "
-                     f"{c.settings.get('n_samples')} resamples of the bucket's rated segments]; segments not rated are "
-                     "left out and counted; –: no rated segment in the bucket. The buckets and their segments are "
-                     f"those of the BLEU table{' (merged into 7, as in the BLEU figure)' if wide else ''}. {m.name} is "
-                     f"{m.direction}; each row opens its rated segments, the best and the worst by {m.name} first.")
+        note = tables().metric_buckets_note(m.name, m.direction, c.settings.get("n_samples"), wide)
         details = [bucket_segments_html(c, t, b, m) for b in range(len(t.labels))]
         bucket_tables.append(_table(f"{m.name} by {what} (mean of segment scores)", ["bucket", *t.scores], rows,
                                     note, details))
@@ -456,9 +412,7 @@ def metric_examples_html(c: ComparisonData, m) -> str:
         found = [e for e in m.examples if e.system == name]
         if found:
             groups.append((name, len(found), _fragments([_metric_example(c, m, e) for e in found])))
-    text = (f"Segments both rated, the largest |gap| first; gap = the system's {m.name} − the baseline's; {m.name} is "
-            f"{m.direction}, so “better” is the system with the {'higher' if m.higher_is_better else 'lower'} score.")
-    return str(tables().metric_examples(m.name, c.baseline, text, groups))
+    return str(tables().metric_examples(m.name, m.direction, m.higher_is_better, c.baseline, groups))
 
 
 def _metric_example(c: ComparisonData, m, e) -> str:
@@ -482,11 +436,7 @@ def agreement_html(c: ComparisonData) -> str:
              f"{_float(a.item_accuracy)} ({_float(a.item_epsilon, '{:.4g}')}; {_float(a.item_constant)})",
              _float(a.system_accuracy), _float(a.system_tau)]
             for a in c.agreement]
-    note = _note("Each metric turned so that higher is better; a segment counts where both have a score. τ_b as "
-                 "scipy.stats.kendalltau computes it; – where it is undefined (every score tied) or not computed "
-                 f"(more than {MAX_TAU_ITEMS:,} segments). System level: each system's corpus BLEU and chrF over all "
-                 f"{len(c):,} segments, each --scores metric's mean over its rated ones ({_rated_span(c)}); pairwise "
-                 f"accuracy counts a pair of systems both order the same way. {AGREEMENT_SOURCES}")
+    note = tables().agreement_note(f"{MAX_TAU_ITEMS:,}", f"{len(c):,}", _rated_span(c), AGREEMENT_SOURCES)
     return _table("Metrics and people, segment by segment and system by system", head, rows, note)
 
 
@@ -519,9 +469,7 @@ def disagreements_html(c: ComparisonData) -> str:
                   _cut(c.outputs[name][i])) for name in c.names]
         items.append(Disagreement(i + 1, heading, _cut(c.sources[i]) if c.sources else None,
                                   [_cut(r) for r in c.references[i]], d.system, _cut(c.outputs[d.system][i]), every))
-    text = ("Segments ranked among every rated segment of every system by sentence BLEU and by the metric (both "
-            "turned so that higher is better, ties at their mean rank); the largest gaps between the two ranks first.")
-    return str(tables().disagreements(text, items))
+    return str(tables().disagreements(items))
 
 
 def metrics_html(c: ComparisonData) -> str:
@@ -544,14 +492,13 @@ def people_html(c: ComparisonData) -> str:
                             for r in t.rankings]]
         parts.append(_table(f"{t.people} (the people) against the metrics: rank (score)", head, rows, note))
         if not t.disagreements:
-            parts.append(_note(f"No pair of systems that a metric and {t.people} order the opposite way."))
+            parts.append(str(tables().no_disagreement(t.people)))
             continue
         drows = [[f"{d.people_side.system} − {d.people_side.baseline}", d.metric, d.metric_better, d.people_better,
                   f"{d.metric_side.difference:+.3f} ({d.metric_side.bs_holm:.4f})",
                   f"{d.people_side.difference:+.3f} ({d.people_side.bs_holm:.4f})",
                   ("! " if d.flagged else "") + d.significant_by] for d in t.disagreements]
-        dnote = _note("gap = the first system − the second, as each metric's numbers run; in brackets the paired "
-                      "bootstrap's p, Holm-adjusted over that metric's pairs.")
+        dnote = tables().people_gaps_note()
         parts.append(_table(f"Where a metric and {t.people} disagree: every pair they order the opposite way",
                             ["pair", "metric", "metric: better", f"{t.people}: better", "metric gap (Holm p)",
                              f"{t.people} gap (Holm p)", "significant"], drows, dnote))
