@@ -1,6 +1,7 @@
 """What every format of a comparison's report shares: the level p-values are read at, the pairs' verdicts and
-family-wise corrections, the notes under the tables, and the small formatters the text, LaTeX and HTML reports use
-alike. Nothing here computes a score or writes a file.
+family-wise corrections, the notes under the tables, the small formatters the text, LaTeX and HTML reports use
+alike, and the HTML tables' templates (``tables``: the macros of compare_tables.html.j2, for the report and its
+figures). Nothing here computes a score or writes a file.
 """
 
 from __future__ import annotations
@@ -219,15 +220,6 @@ KOCMI_NOTE = ("est. accuracy: how often a difference of this size in this metric
 
 def _float(value: float, fmt: str = "{:.3f}") -> str:
     return "–" if value is None or isinstance(value, float) and math.isnan(value) else fmt.format(value)
-
-
-def _bucket_cell(cell, fmt: str) -> str:
-    """A metric's bucket cell for LaTeX: mean [interval] (rated, +n not rated), or "--" when no segment of the
-    bucket is rated (the HTML report's: ``html._bucket_cell``)."""
-    if not cell.rated:
-        return f"-- (+{cell.unrated} not rated)" if cell.unrated else "--"
-    interval = "[{}, {}]".format(*(fmt.format(x) for x in cell.interval))
-    return f"{fmt.format(cell.mean)} {interval} ({cell.rated}{f', +{cell.unrated}' if cell.unrated else ''})"
 
 
 def _rated_span(c: ComparisonData) -> str:

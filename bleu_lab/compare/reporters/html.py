@@ -1,7 +1,9 @@
 """A comparison as HTML: ``report_html``, the notebook view (one fragment, inline styles), and ``to_html``, one
 standalone page that loads nothing from anywhere and runs no script. The side-by-side examples mark each output's
 tokens with the explain view's chips (``explain_html.token_chips_html``); each bucket row opens its segments with
-``<details>``.
+``<details>``. The markup is the templates' (``compare_report.html.j2``: the frame, a bucket's segments and words,
+an example side by side; ``compare_tables.html.j2``: the tables, their cells and notes, the sections): this module
+passes them text, numbers as the report prints them, and ``Cell``s, never markup of its own.
 """
 
 from __future__ import annotations
@@ -383,7 +385,7 @@ def metric_buckets_html(c: ComparisonData, m) -> str:
             f"scores ({m.direction}: {'taller' if m.higher_is_better else 'shorter'} is better), a mean of segment "
             "scores, not a corpus score; error bars: 95% bootstrap intervals; no bar: no rated segment, or a mean of 0 "
             "(the table below tells them apart)."))
-        rows = [[label] + [_bucket_cell(t.scores[n][b], "{:.3f}") for n in t.scores]
+        rows = [[label] + [_metric_bucket_cell(t.scores[n][b], "{:.3f}") for n in t.scores]
                 for b, label in enumerate(t.labels)]
         note = tables().metric_buckets_note(m.name, m.direction, c.settings.get("n_samples"), wide)
         details = [bucket_segments_html(c, t, b, m) for b in range(len(t.labels))]
@@ -392,9 +394,9 @@ def metric_buckets_html(c: ComparisonData, m) -> str:
     return _figures_html(figures) + "".join(bucket_tables)
 
 
-def _bucket_cell(cell, fmt: str) -> str | Cell:
+def _metric_bucket_cell(cell, fmt: str) -> str | Cell:
     """A metric's bucket cell: rated · mean [interval] (+n not rated), or "–" when no segment of the bucket is rated
-    (LaTeX's: ``common._bucket_cell``)."""
+    (LaTeX's: ``latex._bucket_cell``)."""
     if not cell.rated:
         return f"– (+{cell.unrated} not rated)" if cell.unrated else "–"
     return Cell("interval", f"{cell.rated} · {fmt.format(cell.mean)}",
