@@ -186,7 +186,7 @@ NUM = f"{CELL};text-align:right;font-variant-numeric:tabular-nums;white-space:no
 
 
 @cache
-def tables():
+def tables() -> object:
     """The macros of compare_tables.html.j2 (a table and its cells, the notes, the figures' grid, the sections), for
     the HTML report and its figures."""
     return macros("compare_tables.html.j2", th=Markup(TH), num=Markup(NUM), cell=Markup(CELL), note=Markup(NOTE),
