@@ -37,7 +37,8 @@ EVIL = "<script>alert(1)</script> x' onerror='alert(2)' \" onerror=\"alert(3) &a
 TEMPLATED = ["reports/explain_html.py", "reports/explain_chrf_html.py", "readings/view.py", "readings/why.py",
              "course/widgets/views.py", "course/widgets/model.py", "course/widgets/metrics.py",
              "course/widgets/corpus.py", "course/widgets/compare.py", "course/widgets/compare_app.py",
-             "assignments/feedback.py", "assignments/mark_page.py"]
+             "assignments/feedback.py", "assignments/mark_page.py", "compare/reporters/html.py",
+             "compare/reporters/figures.py", "compare/reporters/common.py"]
 
 
 class _Page(HTMLParser):
@@ -71,6 +72,24 @@ def _graded(path: Path) -> NotebookGrade:
         grade.exercises.append(ExerciseResult(e.name, 0, e.points, bool(e.manual), [EVIL, "hidden cases: " + EVIL],
                                               answer=EVIL, key_points=e.manual))
     return grade
+
+
+def _compare_report() -> str:
+    """The comparison report (compare_systems(...).to_html()) whose systems, outputs, references, sources and
+    --scores metric all carry ``EVIL`` (a metric's name is one word: markup and quotes, no spaces)."""
+    from bleu_lab.compare import compare_systems
+    from bleu_lab.metrics.segment_scores import segment_scores
+
+    words = ["the cat sat on the mat", "a dog ran in the park", "it is cold here today", "hello world again",
+             "the bird sang at dawn", "we went home late"]
+    systems = {EVIL + " A": [f"{w} {EVIL}" for w in words], EVIL + " B": [f"{EVIL} {w[:-3]}" for w in words],
+               "plain": [w.split()[0] for w in words]}
+    metric = "<i>M'&amp;\"</i>"
+    scores = segment_scores(metric, {n: [0.1 * k + (n == "plain") for k in range(len(words))] for n in systems},
+                            higher_is_better=False)
+    c = compare_systems(systems, [f"{w} {EVIL}" for w in words], sources=[f"{EVIL} {w}" for w in words],
+                        n_samples=50, n_trials=50, scores={metric: scores}, people=[metric], ter=True)
+    return c.to_html()
 
 
 def _views() -> dict[str, str]:
@@ -110,6 +129,7 @@ def _views() -> dict[str, str]:
             [["the cat sat on the mat"], ["a dog ran"]], "plain", EVIL, "bootstrap", 100).html,
         "three metrics": metric_comparison(EVIL + " the cat", [EVIL + " the cat", "x " + EVIL]).html,
         "feedback page": feedback_page(_graded(Path("/c/submitted/s/03/03_brevity_penalty.ipynb")), EVIL, "details"),
+        "compare report": _compare_report(),
         "marking page": MarkingSession(StoredGrades(Path("/nonexistent/marks.csv.grades.json"), [_graded(Path(
             f"/c/submitted/{EVIL}/03/03_brevity_penalty.ipynb"))], ExportSettings()), "bleu-lab", EVIL).page(EVIL),
     }

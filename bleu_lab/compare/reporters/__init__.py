@@ -12,11 +12,11 @@ widgets, lesson 11 and the tests read them here).
 """
 
 from .common import ALPHA as ALPHA
+from .common import NUM as NUM
 from .common import TER_NOTE as TER_NOTE
 from .data import to_dict as to_dict
 from .data import to_json as to_json
 from .figures import figures_html as figures_html
-from .html import NUM as NUM
 from .html import analyses_html as analyses_html
 from .html import bucket_html as bucket_html
 from .html import bucket_segments as bucket_segments

@@ -1,15 +1,18 @@
 """What every format of a comparison's report shares: the level p-values are read at, the pairs' verdicts and
-family-wise corrections, the notes under the tables, and the small formatters the text, LaTeX and HTML reports use
-alike. Nothing here computes a score or writes a file.
+family-wise corrections, the notes under the tables, the small formatters the text, LaTeX and HTML reports use
+alike, and the HTML tables' templates (``tables``: the macros of compare_tables.html.j2, for the report and its
+figures). Nothing here computes a score or writes a file.
 """
 
 from __future__ import annotations
 
-import html
 import math
+from functools import cache
 
 from ...metrics.delta_accuracy import estimated_accuracy
 from ...metrics.significance import MAX_DRAWS, bonferroni_alpha
+from ...reports.explain_html import CELL, MONO, TABLE
+from ...reports.templates import Markup, macros
 from ..results import ComparisonData, PairTest
 
 ALPHA = 0.05  # the level the report reads every p-value at
@@ -173,11 +176,21 @@ TER_NOTE = ("TER: sacrebleu's default TER (lowercased, split on whitespace: case
             "gap favours the first system of the pair.")
 
 
-def _esc(text: str) -> str:
-    return html.escape(text)
-
-
 NOTE = "font-size:0.85em;color:#444"
+
+
+TH = f"{CELL};background:#f6f8fa;text-align:left"
+
+
+NUM = f"{CELL};text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap"
+
+
+@cache
+def tables() -> object:
+    """The macros of compare_tables.html.j2 (a table and its cells, the notes, the figures' grid, the sections), for
+    the HTML report and its figures."""
+    return macros("compare_tables.html.j2", th=Markup(TH), num=Markup(NUM), cell=Markup(CELL), note=Markup(NOTE),
+                  table_style=Markup(TABLE), mono=Markup(MONO))  # our own CSS, not user text
 
 
 def _yes(value: bool) -> str:
@@ -207,19 +220,6 @@ KOCMI_NOTE = ("est. accuracy: how often a difference of this size in this metric
 
 def _float(value: float, fmt: str = "{:.3f}") -> str:
     return "–" if value is None or isinstance(value, float) and math.isnan(value) else fmt.format(value)
-
-
-def _bucket_cell(cell, fmt: str, html_text: bool = False) -> str:
-    """A metric's bucket cell. HTML: rated · mean [interval] (+n not rated); LaTeX: mean [interval] (rated, +n);
-    "–" (LaTeX "--") when no segment of the bucket is rated."""
-    if not cell.rated:
-        empty = "–" if html_text else "--"
-        return f"{empty} (+{cell.unrated} not rated)" if cell.unrated else empty
-    interval = "[{}, {}]".format(*(fmt.format(x) for x in cell.interval))
-    if not html_text:
-        return f"{fmt.format(cell.mean)} {interval} ({cell.rated}{f', +{cell.unrated}' if cell.unrated else ''})"
-    return (f"{cell.rated} · {fmt.format(cell.mean)} <span style='color:#444'>{interval}</span>"
-            + (f" (+{cell.unrated} not rated)" if cell.unrated else ""))
 
 
 def _rated_span(c: ComparisonData) -> str:

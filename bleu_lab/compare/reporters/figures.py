@@ -9,8 +9,9 @@ import math
 import numpy as np
 
 from ...reports import plots
+from ...reports.templates import Markup
 from ..results import BucketTable, ComparisonData
-from .common import NOTE, _esc, _float, fmeasure_or_none
+from .common import _float, fmeasure_or_none, tables
 
 
 # --- figures (inline SVG, one figure style: plots.py) -------------------------------------------------------------
@@ -65,14 +66,11 @@ def _bars_figure(labels: list[str], series: dict[str, list[float]], intervals: d
 
 
 def _figures_html(figures: list[tuple[str, str]]) -> str:
-    """Figures (svg, caption) side by side, two to a row on a wide screen ("" for none)."""
+    """Figures (svg, caption) side by side, two to a row on a wide screen ("" for none). The SVG is matplotlib's
+    (``plots.figure_svg``: its text escaped by matplotlib's SVG writer); the caption is text."""
     if not figures:
         return ""
-    return ("<div class='compare-figures' style='display:flex;flex-wrap:wrap;gap:12px;margin:6px 0'>"
-            + "".join(f"<figure class='compare-figure' style='margin:0;flex:1 1 520px;min-width:0;max-width:100%'>"
-                      f"{svg}<figcaption style='{NOTE}'>{_esc(caption)}</figcaption></figure>"
-                      for svg, caption in figures)
-            + "</div>")
+    return str(tables().figures([(Markup(svg), caption) for svg, caption in figures]))
 
 
 FIGSIZE = (7.2, 3.6)  # inches; shown at most 691 px wide, two to a row on a 1280-px screen

@@ -11,7 +11,6 @@ from .common import (
     ALPHA,
     PEOPLE_NOTE,
     TER_NOTE,
-    _bucket_cell,
     _chrf,
     _metric_winner,
     _rank_cell,
@@ -213,3 +212,12 @@ def people_latex(c: ComparisonData) -> list[str]:
         else:
             lines.append(f"% No pair of systems that a metric and {latex_escape(t.people)} order the opposite way.")
     return lines
+
+
+def _bucket_cell(cell, fmt: str) -> str:
+    """A metric's bucket cell for LaTeX: mean [interval] (rated, +n not rated), or "--" when no segment of the
+    bucket is rated (the HTML report's: ``html._metric_bucket_cell``)."""
+    if not cell.rated:
+        return f"-- (+{cell.unrated} not rated)" if cell.unrated else "--"
+    interval = "[{}, {}]".format(*(fmt.format(x) for x in cell.interval))
+    return f"{fmt.format(cell.mean)} {interval} ({cell.rated}{f', +{cell.unrated}' if cell.unrated else ''})"
