@@ -45,7 +45,8 @@ class MarkingSession:
         self.lock = threading.Lock()
 
     def answers(self) -> list[hand_marks.WrittenAnswer]:
-        return hand_marks.written_answers(self.stored, hand_marks.load_hand_marks(self.stored.path))
+        recorded = hand_marks.load_hand_record(self.stored.path)
+        return hand_marks.written_answers(self.stored, recorded.marks, recorded.again)
 
     def page(self, message: str = "", errors: Mapping[int, str] | None = None,
              typed: Mapping[int, str] | None = None) -> str:
