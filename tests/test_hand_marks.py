@@ -26,7 +26,7 @@ from bleu_lab.assignments import hand_marks
 from bleu_lab.assignments.cli import main as assignments_main
 from bleu_lab.assignments.exports import ExportSettings
 from bleu_lab.assignments.gradebook import by_hand_column, gradescope_results
-from bleu_lab.assignments.mark_page import MarkingSession
+from bleu_lab.assignments.mark_page import Filter, MarkingSession
 from bleu_lab.assignments.release import release
 from bleu_lab.assignments.session import KernelSession
 
@@ -170,6 +170,19 @@ def test_the_page_keeps_a_students_answer_as_text(graded):
     assert "<script>alert" not in page and "<img" not in page
     assert "&lt;script&gt;alert(1)&lt;/script&gt; &lt;img src=x onerror=alert(2)&gt;" in page
     assert page.count('<form method="post" action="/mark"') == 2 and "short output; a high score" in page
+
+
+def test_the_page_lists_one_student_or_the_answers_still_to_mark(graded):
+    session = MarkingSession(hand_marks.load_grades(graded["store"]), "bleu-lab", token="t")
+    forms = '<form method="post" action="/mark"'
+    assert session.page().count(forms) == 2 and "Listing" not in session.page()
+    bob = session.page(chosen=Filter("BO"))  # part of the login, any case
+    assert bob.count(forms) == 1 and '<h2 id="title-1">bob: ' in bob and "Listing 1 of 2" in bob
+    assert '<input type="hidden" name="student" value="BO">' in bob  # each mark form carries the filter back
+    to_mark = sum(1 for a in session.answers() if a.mark is None)
+    assert session.page(chosen=Filter(unmarked=True)).count(forms) == to_mark
+    assert "No written answer is listed with this filter." in session.page(chosen=Filter("carol"))
+    assert Filter.from_query({"student": [" bob "], "unmarked": ["1"]}).query() == {"student": "bob", "unmarked": "1"}
 
 
 def test_a_regrade_keeps_the_marks_by_hand(graded, capsys):
