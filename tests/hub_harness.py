@@ -251,6 +251,42 @@ def no_homes_group() -> str:
     raise RuntimeError("no group here is without members with a home: the hub's start check needs one")
 
 
+@contextlib.contextmanager
+def accounts_removed(users: list[str], groups: list[str]) -> Iterator[None]:
+    """Every local account named in ``users`` (with its home) and every group in ``groups`` is removed at the end,
+    whatever happens: the accounts and groups the block adds under these names, or that exist under them (the lists
+    may grow inside the block). Root only; the names must be the test's own (a random suffix)."""
+    try:
+        yield
+    finally:
+        for name in users:
+            subprocess.run(["userdel", "--remove", name], capture_output=True, timeout=60)
+        for group in groups:
+            subprocess.run(["groupdel", group], capture_output=True, timeout=60)
+
+
+def account_exists(name: str) -> bool:
+    """Whether the local account ``name`` exists."""
+    import pwd
+
+    try:
+        pwd.getpwnam(name)
+    except KeyError:
+        return False
+    return True
+
+
+def group_exists(name: str) -> bool:
+    """Whether the local group ``name`` exists."""
+    import grp
+
+    try:
+        grp.getgrnam(name)
+    except KeyError:
+        return False
+    return True
+
+
 def write_config(root: Path, port: int, *, idle_timeout: int = 0, cull_every: int = 5, activity_interval: int = 5,
                  local_users: bool = False, pam: bool = False) -> Path:
     """The test's jupyterhub_config.py in ``root`` (the shipped config, then what the module docstring lists)."""

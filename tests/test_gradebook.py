@@ -154,6 +154,9 @@ def test_gradescope_results_follow_the_documented_format_and_hide_hidden_cases_u
     assert tests[f"{L3}: my_brevity_penalty (hidden cases)"]["score"] == 1
     written = tests[f"{L3}: what BLEU would do without BP (written answer)"]
     assert written["max_score"] == 0 and "by hand" in written["output"] and "my words" in written["output"]
+    # the lesson's line: out of its full points (6, as the feedback page, marks.csv and Canvas), naming what waits
+    assert f"{L3} ({L3}.ipynb): 3 / 6 (1 point to grade by hand, not marked yet: what BLEU would do without BP)" \
+        in results["output"].splitlines(), results["output"]
 
 
 def test_gradescope_results_score_a_missing_or_duplicated_lesson_zero_with_a_reason():

@@ -10,6 +10,7 @@ tests/browser/test_mark_page.py.
 
 from __future__ import annotations
 
+import copy
 import csv
 import json
 import stat
@@ -23,8 +24,9 @@ import pytest
 from bleu_lab.assignments import cli as assignments_cli
 from bleu_lab.assignments import hand_marks
 from bleu_lab.assignments.cli import main as assignments_main
+from bleu_lab.assignments.exports import ExportSettings
 from bleu_lab.assignments.gradebook import by_hand_column, gradescope_results
-from bleu_lab.assignments.mark_page import MarkingSession
+from bleu_lab.assignments.mark_page import Filter, MarkingSession
 from bleu_lab.assignments.release import release
 from bleu_lab.assignments.session import KernelSession
 
@@ -170,6 +172,19 @@ def test_the_page_keeps_a_students_answer_as_text(graded):
     assert page.count('<form method="post" action="/mark"') == 2 and "short output; a high score" in page
 
 
+def test_the_page_lists_one_student_or_the_answers_still_to_mark(graded):
+    session = MarkingSession(hand_marks.load_grades(graded["store"]), "bleu-lab", token="t")
+    forms = '<form method="post" action="/mark"'
+    assert session.page().count(forms) == 2 and "Listing" not in session.page()
+    bob = session.page(chosen=Filter("BO"))  # part of the login, any case
+    assert bob.count(forms) == 1 and '<h2 id="title-1">bob: ' in bob and "Listing 1 of 2" in bob
+    assert '<input type="hidden" name="student" value="BO">' in bob  # each mark form carries the filter back
+    to_mark = sum(1 for a in session.answers() if a.mark is None)
+    assert session.page(chosen=Filter(unmarked=True)).count(forms) == to_mark
+    assert "No written answer is listed with this filter." in session.page(chosen=Filter("carol"))
+    assert Filter.from_query({"student": [" bob "], "unmarked": ["1"]}).query() == {"student": "bob", "unmarked": "1"}
+
+
 def test_a_regrade_keeps_the_marks_by_hand(graded, capsys):
     assert assignments_main(["mark", str(graded["store"]), "--set", "alice:03:what=1"]) == 0
     capsys.readouterr()
@@ -182,9 +197,45 @@ def test_a_regrade_keeps_the_marks_by_hand(graded, capsys):
     assert _canvas_cells(graded["canvas"]) == {"alice": "6", "bob": "5"}
 
 
+def test_a_regrade_drops_a_mark_whose_answer_changed_and_lists_it_to_mark_again(graded, tmp_path, monkeypatch,
+                                                                               capsys):
+    """A mark is bound to the answer it marks (its text's SHA-256): a regrade that finds Alice's answer changed drops
+    her mark and lists the answer to mark again (grade's output, the page); Bob's, unchanged, keeps his."""
+    stored = hand_marks.load_grades(graded["store"])
+    marks = tmp_path / "marks.csv"
+    store = hand_marks.save_grades(tmp_path / "marks.csv.grades.json", stored.grades, ExportSettings(csv=marks))
+    assert assignments_main(["mark", str(store), "--set", "alice:03:what=1", "--set", "bob:03:what=0.5"]) == 0
+    capsys.readouterr()
+    regraded = copy.deepcopy(stored.grades)
+    [alice] = [g for g in regraded if g.path.parts[-3] == "alice"]
+    [written] = [e for e in alice.exercises if e.manual]
+    written.answer += " (and one more sentence, written after the mark)"
+
+    def batch(paths, *, export, **options):  # the regrade's kernels, their grades given: no notebook runs
+        export(regraded)
+        return 0
+
+    monkeypatch.setattr(assignments_cli, "grade_batch", batch)
+    assert assignments_main(["grade", *(str(g.path) for g in regraded), "--csv", str(marks)]) == 0
+    assert f"to mark again (1, the written answer changed since its mark, which is dropped): alice: {WRITTEN}" in \
+        capsys.readouterr().err
+    rows = _rows(marks)
+    assert (rows["alice"][WRITTEN], rows["alice"][f"{L3}: total"]) == ("", "5")
+    assert (rows["bob"][WRITTEN], rows["bob"][f"{L3}: total"]) == ("0.5", "5.5")
+    assert "to grade by hand: what BLEU would do without BP" in rows["alice"]["notes"]
+    recorded = json.loads(hand_marks.hand_marks_path(store).read_text(encoding="utf-8"))
+    assert (recorded["marks"], recorded["again"]) == ({"bob": {WRITTEN: 0.5}}, {"alice": [WRITTEN]})
+    page = MarkingSession(hand_marks.load_grades(store), "bleu-lab", token="t").page()
+    assert page.count("to mark again: the answer changed since its mark (a regrade)") == 1
+    assert assignments_main(["mark", str(store), "--set", "alice:03:what=0"]) == 0  # marked again: bound anew
+    recorded = json.loads(hand_marks.hand_marks_path(store).read_text(encoding="utf-8"))
+    assert recorded["again"] == {} and recorded["answers"]["alice"][WRITTEN] == hand_marks.answer_digest(
+        written.answer)
+    assert _rows(marks)["alice"][f"{L3}: total"] == "5"
+
+
 def test_mark_writes_gradescopes_results_again_with_the_mark_in_the_score(tmp_path, capsys):
     from bleu_lab.assignments import lesson_gradings
-    from bleu_lab.assignments.exports import ExportSettings
     from bleu_lab.assignments.results import ExerciseResult, NotebookGrade
 
     grade = NotebookGrade(tmp_path / "alice" / f"{L3}.ipynb", L3)

@@ -179,15 +179,12 @@ def test_students_with_a_shared_primary_group_or_an_acl_are_found(open_dir):
     students, shared, amy, bob = f"blt{suffix}", f"blt{suffix}u", f"blt{suffix}a", f"blt{suffix}b"
     homes = open_dir / "home"
     homes.mkdir(mode=0o755)
-    made_groups, made = [], []
-    try:
+    with hub_harness.accounts_removed([amy, bob], [students, shared]):
         for group in (students, shared):
             subprocess.run(["groupadd", group], check=True, capture_output=True)
-            made_groups.append(group)
         for name in (amy, bob):  # the issue's set-up: one primary group for all, homes 750
             subprocess.run(["useradd", "--create-home", "--home-dir", str(homes / name), "-g", shared, "-G", students,
                             "-K", "HOME_MODE=0750", "--shell", "/bin/sh", name], check=True, capture_output=True)
-            made.append(name)
         gids, members = hub_checks.group_members(students)
         groups_of = hub_checks.student_groups(members)
 
@@ -221,11 +218,6 @@ def test_students_with_a_shared_primary_group_or_an_acl_are_found(open_dir):
         assert hub_checks.home_problems(members, gids, groups_of) == [
             f"{amy}'s home {homes / amy} is open to other students through its access control list (user:{bob}:r-x):"
             f" setfacl -b {homes / amy}, then chmod 700 {homes / amy}"]
-    finally:
-        for name in made:
-            subprocess.run(["userdel", "--remove", name], capture_output=True)
-        for group in made_groups:
-            subprocess.run(["groupdel", group], capture_output=True)
 
 
 # --- a real hub, real accounts -----------------------------------------------------------------------------------
@@ -235,20 +227,12 @@ def test_students_with_a_shared_primary_group_or_an_acl_are_found(open_dir):
 def local_accounts(group: str, names: tuple[str, ...], homes: Path) -> Iterator[None]:
     """The students' group and accounts, created as the guide's recipe does (private homes: HOME_MODE 0700), and
     removed at the end (with their homes), whatever happens in between."""
-    made_group, made = False, []
-    try:
+    with hub_harness.accounts_removed(list(names), [group]):
         subprocess.run(["groupadd", group], check=True, capture_output=True)
-        made_group = True
         for name in names:
             subprocess.run(["useradd", "--create-home", "--home-dir", str(homes / name), "-K", "HOME_MODE=0700",
                             "--groups", group, "--shell", "/bin/sh", name], check=True, capture_output=True)
-            made.append(name)
         yield
-    finally:
-        for name in made:
-            subprocess.run(["userdel", "--remove", name], capture_output=True)
-        if made_group:
-            subprocess.run(["groupdel", group], capture_output=True)
 
 
 def require_root_hub() -> None:
@@ -332,13 +316,12 @@ def test_private_homes_database_and_graded_work_on_a_real_hub() -> None:
             # Issue 44: a missing instructors' group (every login failed with HTTP 500) and a student whose primary
             # group is another's (useradd -g ... -K HOME_MODE=0750): refused, one line each with its fix.
             carl, missing = f"blt{suffix}c", f"blt{suffix}-no-such-group"
-            subprocess.run(["useradd", "--create-home", "--home-dir", str(homes / carl), "-g", ada, "--groups", group,
-                            "-K", "HOME_MODE=0750", "--shell", "/bin/sh", carl], check=True, capture_output=True)
-            try:
+            with hub_harness.accounts_removed([carl], []):
+                subprocess.run(["useradd", "--create-home", "--home-dir", str(homes / carl), "-g", ada, "--groups",
+                                group, "-K", "HOME_MODE=0750", "--shell", "/bin/sh", carl], check=True,
+                               capture_output=True)
                 refused = hub_harness.refused_start(state, bin_dir, {**env, "BLEU_LAB_INSTRUCTORS_GROUP": missing},
                                                      local_users=True)
-            finally:
-                subprocess.run(["userdel", "--remove", carl], capture_output=True)
             lines = [line.strip() for line in refused.stdout.splitlines()]
             assert refused.returncode != 0, refused.stdout[-3000:]
             assert f"the group {missing!r} (the instructors', hub admins) does not exist, so every login would fail " \

@@ -200,7 +200,8 @@ def add_mark_parser(commands: argparse._SubParsersAction) -> None:
 
 def _mark(args: argparse.Namespace, prog: str) -> int:
     stored = hand_marks.load_grades(args.grades)
-    answers = hand_marks.written_answers(stored, hand_marks.load_hand_marks(stored.path))
+    recorded = hand_marks.load_hand_record(stored.path)
+    answers = hand_marks.written_answers(stored, recorded.marks, recorded.again)
     if args.set_marks or args.from_csv is not None:
         changes = [hand_marks.parse_set(text, answers) for text in args.set_marks]
         if args.from_csv is not None:
@@ -277,17 +278,23 @@ def _grade(args: argparse.Namespace, prog: str) -> int:
     late = read_lateness(args.notebooks, args.manifest, parse_penalty(args.late_penalty), args.max_notebook_mb)
     settings = ExportSettings.from_args(args)
     store = args.grades or hand_marks.default_store(settings)
-    by_hand = hand_marks.load_hand_marks(store) if store is not None else {}
-    if args.manual is not None:  # --manual's marks over those recorded
-        for student, marks in read_by_hand(args.manual).items():
-            by_hand.setdefault(student, {}).update(marks)
+    if store is not None:
+        hand_marks.load_hand_record(store)  # a file that is not what bleu-lab mark records: refused before grading
+    manual = read_by_hand(args.manual) if args.manual is not None else {}
 
     def export(grades: list[NotebookGrade]) -> None:
         settings.record_lateness(grades, late)  # stored with the grades: mark applies the penalty again
+        by_hand: dict[str, dict[str, float]] = {}
         if store is not None:
             hand_marks.save_grades(store, grades, settings)
             print(f"{prog}: stored the grades in {store} (bleu-lab mark {store}: the written answers' marks by "
                   "hand)", file=sys.stderr)
+            by_hand, dropped = hand_marks.still_marked(store, grades)
+            if dropped:
+                print(f"{prog}: to mark again ({len(dropped)}, the written answer changed since its mark, which is "
+                      f"dropped): {'; '.join(dropped)}", file=sys.stderr)
+        for student, marks in manual.items():  # --manual's marks over those recorded
+            by_hand.setdefault(student, {}).update(marks)
         write_exports(settings, grades, by_hand, prog, book)
 
     keyed = settings.any  # marks go to students: one notebook per student and lesson

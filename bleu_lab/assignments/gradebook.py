@@ -28,7 +28,9 @@ with ``name``, ``score``, ``max_score``, ``output`` and ``visibility``. Each fun
 visible check (``visible``) and its hidden cases (``after_published``: their details, which name the hidden inputs,
 are shown to the student only once the instructor publishes the grades; Gradescope then also hides the total until
 then). A written answer is a test worth 0 points ("graded by hand") until it has a mark by hand (``bleu-lab mark``),
-then worth ``WRITTEN_POINTS`` with that mark, in the score. ``stdout_visibility`` is ``hidden``: the
+then worth ``WRITTEN_POINTS`` with that mark, in the score; the output's line for the lesson gives its total out of
+the lesson's full points (written answers included, as every other export) and names what waits for a mark by hand.
+``stdout_visibility`` is ``hidden``: the
 grader's printed report (hidden cases included) is for the instructor.
 """
 
@@ -381,10 +383,11 @@ def gradescope_results(grades: Sequence[NotebookGrade], lessons: Sequence[str] |
             continue
         total = lesson_total(grade, by_hand, late)
         score += total.final
-        possible = total.possible - WRITTEN_POINTS * len(total.to_mark)  # as the tests' max_score add up
-        line = f"{lesson} ({Path(grade.path).name}): {total.score} / {possible}"
+        line = f"{lesson} ({Path(grade.path).name}): {total.score} / {total.possible}"  # as the late line and Canvas
         if total.to_mark:
-            line += f" (to grade by hand: {', '.join(total.to_mark)})"
+            waiting = WRITTEN_POINTS * len(total.to_mark)
+            line += f" ({waiting} point{'s' if waiting != 1 else ''} to grade by hand, not marked yet: " \
+                f"{', '.join(total.to_mark)})"
         late_line = late.line(total.score, total.possible, grade.path) if late is not None else ""
         if late_line:
             line += f"; {late_line}"

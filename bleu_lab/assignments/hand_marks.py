@@ -6,8 +6,10 @@ written again from both (``bleu-lab mark``), without running a notebook again.
   (``--csv``, ``--gradescope``, ``-o``; with ``--feedback DIR`` alone, ``DIR/.bleu-lab-grades.json``), or to
   ``--grades FILE``. A regrade replaces it.
 - **The marks by hand** (``HAND_SUFFIX``): ``marks.csv.hand-marks.json`` beside it, ``{student: {column: mark}}`` by
-  the marks CSV's ``(by hand)`` columns (``gradebook.by_hand_column``). Kept across a regrade: ``grade`` reads them
-  back, and ``--manual`` overrides them.
+  the marks CSV's ``(by hand)`` columns (``gradebook.by_hand_column``), each bound to the answer it marks: the SHA-256
+  of the answer's text when it was marked (``answers``). Kept across a regrade (``grade`` reads them back, and
+  ``--manual`` overrides them) while the answer is the same; a mark whose answer changed is dropped and the answer
+  listed to mark again (``again``, ``still_marked``), on the page and in ``grade``'s output.
 - **A mark** is a number from 0 to the written answer's points (``max_mark``: ``gradebook.WRITTEN_POINTS``, or what
   Canvas's ``--points`` leaves the written answers); anything else is refused naming the answer and what was expected.
   Marks are checked all together before any is recorded; then the file is written whole and private
@@ -17,6 +19,7 @@ written again from both (``bleu-lab mark``), without running a notebook again.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
@@ -61,6 +64,7 @@ class WrittenAnswer:
     messages: tuple[str, ...]
     max_points: float
     mark: float | None
+    again: bool = False  # it had a mark, dropped when a regrade found the answer changed: to mark again
 
     @property
     def column(self) -> str:
@@ -129,25 +133,93 @@ def load_grades(path: Path) -> StoredGrades:
     return StoredGrades(path, grades, exports)
 
 
-def load_hand_marks(store: Path) -> dict[str, dict[str, float]]:
-    """The marks by hand beside the stored grades ``store`` (none yet: {})."""
+@dataclass
+class HandMarks:
+    """What ``bleu-lab mark`` recorded: the marks, the SHA-256 of each marked answer's text (``answer_digest``; none
+    in a file of version 1) and the answers to mark again (their mark dropped: the answer changed), each by student and
+    column."""
+
+    marks: dict[str, dict[str, float]]
+    answers: dict[str, dict[str, str]]
+    again: dict[str, list[str]]
+
+
+def answer_digest(text: str) -> str:
+    """The SHA-256 of a written answer's text, which binds a mark to the answer it marks."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def answer_digests(grades: Iterable[NotebookGrade]) -> dict[str, dict[str, str]]:
+    """``answer_digest`` of every written answer of ``grades``' graded notebooks, by student and column."""
+    digests: dict[str, dict[str, str]] = {}
+    for grade in grades:
+        if grade.graded:
+            for e in grade.exercises:
+                if e.manual:
+                    digests.setdefault(student_of(grade.path), {})[by_hand_column(grade.lesson, e.name)] = \
+                        answer_digest(e.answer)
+    return digests
+
+
+def _text_maps(value: object, kind: type) -> bool:
+    return isinstance(value, dict) and all(
+        isinstance(by, dict) and all(isinstance(v, kind) for v in by.values()) for by in value.values())
+
+
+def load_hand_record(store: Path) -> HandMarks:
+    """What is recorded beside the stored grades ``store`` (nothing yet: empty); ValueError naming the file when it is
+    not what ``bleu-lab mark`` writes."""
     path = hand_marks_path(store)
     if not path.exists():
-        return {}
+        return HandMarks({}, {}, {})
     item = _read_json(path, "marks by hand", "the marks that bleu-lab mark records")
-    marks = item.get("marks")
-    if item.get("format") != HAND_FORMAT or not isinstance(marks, dict) or not all(
-            isinstance(by, dict) and all(isinstance(v, int | float) and math.isfinite(v) for v in by.values())
-            for by in marks.values()):
+    marks, answers, again = item.get("marks"), item.get("answers", {}), item.get("again", {})
+    if item.get("format") != HAND_FORMAT or not _text_maps(marks, int | float) or not all(
+            math.isfinite(v) for by in marks.values() for v in by.values()) or not _text_maps(answers, str) or not (
+            isinstance(again, dict) and all(isinstance(c, list) and all(isinstance(x, str) for x in c)
+                                            for c in again.values())):
         raise ValueError(f"marks by hand {path}: not the marks that bleu-lab mark records")
-    return {str(s): {str(c): float(v) for c, v in by.items()} for s, by in marks.items() if by}
+    return HandMarks({str(s): {str(c): float(v) for c, v in by.items()} for s, by in marks.items() if by},
+                     {str(s): dict(by) for s, by in answers.items()}, {str(s): list(c) for s, c in again.items() if c})
 
 
-def save_hand_marks(store: Path, marks: Mapping[str, Mapping[str, float]]) -> Path:
-    """Write the marks by hand beside ``store`` (whole, 0600)."""
-    item = {"format": HAND_FORMAT, "version": 1,
-            "marks": {s: {c: plain(v) for c, v in sorted(by.items())} for s, by in sorted(marks.items()) if by}}
+def load_hand_marks(store: Path) -> dict[str, dict[str, float]]:
+    """The marks by hand beside the stored grades ``store`` (none yet: {})."""
+    return load_hand_record(store).marks
+
+
+def save_hand_marks(store: Path, marks: Mapping[str, Mapping[str, float]],
+                    answers: Mapping[str, Mapping[str, str]] | None = None,
+                    again: Mapping[str, Iterable[str]] | None = None) -> Path:
+    """Write the marks by hand beside ``store`` (whole, 0600), each with its answer's digest from ``answers`` (where
+    known), and the answers to mark ``again``."""
+    digests = answers or {}
+    item = {"format": HAND_FORMAT, "version": 2,
+            "marks": {s: {c: plain(v) for c, v in sorted(by.items())} for s, by in sorted(marks.items()) if by},
+            "answers": {s: {c: digests[s][c] for c in sorted(by) if c in digests.get(s, {})}
+                        for s, by in sorted(marks.items()) if by and s in digests},
+            "again": {s: sorted(set(c)) for s, c in sorted((again or {}).items()) if c}}
     return write_private(hand_marks_path(store), json.dumps(item, ensure_ascii=False, indent=1) + "\n")
+
+
+def still_marked(store: Path, grades: Sequence[NotebookGrade]) -> tuple[dict[str, dict[str, float]], list[str]]:
+    """After a regrade (``grades``): the marks recorded beside ``store`` whose written answer is the one marked (a
+    mark with no digest, from a file of version 1, or whose answer is not in ``grades``, is kept), and each dropped
+    mark's "student: column" (its answer changed since it was marked: recorded as to mark again, the file rewritten)."""
+    record = load_hand_record(store)
+    now = answer_digests(grades)
+    dropped: list[str] = []
+    again = {s: set(c) for s, c in record.again.items()}
+    for student, by in record.marks.items():
+        for column in sorted(by):
+            marked, current = record.answers.get(student, {}).get(column), now.get(student, {}).get(column)
+            if marked is not None and current is not None and marked != current:
+                del by[column]
+                again.setdefault(student, set()).add(column)
+                dropped.append(f"{student}: {column}")
+    if dropped:
+        save_hand_marks(store, record.marks, record.answers, again)
+    return {s: by for s, by in record.marks.items() if by}, dropped
 
 
 def max_mark(lesson: str, settings: ExportSettings) -> float:
@@ -160,8 +232,10 @@ def max_mark(lesson: str, settings: ExportSettings) -> float:
     return plain((settings.points - sum(e.points for e in grading.exercises)) / written)
 
 
-def written_answers(stored: StoredGrades, marks: Mapping[str, Mapping[str, float]]) -> list[WrittenAnswer]:
-    """Every written answer of the batch's graded notebooks, by student then lesson, with its rubric and mark."""
+def written_answers(stored: StoredGrades, marks: Mapping[str, Mapping[str, float]],
+                    again: Mapping[str, Iterable[str]] | None = None) -> list[WrittenAnswer]:
+    """Every written answer of the batch's graded notebooks, by student then lesson, with its rubric and mark (and
+    whether it is to mark ``again``: its earlier mark dropped, the answer changed)."""
     gradings = lesson_gradings()
     found = []
     for grade in sorted(stored.grades, key=lambda g: (student_of(g.path), g.lesson)):
@@ -174,7 +248,8 @@ def written_answers(stored: StoredGrades, marks: Mapping[str, Mapping[str, float
                 found.append(WrittenAnswer(
                     student, grade.lesson, e.name, e.answer, e.key_points, models.get(e.name, ""),
                     tuple(e.messages), max_mark(grade.lesson, stored.exports),
-                    marks.get(student, {}).get(by_hand_column(grade.lesson, e.name))))
+                    marks.get(student, {}).get(by_hand_column(grade.lesson, e.name)),
+                    by_hand_column(grade.lesson, e.name) in (again or {}).get(student, ())))
     return found
 
 
@@ -257,8 +332,17 @@ def apply_changes(marks: Mapping[str, Mapping[str, float]], changes: Iterable[Ch
 def record(stored: StoredGrades, changes: Sequence[Change], prog: str) -> dict[str, dict[str, float]]:
     """Record ``changes`` (already checked) beside the stored grades, then write every export again from the stored
     grades and all the marks by hand; the marks now recorded."""
-    marks = apply_changes(load_hand_marks(stored.path), changes)
-    save_hand_marks(stored.path, marks)
+    before = load_hand_record(stored.path)
+    marks = apply_changes(before.marks, changes)
+    answers = {s: dict(by) for s, by in before.answers.items()}
+    again = {s: set(c) for s, c in before.again.items()}
+    now = answer_digests(stored.grades)
+    for change in changes:  # each mark given now is bound to the answer it marks, and is no longer to mark again
+        column = by_hand_column(change.lesson, change.exercise)
+        again.get(change.student, set()).discard(column)
+        if column in now.get(change.student, {}):
+            answers.setdefault(change.student, {})[column] = now[change.student][column]
+    save_hand_marks(stored.path, marks, answers, again)
     try:
         write_exports(stored.exports, stored.grades, marks, prog)
     except (OSError, ValueError) as exc:

@@ -1,8 +1,11 @@
 """``bleu-lab mark GRADES``'s page: each written answer beside its rubric, and a field for its mark, served on
 127.0.0.1 only, on a free port (or ``--port``), behind a token, as Jupyter does: the address printed carries it
 (``?token=...``), and every form sends it back; a request without it, or with another ``Host`` than the address's
-(DNS rebinding), is refused. A saved mark is checked (``hand_marks.parse_mark``: from 0 to the answer's points,
-else the page says why beside the field), recorded, and every export written again (``hand_marks.record``).
+(DNS rebinding), is refused. For a class of 200, a filter (a plain GET form, so the keyboard and no script do) lists
+one student's answers (part of the login, any case) or the answers still to mark only; each mark form carries the
+filter back, so the page after a save shows the same list. A saved mark is checked (``hand_marks.parse_mark``: from
+0 to the answer's points, else the page says why beside the field), recorded, and every export written again
+(``hand_marks.record``).
 
 The page is rendered from ``templates/mark_page.html.j2`` with autoescape: a student's answer is untrusted text and
 stays text. It runs no script and loads nothing (``Content-Security-Policy``), and is never cached; the server logs no
@@ -17,6 +20,7 @@ import signal
 import sys
 import threading
 from collections.abc import Mapping
+from dataclasses import dataclass
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlencode, urlsplit
@@ -36,6 +40,28 @@ SECURITY_HEADERS = {
 }
 
 
+@dataclass(frozen=True)
+class Filter:
+    """Which answers the page lists: a student's (``student``: part of the login, any case) and/or those still to
+    mark (``unmarked``: no mark, to mark again included); the default lists them all."""
+
+    student: str = ""
+    unmarked: bool = False
+
+    @classmethod
+    def from_query(cls, query: Mapping[str, list[str]]) -> Filter:
+        """The filter a page's query string or form gave (``parse_qs``'s mapping)."""
+        return cls(query.get("student", [""])[0].strip()[:200], query.get("unmarked", [""])[0] == "1")
+
+    def keeps(self, answer: hand_marks.WrittenAnswer) -> bool:
+        return self.student.casefold() in answer.student.casefold() and not (self.unmarked and answer.mark is not None)
+
+    def query(self) -> dict[str, str]:
+        """The filter as query parameters (none for the default)."""
+        return {name: value for name, value in (("student", self.student), ("unmarked", "1" if self.unmarked else ""))
+                if value}
+
+
 class MarkingSession:
     """What the page shows and records: the stored grades, the token, and a lock around each recording."""
 
@@ -45,16 +71,19 @@ class MarkingSession:
         self.lock = threading.Lock()
 
     def answers(self) -> list[hand_marks.WrittenAnswer]:
-        return hand_marks.written_answers(self.stored, hand_marks.load_hand_marks(self.stored.path))
+        recorded = hand_marks.load_hand_record(self.stored.path)
+        return hand_marks.written_answers(self.stored, recorded.marks, recorded.again)
 
     def page(self, message: str = "", errors: Mapping[int, str] | None = None,
-             typed: Mapping[int, str] | None = None) -> str:
+             typed: Mapping[int, str] | None = None, chosen: Filter = Filter()) -> str:
+        """The page: the answers ``chosen`` keeps (each with its number in the whole list, which its form posts)."""
         answers = self.answers()
         exports = self.stored.exports
         written = [str(p) for p in (exports.csv, exports.gradescope, exports.output) if p is not None]
         if exports.feedback is not None:
             written.append(f"the feedback pages in {exports.feedback}")
         return render("mark_page.html.j2", title="Written answers to mark", answers=answers, token=self.token,
+                      shown=[(i, a) for i, a in enumerate(answers) if chosen.keeps(a)], chosen=chosen,
                       marked=sum(1 for a in answers if a.mark is not None), message=message, errors=errors or {},
                       typed=typed or {}, hand_marks=str(hand_marks.hand_marks_path(self.stored.path)),
                       exports=", ".join(written) or "no export (the grade command gave none)")
@@ -127,7 +156,7 @@ def handler_class(session: MarkingSession, port: int) -> type[BaseHTTPRequestHan
             message = ""
             if "saved" in query:
                 message = query.get("saved", [""])[0][:500]
-            self._send(HTTPStatus.OK, session.page(message))
+            self._send(HTTPStatus.OK, session.page(message, chosen=Filter.from_query(query)))
 
         def do_POST(self) -> None:  # noqa: N802 - http.server's name
             length = self.headers.get("Content-Length", "")
@@ -138,16 +167,18 @@ def handler_class(session: MarkingSession, port: int) -> type[BaseHTTPRequestHan
             if urlsplit(self.path).path != "/mark" or not self._allowed(form.get("token", [""])[0]):
                 return
             text = form.get("mark", [""])[0]
+            chosen = Filter.from_query(form)
             try:
                 index, message = session.save(form.get("item", [""])[0], text)
             except _Refused as exc:
                 self._send(HTTPStatus.BAD_REQUEST, session.page(errors={exc.index: str(exc)},
-                                                                typed={exc.index: text}))
+                                                                typed={exc.index: text}, chosen=chosen))
                 return
             except (OSError, ValueError) as exc:
-                self._send(HTTPStatus.BAD_REQUEST, session.page(f"Refused: {exc}"))
+                self._send(HTTPStatus.BAD_REQUEST, session.page(f"Refused: {exc}", chosen=chosen))
                 return
-            target = "/?" + urlencode({"token": session.token, "saved": message}) + f"#answer-{index}"
+            target = "/?" + urlencode({"token": session.token, **chosen.query(), "saved": message}) + \
+                f"#answer-{index}"
             self.send_response(HTTPStatus.SEE_OTHER)
             self.send_header("Location", target)
             self.send_header("Content-Length", "0")

@@ -147,3 +147,41 @@ def test_the_page_refuses_a_request_without_its_token_or_from_another_host(page,
         assert too_large.status == 413 and b"at most" in too_large.read()
     finally:
         connection.close()
+
+
+def test_the_filter_lists_one_student_or_the_answers_still_to_mark_with_the_keyboard(page, page_errors, marking):
+    """For 200 students: the filter, a plain form (no script), used with the keyboard alone; a save keeps it."""
+    url, folder = marking
+    page.goto(url)
+    expect(page.locator("section")).to_have_count(2)
+    _tab_to(page, "filter-student")
+    page.keyboard.type("BO")  # part of the login, any case
+    page.keyboard.press("Enter")
+    expect(page.locator("section")).to_have_count(1)
+    expect(page.locator("section h2")).to_have_text(f"bob: {L3}, what BLEU would do without BP")
+    expect(page.locator("main")).to_contain_text("Listing 1 of 2")
+    assert _audit(page) == []
+
+    _tab_to(page, "mark-1")  # bob's field keeps its number in the whole list
+    page.keyboard.type("0.5")
+    page.keyboard.press("Enter")
+    expect(page.locator("[role=status]")).to_contain_text(f"Saved: bob, {L3}, what BLEU would do without BP: 0.5 / 1")
+    expect(page.locator("section")).to_have_count(1)  # still bob's alone
+    expect(page.locator("#filter-student")).to_have_value("BO")
+
+    _tab_to(page, "filter-student")
+    page.keyboard.press("Control+A")
+    page.keyboard.press("Backspace")
+    _tab_to(page, "filter-unmarked")
+    page.keyboard.press("Space")
+    page.keyboard.press("Enter")
+    expect(page.locator("section")).to_have_count(1)  # alice's: bob's is marked now
+    expect(page.locator("section h2")).to_have_text(f"alice: {L3}, what BLEU would do without BP")
+    expect(page.locator("#filter-unmarked")).to_be_checked()
+    assert _audit(page) == []
+
+    page.goto(url + "&student=carol")
+    expect(page.locator("main")).to_contain_text("No written answer is listed with this filter.")
+    with (folder / "marks.csv").open(encoding="utf-8", newline="") as f:
+        assert {row["student"]: row[WRITTEN] for row in csv.DictReader(f)} == {"alice": "", "bob": "0.5"}
+    page_errors.assert_clean()
