@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# The base install (`pip install bleu_lab`, no extra) scores without Jupyter. In a fresh venv, `pip install` of a clean
-# copy of the repository (the versions requirements.txt pins; pip's cache makes it quick), then from an empty folder,
-# on the shipped data (data/news): `bleu-lab HYP REF`, `bleu-lab compare` with --scores, --html and --json (the page
-# with its tables and, without matplotlib, one line naming the command that adds the figures), `bleu-lab why`, and
-# from Python corpus_score, sentence_score, chrF, TER and the paired tests with every base module imported; no Jupyter
-# package nor matplotlib installed or imported; `bleu-lab lab` refuses with the command that adds the lessons'
-# packages; and the venv's size within its bound (README, "How big, how long"; benchmarks/bench_install.py).
+# The base install (`pip install bleu_lab`, no extra) scores without Jupyter or matplotlib. In a fresh venv,
+# `pip install` of a clean copy of the repository (the versions requirements.txt pins; pip's cache makes it quick),
+# then from an empty folder, on the shipped data (data/news): `bleu-lab --version`, `bleu-lab HYP REF`, `bleu-lab
+# compare` with --scores, --html and --json (the page with its tables and, in place of the figures, one line naming
+# the command that adds matplotlib), `bleu-lab why`, and from Python corpus_score, sentence_score, chrF, TER and the
+# paired tests with every base module imported; no Jupyter package nor matplotlib installed or imported; `bleu-lab
+# lab` refuses with the command that adds the lessons' packages; and the venv's size within its bound (README, "How
+# big, how long"; benchmarks/bench_install.py).
 # Usage: .ci/base_install_check.sh [PYTHON]   (default python3)
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
@@ -42,6 +43,10 @@ found = [name for name in names if jupyter.fullmatch(name)]
 assert not found, f"the base install brought {found}"
 print(f"{len(names)} distributions, none of Jupyter's: {' '.join(names)}")
 EOF
+
+echo "== bleu-lab --version: names what is installed (no nltk in the base)"
+"$bin/bleu-lab" --version | tee version.txt
+grep -q '^bleu-lab [0-9.]* (sacrebleu [0-9.]*, Python [0-9.]*)$' version.txt
 
 echo "== bleu-lab HYP REF"
 "$bin/bleu-lab" "$data/sys.strong.de" "$data/ref.A.de" | tee score.txt
