@@ -14,8 +14,8 @@ from pathlib import Path
 from setuptools import setup
 from setuptools.command.build_py import build_py
 
-# What the course needs, as globs relative to the repository root (keep bleu_lab/course/__init__.py's COURSE_ITEMS
-# in step).
+# What the course needs, as globs relative to the repository root: among them every glob of WORKING_COPY in
+# bleu_lab/course/__init__.py (what `bleu-lab lessons` copies out of the installed course; keep the two in step).
 COURSE_FILES = (
     "notebooks/*.ipynb",  # the lessons and the playground
     "notebooks/solutions/*.py",  # worked solutions, loaded with %load from the lessons

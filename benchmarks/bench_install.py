@@ -6,9 +6,10 @@
 Each install is made in a new venv by the Python running this script, with the versions requirements.txt pins:
 
 - base: ``pip install .`` (no extra; of a clean copy of the repository): the metric, ``bleu-lab compare``, ``why``,
-  chrF, TER, the significance tests and the reports, without Jupyter (.ci/base_install_check.sh bounds it);
+  chrF, TER, the significance tests and the reports, without Jupyter or matplotlib (.ci/base_install_check.sh bounds
+  it); then the same venv with the "plots" extra (``pip install ".[plots]"``: matplotlib, for the report's figures);
 - student: the README's set-up command, ``pip install -r requirements.txt -e .``: everything the lessons, classroom
-  mode and the assignments use (the same packages as a wheel's ``[lessons]`` extra);
+  mode and the assignments use (the same packages as a wheel's ``[lessons]`` extra, which includes ``[plots]``);
 - the test extra (``-e ".[test]"``), measured on top of the student install.
 
 Each size is every file in the venv (``__pycache__`` included: pip compiles at install), followed by its largest
@@ -81,6 +82,8 @@ def measure_install() -> None:
         seconds = pip_install(venv, "-c", str(constraints), str(source))
         print(f"base install (pip install ., no extra):    {folder_size(venv) / MB:.0f} MB, set-up {seconds:.0f} s")
         print(f"  largest (MB): {largest(venv)}")
+        seconds = pip_install(venv, "-c", str(constraints), f"{source}[plots]")
+        print(f"with the plots extra (\".[plots]\"):          {folder_size(venv) / MB:.0f} MB (+{seconds:.0f} s)")
         venv = new_venv(tmp / "student")
         seconds = pip_install(venv, "-r", "requirements.txt", "-e", ".")
         print(f"student install (requirements.txt -e .):  {folder_size(venv) / MB:.0f} MB, set-up {seconds:.0f} s")

@@ -1,5 +1,6 @@
 """What every ``bleu-lab`` command shares: one-line errors, ``--version``, inputs and outputs checked before work, and
-the one command that installs the lessons' packages where a command needs them and the base install lacks them.
+the one command that installs an extra (the lessons' packages, matplotlib for the figures) where a command needs it
+and the base install lacks it.
 
 The scoring command (``bleu_lab.cli``) and ``bleu-lab compare`` (``bleu_lab.compare.cli``) both import this module;
 it imports neither, so the commands' dependencies point one way.
@@ -28,39 +29,50 @@ LESSONS_PACKAGES = {
     "jupyterlab": "jupyterlab", "nbclient": "nbclient", "nbformat": "nbformat", "nltk": "nltk",
     "traitlets": "traitlets", "voila": "voila",
 }
+# What drawing needs (the "plots" extra; the "lessons" extra includes it): the HTML report's figures, the lessons' and
+# the widgets' plots (bleu_lab.reports.plots). Without it the report says where its figures would be and what to add.
+PLOTS_PACKAGES = {"matplotlib": "matplotlib", "PIL": "pillow"}
 
 
 def version_text(prog: str = "bleu-lab") -> str:
-    """``bleu-lab 0.1.0 (sacrebleu 2.6.0, nltk 3.10.4, Python 3.11.7)``: what a bug report needs."""
+    """``bleu-lab 0.1.0 (sacrebleu 2.6.0, nltk 3.10.4, Python 3.11.7)``: what a bug report needs. nltk, which only
+    the lessons use (the "lessons" extra), is named where it is installed."""
     from importlib.metadata import PackageNotFoundError, version
 
-    peers = []
-    for name in ("sacrebleu", "nltk"):
-        try:
-            peers.append(f"{name} {version(name)}")
-        except PackageNotFoundError:
-            peers.append(f"{name} not installed")
+    peers = [f"sacrebleu {version('sacrebleu')}"]
+    try:
+        peers.append(f"nltk {version('nltk')}")
+    except PackageNotFoundError:
+        pass
     return f"{prog} {__version__} ({', '.join(peers)}, Python {platform.python_version()})"
 
 
-def missing_lessons_packages() -> list[str]:
-    """The lessons' packages (distribution names) this environment lacks, found without importing any of them."""
+def missing_packages(packages: dict[str, str]) -> list[str]:
+    """The distributions of ``packages`` (import name -> distribution) this environment lacks, found without
+    importing any of them."""
     from importlib.util import find_spec
 
-    return sorted(dist for module, dist in LESSONS_PACKAGES.items() if find_spec(module) is None)
+    return sorted(dist for module, dist in packages.items() if find_spec(module) is None)
 
 
-def lessons_install_command() -> str:
-    """The one command that installs the lessons' packages into this environment, and the folder to run it in: in a
-    clone, the README's set-up (requirements.txt's pinned versions, the clone installed editable); from a wheel, the
-    wheel's "lessons" extra."""
+def missing_lessons_packages() -> list[str]:
+    """The lessons' packages (distribution names, matplotlib's among them) this environment lacks."""
+    return missing_packages({**LESSONS_PACKAGES, **PLOTS_PACKAGES})
+
+
+def install_command(extra: str = "lessons") -> str:
+    """The one command that installs pyproject.toml's ``extra`` into this environment, and the folder to run it in:
+    in a clone, the README's set-up for the lessons (requirements.txt's pinned versions, the clone installed
+    editable), the clone's ``extra`` for another; from a wheel, the wheel's ``extra``."""
     python = sys.executable if sys.platform == "win32" else shlex.quote(sys.executable)  # PowerShell: no quotes
     package = Path(__file__).resolve().parent
     clone = package.parent
     if not (package / "course_files").is_dir() and (clone / "requirements.txt").is_file():
-        return f"{python} -m pip install -r requirements.txt -e . (in {clone})"
+        if extra == "lessons":
+            return f"{python} -m pip install -r requirements.txt -e . (in {clone})"
+        return f'{python} -m pip install -e ".[{extra}]" (in {clone})'
     wheel = f"bleu_lab-{__version__}-py3-none-any.whl"
-    return f'{python} -m pip install "{wheel}[lessons]" (in the folder holding {wheel})'
+    return f'{python} -m pip install "{wheel}[{extra}]" (in the folder holding {wheel})'
 
 
 def require_lessons(command: str, prog: str = "bleu-lab") -> int:
@@ -69,16 +81,26 @@ def require_lessons(command: str, prog: str = "bleu-lab") -> int:
     missing = missing_lessons_packages()
     if not missing:
         return 0
-    which = "them" if len(missing) == len(LESSONS_PACKAGES) else ", ".join(missing)
+    which = "them" if len(missing) == len(LESSONS_PACKAGES) + len(PLOTS_PACKAGES) else ", ".join(missing)
     print(f"{prog} {command}: error: this needs the lessons' packages (JupyterLab, ipywidgets, Voila, nbclient...) "
-          f"and this environment lacks {which}: add them with {lessons_install_command()}", file=sys.stderr)
+          f"and this environment lacks {which}: add them with {install_command('lessons')}", file=sys.stderr)
     return EXIT_ERROR
+
+
+def plots_missing_note() -> str | None:
+    """None if matplotlib (the "plots" extra) is installed; else one sentence saying that the figures need it and the
+    command that adds it (what a report shows where its figures would be)."""
+    missing = missing_packages(PLOTS_PACKAGES)
+    if not missing:
+        return None
+    return (f"The figures need matplotlib, which this environment lacks ({', '.join(missing)}): add it with "
+            f"{install_command('plots')}")
 
 
 def add_version(parser: argparse.ArgumentParser, prog: str = "bleu-lab") -> None:
     """``--version``: print ``version_text`` and exit."""
     parser.add_argument("--version", action="version", version=version_text(prog),
-                        help="print bleu_lab's version (and sacrebleu's, nltk's and Python's) and exit")
+                        help="print bleu_lab's version (and sacrebleu's, nltk's if installed, and Python's) and exit")
 
 
 def run_with_clear_errors(run: Callable[[argparse.Namespace], object], args: argparse.Namespace, prog: str) -> int:

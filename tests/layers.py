@@ -31,8 +31,10 @@ BASE_LAYERS = ("core", "metrics", "reports", "front")
 BASE = tuple(name for layer, names in LAYERS if layer in BASE_LAYERS for name in names)
 COURSE = tuple(name for layer, names in LAYERS if layer not in BASE_LAYERS for name in names)
 # What the base modules may import beyond the standard library: the import names of pyproject.toml's dependencies.
-BASE_IMPORTS = {"numpy": "numpy", "sacrebleu": "sacrebleu", "matplotlib": "matplotlib", "PIL": "pillow",
-                "tqdm": "tqdm", "threadpoolctl": "threadpoolctl", "jinja2": "jinja2", "markupsafe": "markupsafe"}
+BASE_IMPORTS = {"numpy": "numpy", "sacrebleu": "sacrebleu", "tqdm": "tqdm", "threadpoolctl": "threadpoolctl",
+                "jinja2": "jinja2", "markupsafe": "markupsafe"}
+# The "plots" extra (bleu_lab.commands.PLOTS_PACKAGES): a base module imports it only inside a function that draws.
+PLOTS_IMPORTS = ("matplotlib", "PIL")
 # Imports from a module to a layer above it or to the lessons' packages, each inside a function that only runs where
 # those are installed: module -> {imported module: why}.
 LAZY_UPPER = {

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import platform
 import subprocess
 import sys
 from pathlib import Path
@@ -361,6 +362,25 @@ def test_version_names_bleu_lab_sacrebleu_nltk_and_python(capsys):
     out = capsys.readouterr().out.strip()
     assert out.startswith(f"bleu-lab {bleu_lab.__version__} (sacrebleu {sacrebleu.__version__}, nltk ")
     assert f"Python {sys.version_info.major}.{sys.version_info.minor}" in out
+
+
+def test_version_without_nltk_leaves_it_out(capsys, monkeypatch):
+    """The base install has no nltk (only the lessons use it): the version line names what is there."""
+    import importlib.metadata
+
+    real = importlib.metadata.version
+
+    def version(name: str) -> str:
+        if name == "nltk":
+            raise importlib.metadata.PackageNotFoundError(name)
+        return real(name)
+
+    monkeypatch.setattr(importlib.metadata, "version", version)
+    with pytest.raises(SystemExit):
+        main(["--version"])
+    out = capsys.readouterr().out.strip()
+    assert out == (f"bleu-lab {bleu_lab.__version__} (sacrebleu {sacrebleu.__version__}, "
+                   f"Python {platform.python_version()})")
 
 
 @pytest.mark.parametrize("language,ref,hyp,advice", [

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -33,6 +34,27 @@ def test_writes_every_export(tmp_path, capsys):
     assert (tmp_path / "r.html").read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
     assert "\\begin{tabular}" in (tmp_path / "r.tex").read_text(encoding="utf-8")
     assert (out / "word_accuracy.csv").exists()
+
+
+def test_without_matplotlib_the_html_report_has_its_tables_and_says_what_adds_the_figures(tmp_path, capsys,
+                                                                                          monkeypatch):
+    """The base install (no "plots" extra): the page is written with every table, and where the figures would be one
+    line names matplotlib and the command that adds it; the command line says so too. --json is unchanged."""
+    for name in ("matplotlib", "PIL"):
+        monkeypatch.setitem(sys.modules, name, None)  # as if not installed: find_spec gives None
+    args = ["--refs", str(NEWS / "ref.A.de"), "--systems", str(NEWS / "sys.strong.de"), str(NEWS / "sys.fluent.de"),
+            "--names", "strong", "fluent", *FAST]
+    assert compare(*args, "--html", str(tmp_path / "r.html"), "--json", str(tmp_path / "r.json")) == 0
+    err = capsys.readouterr().err
+    page = (tmp_path / "r.html").read_text(encoding="utf-8")
+    assert "<svg" not in page and "BLEU by reference length" in page and "<table" in page
+    notes = re.findall(r"<p class='compare-figures-missing'[^>]*>([^<]*)</p>", page)
+    assert len(notes) == 1 and notes[0].startswith("The figures need matplotlib, which this environment lacks")
+    assert "-m pip install -e &quot;.[plots]&quot; (in " in notes[0]  # a clone: its plots extra
+    assert "note: " + str(tmp_path / "r.html") + " has no figures. The figures need matplotlib" in err
+    monkeypatch.undo()
+    assert compare(*args, "--json", str(tmp_path / "with.json")) == 0
+    assert (tmp_path / "with.json").read_text(encoding="utf-8") == (tmp_path / "r.json").read_text(encoding="utf-8")
 
 
 def test_default_names_and_two_reference_files(capsys):

@@ -2,12 +2,12 @@
 front, course, hub, grading; each a folder with a docstring saying its role) and imports only its own layer and those
 below. The base install stays without Jupyter: the modules ``pip install bleu_lab`` must run (the metric, its command
 line, ``compare``, ``why``, chrF, TER, the significance tests, the reports) import nothing outside the standard
-library, the base dependencies and each other. The course's modules (lessons, widgets, classroom, assignments, hub)
-sit on top.
+library, the base dependencies and each other, and matplotlib (the "plots" extra) only inside a function that
+draws. The course's modules (lessons, widgets, classroom, assignments, hub) sit on top.
 
 Checked statically (every import statement of every base module, in functions too) against tests/layers.py and
-pyproject.toml, and by importing every base module with the Jupyter packages blocked. CI also installs the base into
-a fresh venv and runs the commands there (.ci/base_install_check.sh).
+pyproject.toml, and by importing every base module with the Jupyter packages and matplotlib blocked. CI also installs
+the base into a fresh venv and runs the commands there (.ci/base_install_check.sh).
 """
 
 from __future__ import annotations
@@ -20,9 +20,9 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from layers import BASE, BASE_IMPORTS, COURSE, JUPYTER, LAYERS, LAZY_UPPER, in_layer, layer_of
+from layers import BASE, BASE_IMPORTS, COURSE, JUPYTER, LAYERS, LAZY_UPPER, PLOTS_IMPORTS, in_layer, layer_of
 
-from bleu_lab.commands import LESSONS_PACKAGES
+from bleu_lab.commands import LESSONS_PACKAGES, PLOTS_PACKAGES
 
 REPO = Path(__file__).resolve().parent.parent
 PACKAGE = REPO / "bleu_lab"
@@ -37,14 +37,16 @@ MODULES = {module_name(p): p for p in PACKAGE.rglob("*.py") if "course_files" no
 
 
 def imports(module: str) -> list[tuple[str, int, bool]]:
-    """Every import statement of ``module``: (module imported, line, inside a function), relative ones resolved."""
+    """Every import statement of ``module``: (module imported, line, inside a function or ``if TYPE_CHECKING``),
+    relative ones resolved."""
     path = MODULES[module]
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     found = []
 
     def visit(node: ast.AST, in_function: bool) -> None:
         for child in ast.iter_child_nodes(node):
-            lazy = in_function or isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda)
+            lazy = (in_function or isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda)
+                    or (isinstance(child, ast.If) and ast.unparse(child.test) == "TYPE_CHECKING"))  # never run
             if isinstance(child, ast.Import):
                 found.extend((alias.name, child.lineno, in_function) for alias in child.names)
             elif isinstance(child, ast.ImportFrom):
@@ -104,7 +106,8 @@ def test_every_package_says_its_role(package):
 @pytest.mark.parametrize("module", BASE_MODULES)
 def test_a_base_module_imports_only_the_base(module):
     """Each import of a base module, at its top or in a function, is the standard library, a base dependency or a
-    base module; the only exceptions are LAZY_UPPER's, each inside a function. Jupyter is never among the rest."""
+    base module; the only exceptions are LAZY_UPPER's and matplotlib's (the plots extra), each inside a function.
+    Jupyter is never among the rest."""
     wrong = []
     for name, line, lazy in imports(module):
         top = name.split(".")[0]
@@ -118,6 +121,9 @@ def test_a_base_module_imports_only_the_base(module):
                 wrong.append(f"line {line}: {name}, a module of the course's layer")
         elif top in JUPYTER:
             wrong.append(f"line {line}: {name}, a Jupyter package")
+        elif top in PLOTS_IMPORTS:
+            if not lazy:
+                wrong.append(f"line {line}: {name} (the plots extra) at the module's top (only where it draws)")
         elif top not in sys.stdlib_module_names and top not in BASE_IMPORTS:
             wrong.append(f"line {line}: {name}, not a base dependency (BASE_IMPORTS)")
     assert not wrong, f"{module} imports beyond the base install: {wrong}"
@@ -137,26 +143,31 @@ def test_the_dependencies_are_the_base_and_the_lessons_extra_the_rest():
     base = {normalized(r) for r in project["dependencies"]}
     assert base == {normalized(d) for d in BASE_IMPORTS.values()}
     extras = project["optional-dependencies"]
-    lessons = {normalized(r) for r in extras["lessons"]}
-    assert lessons == {normalized(d) for d in LESSONS_PACKAGES.values()}
-    assert not base & {normalized(n) for n in JUPYTER} and not base & lessons
+    lessons = {normalized(r) for r in extras["lessons"]} - {"bleu-lab"}
+    assert lessons == {normalized(d) for d in LESSONS_PACKAGES.values()} and "bleu_lab[plots]" in extras["lessons"]
+    plots = {normalized(r) for r in extras["plots"]}
+    assert plots == {normalized(d) for d in PLOTS_PACKAGES.values()} and set(PLOTS_PACKAGES) == set(PLOTS_IMPORTS)
+    assert not base & {normalized(n) for n in JUPYTER} and not base & (lessons | plots)
     for extra in ("hub", "grading"):  # a hub's students and nbgrader's instructors run the lessons too
         assert "bleu_lab[lessons]" in extras[extra]
     pinned = {normalized(line) for line in (REPO / "requirements.txt").read_text().splitlines()
               if line and not line.startswith(("#", "."))}
-    assert base - {"pillow", "numpy"} <= pinned and lessons - {"ipython", "traitlets", "jupyter-server"} <= pinned
+    assert base - {"numpy"} <= pinned and lessons - {"ipython", "traitlets", "jupyter-server"} <= pinned
+    assert plots - {"pillow"} <= pinned
 
 
+BLOCKED = list(LESSONS_PACKAGES) + list(JUPYTER) + list(PLOTS_PACKAGES)  # the base install lacks these
 BLOCK_JUPYTER = f"""if True:
     import sys
-    for name in {list(LESSONS_PACKAGES) + list(JUPYTER)!r}:
+    for name in {BLOCKED!r}:
         sys.modules[name] = None  # as if not installed: import raises ModuleNotFoundError, find_spec gives None
 """
 
 
 def test_every_base_module_imports_without_jupyter_and_the_course_commands_say_what_to_install(tmp_path):
-    """In a Python where no Jupyter package can be imported: every base module imports, and ``bleu-lab lab``
-    (and the other course commands) exits with 2 and one line giving the install command, no traceback."""
+    """In a Python where no Jupyter package (nor matplotlib) can be imported: every base module imports, and
+    ``bleu-lab lab`` (and the other course commands) exits with 2 and one line giving the install command, no
+    traceback."""
     code = BLOCK_JUPYTER + f"""
     import importlib
     for module in {[m for m in BASE_MODULES if m != "bleu_lab.__main__"]!r}:  # __main__ would run the command
@@ -176,7 +187,7 @@ def test_every_base_module_imports_without_jupyter_and_the_course_commands_say_w
 
 
 def test_the_course_commands_name_only_what_is_missing(tmp_path):
-    code = BLOCK_JUPYTER.replace(repr(list(LESSONS_PACKAGES) + list(JUPYTER)), "['voila']") + """
+    code = BLOCK_JUPYTER.replace(repr(BLOCKED), "['voila']") + """
     from bleu_lab.cli import main
     assert main(["classroom"]) == 2
 """

@@ -14,7 +14,14 @@ import sys
 import warnings
 from collections.abc import Sequence
 
-from ..commands import add_version, check_output_file, check_output_folder, refuse_repeated_files, run_with_clear_errors
+from ..commands import (
+    add_version,
+    check_output_file,
+    check_output_folder,
+    plots_missing_note,
+    refuse_repeated_files,
+    run_with_clear_errors,
+)
 from ..metrics.segment_scores import read_segment_scores
 from ..metrics.significance import TooManyDraws
 from ..metrics.ter import MAX_TER_WORDS
@@ -140,6 +147,8 @@ def run(args: argparse.Namespace) -> None:
         if value:
             write(value)
             print(f"wrote {value} ({flag[2:]})", file=sys.stderr)
+            if flag == "--html" and (note := plots_missing_note()):  # the page says it too, where its figures would be
+                print(f"note: {value} has no figures. {note}", file=sys.stderr)
 
 
 def score_specs(specs: Sequence[str], higher: Sequence[str], lower: Sequence[str]) -> dict[str, tuple[list[str], bool]]:

@@ -3,6 +3,9 @@
 Use ``new_figure`` to get a styled (fig, ax), draw with the plot functions below (or your own calls on
 ``ax``), then ``show(fig)`` in a notebook: it displays the figure once and closes it, so figures never
 pile up or print twice.
+
+matplotlib (the "plots" extra, which the lessons' extra includes) is imported where a function draws, not with this
+module: the base install, without it, imports every report module and writes the HTML report without its figures.
 """
 
 from __future__ import annotations
@@ -11,12 +14,11 @@ import math
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-import matplotlib
 import numpy as np
-from matplotlib.figure import Figure
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 FIGSIZE = (6.4, 3.6)
 # Okabe & Ito's colour-blind-safe palette (https://jfly.uni-koeln.de/color/); series that must be told
@@ -120,7 +122,9 @@ class LiveFigure:
     """
 
     def __init__(self, title: str, xlabel: str, ylabel: str, figsize: tuple[float, float], dpi: int = 100):
+        import matplotlib
         from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
 
         with matplotlib.rc_context(STYLE):
             self.fig = Figure(figsize=figsize, dpi=dpi)
@@ -274,7 +278,9 @@ def figure_svg(
     import io
     import re
 
+    import matplotlib
     from matplotlib.backends.backend_svg import FigureCanvasSVG
+    from matplotlib.figure import Figure
 
     from .templates import render
 

@@ -1,13 +1,17 @@
 """A comparison's figures, as inline SVG (``bleu_lab.reports.plots.figure_svg``) with a text alternative for each:
-the bucket bars, the figures' grid, and the metrics' scatter plot.
+the bucket bars, the figures' grid, and the metrics' scatter plot. Each figure is drawn where the grid places it:
+without matplotlib (the base install, no "plots" extra) the grid is one line saying what to add.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from functools import partial
 
 import numpy as np
 
+from ...commands import plots_missing_note
 from ...reports import plots
 from ...reports.templates import Markup
 from ..results import BucketTable, ComparisonData
@@ -65,12 +69,15 @@ def _bars_figure(labels: list[str], series: dict[str, list[float]], intervals: d
     return plots.figure_svg(title, xlabel, ylabel, draw, desc, FIGSIZE, MARGINS)
 
 
-def _figures_html(figures: list[tuple[str, str]]) -> str:
-    """Figures (svg, caption) side by side, two to a row on a wide screen ("" for none). The SVG is matplotlib's
-    (``plots.figure_svg``: its text escaped by matplotlib's SVG writer); the caption is text."""
+def _figures_html(figures: list[tuple[Callable[[], str], str]]) -> str:
+    """Figures (draw, caption) side by side, two to a row on a wide screen, each ``draw()`` giving its SVG ("" for
+    none: matplotlib's, its text escaped by matplotlib's SVG writer; the caption is text); without matplotlib, one
+    line in their place saying that they need it and the command that adds it."""
     if not figures:
         return ""
-    return str(tables().figures([(Markup(svg), caption) for svg, caption in figures]))
+    if note := plots_missing_note():
+        return str(tables().figures_missing(note))
+    return str(tables().figures([(Markup(draw()), caption) for draw, caption in figures]))
 
 
 FIGSIZE = (7.2, 3.6)  # inches; shown at most 691 px wide, two to a row on a 1280-px screen
@@ -126,18 +133,18 @@ def figures_html(c: ComparisonData) -> str:
         _slant(ax)
 
     figures = [
-        (_bucket_figure(c.length_buckets, "BLEU by reference length", "tokens of the first reference"),
+        (partial(_bucket_figure, c.length_buckets, "BLEU by reference length", "tokens of the first reference"),
          "Segments grouped by the length of their first reference; error bars: 95% bootstrap intervals."),
-        (_bucket_figure(c.length_difference_merged or c.length_difference_buckets, "BLEU by length difference",
-                        "output length − reference length (tokens)", wide=True),
+        (partial(_bucket_figure, c.length_difference_merged or c.length_difference_buckets,
+                 "BLEU by length difference", "output length − reference length (tokens)", wide=True),
          "Each system's segments grouped by how much longer (or shorter) its output is than the first reference; "
          "error bars: 95% bootstrap intervals. The figure merges the table's 17 buckets (compare-mt's) into "
          f"{len((c.length_difference_merged or c.length_difference_buckets).labels)} so the bars stay readable."),
-        (plots.figure_svg("Word F-measure by frequency bucket", f"frequency in the {w.frequency_source}",
-                          "F-measure", draw_words, word_desc, FIGSIZE, MARGINS),
+        (partial(plots.figure_svg, "Word F-measure by frequency bucket", f"frequency in the {w.frequency_source}",
+                 "F-measure", draw_words, word_desc, FIGSIZE, MARGINS),
          f"Words grouped by how often they occur in the {w.frequency_source}, rarest on the left."),
-        (plots.figure_svg("Sentence-BLEU distribution", "sentence BLEU band", "segments", draw_bands, band_desc,
-                          FIGSIZE, MARGINS),
+        (partial(plots.figure_svg, "Sentence-BLEU distribution", "sentence BLEU band", "segments", draw_bands,
+                 band_desc, FIGSIZE, MARGINS),
          "How many segments of each system score in each band of sentence BLEU (sacrebleu's, effective order)."),
     ]
     return _figures_html(figures)
@@ -172,8 +179,8 @@ def scatter_html(c: ComparisonData) -> str:
             if turn:  # lower is better: better up, as for BLEU and as lesson 12 plots MQM
                 ax.invert_yaxis()
 
-        figures.append((plots.figure_svg(f"Sentence BLEU and {m.name}", "sentence BLEU", f"{m.name} (better ↑)", draw,
-                                         desc, FIGSIZE, (0.12, 0.15, 0.96, 0.9)),
+        figures.append((partial(plots.figure_svg, f"Sentence BLEU and {m.name}", "sentence BLEU",
+                                f"{m.name} (better ↑)", draw, desc, FIGSIZE, (0.12, 0.15, 0.96, 0.9)),
                         f"Each dot a segment of one system; {m.name} is {m.direction}"
                         + ("." if m.higher_is_better else ", so its axis is turned: better is up, as for BLEU.")))
     return _figures_html(figures)

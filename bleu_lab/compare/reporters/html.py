@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, partial
 from pathlib import Path
 
 import numpy as np
@@ -376,11 +376,12 @@ def metric_buckets_html(c: ComparisonData, m) -> str:
         what, xlabel, wide = METRIC_BUCKETS.get(t.bucketer.name, (t.bucketer.name, t.bucketer.name, False))
         series = {n: [x.mean for x in cells] for n, cells in t.scores.items()}
         figures.append((
-            _bars_figure(t.labels, series, {n: [x.interval for x in cells] for n, cells in t.scores.items()},
-                         {n: [x.rated for x in cells] for n, cells in t.scores.items()}, f"{m.name} by {what}",
-                         xlabel, f"{m.name} (mean)",
-                         f"Bar chart: the mean {m.name} ({m.direction}) of each system's rated segments in each "
-                         "bucket, error bars the 95% bootstrap interval. ", "{:.3f}", "no rated segment", wide),
+            partial(_bars_figure, t.labels, series,
+                    {n: [x.interval for x in cells] for n, cells in t.scores.items()},
+                    {n: [x.rated for x in cells] for n, cells in t.scores.items()}, f"{m.name} by {what}",
+                    xlabel, f"{m.name} (mean)",
+                    f"Bar chart: the mean {m.name} ({m.direction}) of each system's rated segments in each "
+                    "bucket, error bars the 95% bootstrap interval. ", "{:.3f}", "no rated segment", wide),
             f"Each system's rated segments grouped by {what} as in the BLEU figure; bar: the mean of their {m.name} "
             f"scores ({m.direction}: {'taller' if m.higher_is_better else 'shorter'} is better), a mean of segment "
             "scores, not a corpus score; error bars: 95% bootstrap intervals; no bar: no rated segment, or a mean of 0 "
