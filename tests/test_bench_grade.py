@@ -35,7 +35,7 @@ def test_a_graded_kernel_cannot_import_what_a_grading_install_lacks(tmp_path: Pa
     nbformat.write(bench_grade._copy(solved, "import pytest"), path)
     done = subprocess.run([sys.executable, "-I", "-c", bench_grade.MEASURED, "grade", str(path), "--sandbox", "none"],
                           capture_output=True, text=True, cwd=tmp_path, timeout=600,
-                          env={**os.environ, "WORKER_PEAKS": str(tmp_path / "peaks"), "BENCH_HIDE": hide})
+                          env={**os.environ, "WORKER_LOG": str(tmp_path / "workers.jsonl"), "BENCH_HIDE": hide})
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     assert "cell 2: ModuleNotFoundError: No module named 'pytest' (not in bleu_lab[grading])" in done.stdout
     assert "score: 5 / 5" in done.stdout, done.stdout[-2000:]
