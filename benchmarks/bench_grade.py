@@ -8,9 +8,10 @@ Each configuration grades the whole batch with the real command in a fresh inter
 
   sandbox, --jobs, wall-clock seconds in all and per notebook, CPU seconds per notebook (the grader, its workers,
   the kernels and marking, all together: counted by a cgroup of the run's own where one can be made, else by
-  getrusage, which misses processes nobody waited for, such as a box's kernels), the peak memory (VmHWM) of the
-  grader's main process and the largest of its workers' (one per notebook; the kernels and marking's child, under
-  --memory, are not counted).
+  getrusage, which misses processes nobody waited for, such as a box's kernels) and per ordinary notebook (the same
+  total less what the sleeper's and the flood's own processes spent, each kernel counted by its cgroup, over the
+  other N - 2; "nan" where there are no such cgroups), the peak memory (VmHWM) of the grader's main process and the
+  largest of its workers' (one per notebook; the kernels and marking's child, under --memory, are not counted).
 
 The graded kernels see the packages of an install of ``bleu_lab[grading]``, not the test tools this environment holds
 besides (``_common.hiding_code``; the kernels run ``python -I`` in a minimal environment, so a finder their first code
@@ -50,27 +51,57 @@ from _common import REPO, hiding_code
 
 from bleu_lab.hub.cgroups import Cgroup, own_hierarchies
 
-# The grader in this process; its peak (VmHWM) on stderr, and each worker's in the file $WORKER_PEAKS (kB).
+# The grader in this process; its peak (VmHWM) on stderr, and, in the file $WORKER_LOG, one JSON line per worker (one
+# per notebook, or per retry of one): its notebook, its peak (kB) and the CPU seconds of that notebook's own processes
+# (the worker, marking's child, and each kernel as its cgroup counted it; "kernels": false where a kernel had none).
 MEASURED = """\
-import os, re, sys
-from bleu_lab.assignments import batch
+import json, os, re, resource, sys
+from bleu_lab.assignments import batch, notebook
 from bleu_lab.cli import main
 
 def peak_kb():
     return int(re.search(r"VmHWM:\\s*(\\d+)", open("/proc/self/status").read()).group(1))
 
-graded_here = batch._grade_here
+def cpu(who):
+    used = resource.getrusage(who)
+    return used.ru_utime + used.ru_stime
 
-def measured(*args, **kwargs):  # in each worker, after its notebook: the worker's own peak
-    grade = graded_here(*args, **kwargs)
-    with open(os.environ["WORKER_PEAKS"], "a") as f:
-        f.write(f"{peak_kb()}\\n")
+spent = {"marking": 0.0, "kernels": 0.0, "counted": True}  # this worker's (each worker is a fork: its own copy)
+graded_here, make_cgroup, run_limited = batch._grade_here, notebook.kernel_cgroup, notebook.run_limited
+
+def kernel_cgroup(*args, **kwargs):  # each kernel's CPU, read from its cgroup before the cgroup is ended
+    group = make_cgroup(*args, **kwargs)
+    if group is None:
+        spent["counted"] = False
+        return group
+    end = group.end
+    def counted_end(*a, **k):
+        stats = [folder / "cpu.stat" for folder, _ in group.folders if (folder / "cpu.stat").exists()]
+        usage = [re.search(r"^usage_usec (\\d+)$", path.read_text(), re.M) for path in stats]
+        found = [int(m.group(1)) / 1e6 for m in usage if m]
+        spent["kernels"] += found[0] if found else 0.0
+        spent["counted"] = spent["counted"] and bool(found)
+        return end(*a, **k)
+    group.end = counted_end
+    return group
+
+def limited(*args, **kwargs):  # marking's child (forked by the worker, and waited for)
+    before = cpu(resource.RUSAGE_CHILDREN)
+    try:
+        return run_limited(*args, **kwargs)
+    finally:
+        spent["marking"] += cpu(resource.RUSAGE_CHILDREN) - before
+
+def measured(path, *args, **kwargs):  # in each worker, after its notebook: the worker's own peak and CPU
+    grade = graded_here(path, *args, **kwargs)
+    with open(os.environ["WORKER_LOG"], "a") as f:
+        f.write(json.dumps({"path": str(path), "peak_kb": peak_kb(), "kernels": spent["counted"],
+                            "cpu": cpu(resource.RUSAGE_SELF) + spent["marking"] + spent["kernels"]}) + "\\n")
     return grade
 
-batch._grade_here = measured
+batch._grade_here, notebook.kernel_cgroup, notebook.run_limited = measured, kernel_cgroup, limited
 hide = os.environ.get("BENCH_HIDE")  # code each kernel runs first: the packages a grading install lacks, refused
 if hide:
-    from bleu_lab.assignments import notebook
     spec_manager = notebook._kernel_spec_manager
     hiding = f"exec({hide!r}, {{}})\\n"
     notebook._kernel_spec_manager = lambda prefix=None, first="": spec_manager(prefix, hiding + first)
@@ -165,29 +196,45 @@ def cgroup_cpu_seconds(group: Cgroup) -> float:
     return usage / 1e6
 
 
-def run(paths: list[Path], sandbox: str, jobs: int, timeout: float, cwd: Path, hide: str = "") -> dict:
-    """Grade ``paths`` once with the real command; ``hide``: code each graded kernel runs first (``hiding_code``)."""
-    peaks = cwd / f"peaks-{sandbox}-{jobs}.txt"
+def run(paths: list[Path], sandbox: str, jobs: int, timeout: float, cwd: Path, hide: str = "",
+        special: tuple[Path, ...] = ()) -> dict:
+    """Grade ``paths`` once with the real command; ``hide``: code each graded kernel runs first (``hiding_code``);
+    ``special``: the notebooks left out of the CPU per ordinary notebook (the sleeper and the flood)."""
+    log = cwd / f"workers-{sandbox}-{jobs}.jsonl"
     group = cpu_cgroup(f"bleu-lab-bench-grade-{os.getpid()}-{sandbox}-{jobs}")
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.monotonic()
     done = subprocess.run([sys.executable, "-I", "-c", MEASURED, "grade", *map(str, paths), "--seed", "1",
                            "--timeout", str(timeout), "--sandbox", sandbox, "--jobs", str(jobs)],
                           capture_output=True, text=True, cwd=cwd,
-                          env={**os.environ, "WORKER_PEAKS": str(peaks), "BENCH_HIDE": hide},
+                          env={**os.environ, "WORKER_LOG": str(log), "BENCH_HIDE": hide},
                           preexec_fn=None if group is None else lambda: group.join(os.getpid()))
     seconds = time.monotonic() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = ((after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime) if group is None
            else cgroup_cpu_seconds(group))
     own = re.search(r"^peak-kb (\d+)$", done.stderr, re.MULTILINE)
-    workers = [int(line) for line in peaks.read_text().split()] if peaks.exists() else [0]
+    workers = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
     scores = re.findall(r"^score: .*$", done.stdout, re.MULTILINE)
     if done.returncode != 0 or len(scores) != len(paths):
         print(done.stdout[-2000:], done.stderr[-2000:], file=sys.stderr)
     return {"code": done.returncode, "seconds": seconds, "cpu": cpu, "scores": len(scores),
+            "ordinary_cpu": ordinary_cpu(cpu, len(paths), workers, {str(p) for p in special}, group is not None),
             "marks": ", ".join(f"{count} x {score[7:]}" for score, count in Counter(scores).most_common()),
-            "own_mb": int(own.group(1)) / 1024 if own else float("nan"), "worker_mb": max(workers) / 1024}
+            "own_mb": int(own.group(1)) / 1024 if own else float("nan"),
+            "worker_mb": max((w["peak_kb"] for w in workers), default=0) / 1024}
+
+
+def ordinary_cpu(total: float, n: int, workers: list[dict], special: set[str], whole: bool) -> float:
+    """CPU seconds per ordinary notebook: ``total`` (the whole run's, every process of it: ``whole``) less what the
+    ``special`` notebooks' own processes spent (their workers, marking and kernels, from ``workers``: the lines
+    MEASURED writes), over the other notebooks; the grader's own start and loop are shared among those. NaN where it
+    cannot be counted (no cgroup for the run or for a special notebook's kernels)."""
+    theirs = [w for w in workers if w["path"] in special]
+    counted = {w["path"] for w in theirs} == special and all(w["kernels"] for w in theirs)
+    if not whole or not counted or len(special) >= n:
+        return float("nan")
+    return (total - sum(w["cpu"] for w in theirs)) / (n - len(special))
 
 
 def main() -> int:
@@ -219,15 +266,16 @@ def main() -> int:
         folder = Path(tmp)
         paths = make_class(folder, args.lesson, args.n)
         time_bombs(bombs(folder, args.lesson))
-        print(f"{'sandbox':<11} {'jobs':>4} {'graded':>6} {'wall s':>8} {'s/nb':>6} {'CPU s/nb':>8} {'grader MB':>9} "
-              f"{'worker MB':>9}")
+        special = tuple(paths[1:3])  # the sleeper and the flood (make_class)
+        print(f"{'sandbox':<11} {'jobs':>4} {'graded':>6} {'wall s':>8} {'s/nb':>6} {'CPU s/nb':>8} {'/ordinary':>9} "
+              f"{'grader MB':>9} {'worker MB':>9}")
         for sandbox in args.sandbox:
             for jobs in args.jobs:
                 if jobs > 1 and sandbox != "bubblewrap":
                     continue  # refused: several at once needs the sandbox
-                r = run(paths, sandbox, jobs, args.timeout, folder, hide)
+                r = run(paths, sandbox, jobs, args.timeout, folder, hide, special)
                 print(f"{sandbox:<11} {jobs:>4} {r['scores']:>6} {r['seconds']:>8.1f} {r['seconds'] / args.n:>6.2f} "
-                      f"{r['cpu'] / args.n:>8.2f} {r['own_mb']:>9.0f} {r['worker_mb']:>9.0f}"
+                      f"{r['cpu'] / args.n:>8.2f} {r['ordinary_cpu']:>9.2f} {r['own_mb']:>9.0f} {r['worker_mb']:>9.0f}"
                       + ("" if r["code"] == 0 else f"  (exit {r['code']})") + f"  [{r['marks']}]", flush=True)
     print(f"load average {os.getloadavg()[0]:.1f} at the end")
     return 0

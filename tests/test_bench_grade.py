@@ -5,6 +5,7 @@ minimal environment, where PYTHONPATH does not reach) cannot import this environ
 
 from __future__ import annotations
 
+import math
 import os
 import subprocess
 import sys
@@ -35,7 +36,20 @@ def test_a_graded_kernel_cannot_import_what_a_grading_install_lacks(tmp_path: Pa
     nbformat.write(bench_grade._copy(solved, "import pytest"), path)
     done = subprocess.run([sys.executable, "-I", "-c", bench_grade.MEASURED, "grade", str(path), "--sandbox", "none"],
                           capture_output=True, text=True, cwd=tmp_path, timeout=600,
-                          env={**os.environ, "WORKER_PEAKS": str(tmp_path / "peaks"), "BENCH_HIDE": hide})
+                          env={**os.environ, "WORKER_LOG": str(tmp_path / "workers.jsonl"), "BENCH_HIDE": hide})
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     assert "cell 2: ModuleNotFoundError: No module named 'pytest' (not in bleu_lab[grading])" in done.stdout
     assert "score: 5 / 5" in done.stdout, done.stdout[-2000:]
+
+
+def test_cpu_per_ordinary_notebook_leaves_out_what_the_sleeper_and_the_flood_spent() -> None:
+    """The run's total less the special notebooks' own processes (a retry's worker counted too), over the others;
+    NaN where a part cannot be counted (no cgroup for the run, a special kernel without one, a special not logged)."""
+    workers = [{"path": "a", "cpu": 3.0, "kernels": True}, {"path": "sleeper", "cpu": 0.5, "kernels": True},
+               {"path": "flood", "cpu": 1.0, "kernels": True}, {"path": "flood", "cpu": 0.5, "kernels": True}]
+    special = {"sleeper", "flood"}
+    assert bench_grade.ordinary_cpu(10.0, 4, workers, special, True) == 4.0
+    assert math.isnan(bench_grade.ordinary_cpu(10.0, 4, workers, special, False))
+    assert math.isnan(bench_grade.ordinary_cpu(10.0, 4, workers[:2], special, True))
+    assert math.isnan(bench_grade.ordinary_cpu(10.0, 4, [*workers, {"path": "sleeper", "cpu": 0.1, "kernels": False}],
+                                               special, True))

@@ -427,6 +427,19 @@ def test_a_cell_that_runs_too_long_is_interrupted_and_grading_goes_on(released, 
     assert [(e.points, e.possible) for e in grade.exercises] == [(1, 1), (1, 1)]
 
 
+def test_a_graded_kernel_starts_without_a_debugger_yet_a_notebook_may_import_debugpy(released, tmp_path):
+    """The grader sends no debug request, so its kernels skip ipykernel's debugger (debugpy, a tenth of a CPU second
+    at each start); debugpy itself stays importable for the notebook."""
+    nb = nbformat.read(released / "solved" / "00_start_here.ipynb", as_version=4)
+    nb.cells.append(nbformat.v4.new_code_cell("import debugpy, ipykernel.debugger as debugger\n"
+                                              "assert debugpy.__version__ and not debugger._is_debugpy_available"))
+    path = tmp_path / "00_start_here.ipynb"
+    nbformat.write(nb, path)
+    grade = grade_notebook(path, timeout=60)
+    assert grade.errors == []
+    assert [(e.points, e.possible) for e in grade.exercises] == [(1, 1), (1, 1)]
+
+
 def test_grading_refuses_marks_when_its_own_files_change(released, tmp_path, monkeypatch, capsys):
     protected = tmp_path / "site-packages"
     protected.mkdir()

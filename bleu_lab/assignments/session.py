@@ -239,6 +239,12 @@ def _ended(task) -> bool:
     return task.done() and not task.cancelled() and task.exception() is None
 
 
+# ipykernel's debugger left out of a graded kernel: the grader sends no debug request, and importing debugpy (which
+# ipykernel does at each start where it is installed) costs a tenth of a CPU second a kernel. ipykernel notes at
+# import that debugpy is missing; then debugpy is importable again, for a notebook that imports it.
+NO_DEBUGGER = 'sys.modules["debugpy"] = None; import ipykernel.debugger; del sys.modules["debugpy"]; '
+
+
 def _kernel_spec_manager(prefix: list[str] | None = None, first: str = ""):
     """A kernelspec of the grader's own (not one a submission could rewrite on disk): this Python, isolated, writing
     no bytecode (so that any change to a ``__pycache__`` is a submission's doing), after ``prefix`` (bubblewrap's
@@ -249,7 +255,7 @@ def _kernel_spec_manager(prefix: list[str] | None = None, first: str = ""):
     root = str(Path(__file__).resolve().parent.parent.parent)
     boot = (f"exec({first!r}, {{}}); " if first else "") + (
         f"import sys; sys.path.append({root!r}); "  # after site-packages: bleu_lab for an uninstalled checkout
-        "from ipykernel.kernelapp import launch_new_instance; launch_new_instance()")
+        f"{NO_DEBUGGER}from ipykernel.kernelapp import launch_new_instance; launch_new_instance()")
     # A traceback in one line: the grader keeps only an error's name and message (BoundedClient.output), and
     # IPython's full tracebacks cost a tenth of a CPU second each (a notebook run without bleu_lab's functions
     # raises in every cell that calls one). No history database: writing each cell (the grader's forty-odd
