@@ -436,6 +436,7 @@ assert open("/proc/self/oom_score_adj").read().split() == ["1000"], "the kernel 
 assert 0 < resource.getrlimit(resource.RLIMIT_NPROC)[1] <= 1024, "no limit on the number of processes"
 import os
 assert os.environ.get("OPENBLAS_NUM_THREADS") == "1", "numpy's BLAS may start a thread per CPU in each kernel"
+assert os.environ.get("PYTHONDONTWRITEBYTECODE") == "1", "a Python the notebook starts may write the grader's .pyc"
 """
 
 
