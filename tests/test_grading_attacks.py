@@ -2,9 +2,11 @@
 bubblewrap.
 
 Each mode grades one batch (``attacked``) of attacks and controls with one seed, and each test reads its part of that
-one report. The sandboxed runs skip with bubblewrap's reason where it cannot start here; with
-``BLEU_LAB_REQUIRE_SANDBOX=1`` (CI) they fail instead. The tamper of an installed module runs in a venv made for the
-test in a temporary folder, with a copy of sacrebleu in it: the shared venv is never written.
+one report; the notebooks whose marking would run for minutes make a batch of their own (``timed``) under a short time
+limit, every other run a limit no notebook that finishes reaches, however loaded the machine. The sandboxed runs skip
+with bubblewrap's reason where it cannot start here; with ``BLEU_LAB_REQUIRE_SANDBOX=1`` (CI) they fail instead. The
+tamper of an installed module runs in a venv made for the test in a temporary folder, with a copy of sacrebleu in it:
+the shared venv is never written.
 """
 
 from __future__ import annotations
@@ -12,11 +14,13 @@ from __future__ import annotations
 import json
 import os
 import re
+import resource
 import shutil
 import subprocess
 import sys
 import sysconfig
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import nbformat
@@ -29,7 +33,11 @@ from bleu_lab.assignments.release import release
 REPO = Path(__file__).resolve().parent.parent
 REQUIRE = os.environ.get("BLEU_LAB_REQUIRE_SANDBOX") == "1"
 SEED = 28
-TIMEOUT = 40  # seconds to run one notebook, and again to mark it
+TIMEOUT = 40  # seconds to run one notebook, and again to mark it, where the time limit is what a test looks at
+# --timeout where every notebook of the batch is to finish (its point is not the time limit): wall-clock seconds that
+# a solved lesson (a few CPU seconds) never reaches, even on a 2-core CI machine at load 50.
+FINISH_TIMEOUT = 600
+BACKSTOP = 1800  # seconds a test waits for a whole `bleu-lab grade` run, or for a condition, before it gives up
 MODES = ("none", "bubblewrap")
 
 
@@ -67,16 +75,35 @@ def _write(path: Path, nb: nbformat.NotebookNode) -> Path:
     return path
 
 
-def _grade(paths: list[Path], mode: str, cwd: Path, python: Path | None = None,
-           *options: str) -> subprocess.CompletedProcess:
-    """``bleu-lab grade`` as an instructor runs it (or this venv's entry point under another ``python``)."""
-    args = ["grade", *map(str, paths), "--seed", str(SEED), "--timeout", str(TIMEOUT), "--sandbox", mode, *options]
+def _grade(paths: list[Path], mode: str, cwd: Path, python: Path | None = None, *options: str,
+           timeout: float = FINISH_TIMEOUT) -> subprocess.CompletedProcess:
+    """``bleu-lab grade --timeout timeout`` as an instructor runs it (or this venv's entry point under another
+    ``python``)."""
+    args = ["grade", *map(str, paths), "--seed", str(SEED), "--timeout", str(timeout), "--sandbox", mode, *options]
     if python is None:
         command = [str(Path(sys.executable).parent / "bleu-lab"), *args]
     else:
         command = [str(python), "-I", "-c", "import sys; from bleu_lab.cli import main; sys.exit(main(sys.argv[1:]))",
                    *args]
-    return subprocess.run(command, capture_output=True, text=True, timeout=1800, cwd=cwd)
+    return subprocess.run(command, capture_output=True, text=True, timeout=BACKSTOP, cwd=cwd)
+
+
+def _wait_for(condition: Callable[[], object], what: str, seconds: float = BACKSTOP) -> object:
+    """What ``condition`` returns once it is true, polled (a test waits for its condition, never for a fixed pause);
+    the test fails naming ``what`` after ``seconds``, a backstop far beyond what a loaded machine needs."""
+    deadline = time.monotonic() + seconds
+    while not (found := condition()):
+        if time.monotonic() > deadline:
+            pytest.fail(f"{what}: still not the case after {seconds:g} s")
+        time.sleep(0.05)
+    return found
+
+
+def _children_cpu() -> float:
+    """CPU seconds (user and system) of this process's finished children and all they waited for: unlike the wall
+    clock, what a run costs does not grow with the machine's load."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
 
 
 def _reports(stdout: str) -> list[str]:
@@ -131,7 +158,7 @@ if os.fork() == 0:
         own = set()
         for pid in os.listdir("/proc"):
             own.add(pid)
-        end = time.time() + 120
+        end = time.time() + 900  # (on a loaded machine the next kernel may start minutes later)
         while time.time() < end:
             for pid in os.listdir("/proc"):
                 if not pid.isdigit() or pid in own:
@@ -220,19 +247,31 @@ def attacked(request, released, tmp_path_factory):
     paths["fifo"] = inbox / "fifo" / "03_brevity_penalty.ipynb"
     paths["solutions"] = _write(inbox / "solutions" / "03_brevity_penalty.ipynb",
                                 _with_cell(student3, EXEC_SOLUTIONS, at=len(student3.cells)))
-    paths["exponent"] = _write(inbox / "exponent" / "00_start_here.ipynb",
-                               _with_cell(solved0, 'p1 = "1e999999999"', at=len(solved0.cells)))
-    paths["essay"] = _write(inbox / "essay" / "03_brevity_penalty.ipynb",  # 200,000 characters
-                            _with_cell(solved3, 'answer = "the brevity penalty " * 10_000', at=len(solved3.cells)))
     paths["dtype"] = _write(inbox / "dtype" / "00_start_here.ipynb",
                             _with_cell(solved0, HUGE_DTYPE, at=len(solved0.cells)))
     paths["last"] = _write(inbox / "last" / "00_start_here.ipynb", solved0)
     before = {p: p.read_bytes() for p in inbox.rglob("*") if p.is_file() and not p.is_symlink()
               and p.stat().st_mode & 0o170000 == 0o100000}
-    start = time.monotonic()
     done = _grade(list(paths.values()), mode, inbox)
-    return {"done": done, "mode": mode, "inbox": inbox, "before": before, "evidence": evidence,
-            "paths": paths, "seconds": time.monotonic() - start}
+    return {"done": done, "mode": mode, "inbox": inbox, "before": before, "evidence": evidence, "paths": paths}
+
+
+@pytest.fixture(scope="module", params=MODES)
+def timed(request, released, tmp_path_factory):
+    """One batch per mode under ``--timeout TIMEOUT``: two notebooks whose marking once took 146 s and forever, then
+    a solved lesson 0; and the CPU seconds the grader and all it started used."""
+    mode = request.param
+    _need(mode)
+    inbox = tmp_path_factory.mktemp(f"timed-{mode}")
+    solved3, solved0 = _nb(released, "solved", "03_brevity_penalty"), _nb(released, "solved", "00_start_here")
+    paths = {"exponent": _write(inbox / "exponent" / "00_start_here.ipynb",
+                                _with_cell(solved0, 'p1 = "1e999999999"', at=len(solved0.cells))),
+             "essay": _write(inbox / "essay" / "03_brevity_penalty.ipynb",  # 200,000 characters
+                             _with_cell(solved3, 'answer = "the brevity penalty " * 10_000', at=len(solved3.cells))),
+             "after": _write(inbox / "after" / "00_start_here.ipynb", solved0)}
+    before = _children_cpu()
+    done = _grade(list(paths.values()), mode, inbox, timeout=TIMEOUT)
+    return {"done": done, "mode": mode, "paths": paths, "cpu": _children_cpu() - before}
 
 
 def test_the_batch_is_graded_and_says_how_it_was_boxed(attacked):
@@ -283,19 +322,23 @@ def test_the_installed_solutions_are_out_of_reach_in_the_sandbox(attacked):
         assert score == "score: 5 / 5  (+ 1 to grade by hand)"
 
 
-def test_marking_has_a_time_limit_and_the_batch_goes_on(attacked):
+def test_marking_has_a_time_limit_and_the_batch_goes_on(timed):
     """Lesson 0 with p1 = "1e999999999" (Fraction would compute 10**999999999), and a 200,000-character written
-    answer: each costs at most the limit (or is refused at once), and the notebooks after them are graded."""
-    report = _report(attacked, "exponent")
+    answer: each costs at most the limit (or is refused at once), and the notebook after them is graded."""
+    done = timed["done"]
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    report = _report(timed, "exponent")
     assert re.search(r"reading the explanation\s+0 / 1", report)
     if "marking exceeded" in report:
         assert f"note: not graded: marking exceeded {TIMEOUT} s" in report
-    essay = _report(attacked, "essay")
+    essay = _report(timed, "essay")
     assert "score: " in essay
     if "marking exceeded" in essay:
         assert f"not graded: marking exceeded {TIMEOUT} s" in essay
-    # Thirteen notebooks, two of them at most TIMEOUT of marking each: far from the 146 s and the endless hang.
-    assert attacked["seconds"] < 13 * 30 + 4 * TIMEOUT
+    assert _score(timed, "after") != "score: not graded", _report(timed, "after")
+    # Three notebooks, two of them at most TIMEOUT of marking each: far from the 146 s and the endless hang. Counted
+    # in CPU seconds (of the grader, its kernels and its marking): a loaded machine stretches the wall clock only.
+    assert timed["cpu"] < 3 * 30 + 4 * TIMEOUT, f"the batch used {timed['cpu']:.0f} CPU seconds"
 
 
 def test_an_answer_claiming_a_huge_dtype_allocates_nothing(attacked):

@@ -291,14 +291,16 @@ ONE_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THRE
 
 def _kernel_env(home: Path) -> dict[str, str]:
     """A minimal environment (``base_env``): fresh home, IPython, Jupyter and matplotlib folders inside the private
-    temp folder."""
+    temp folder; no bytecode written (the kernel runs with ``-B``; a Python the notebook starts inherits this): without
+    the sandbox, a Python a notebook started wrote the editable install's finder ``.pyc`` (missing in a fresh venv)
+    into the grader's site-packages, and the grader stopped the batch for its changed files."""
     for sub in ("ipython", "jupyter-config", "jupyter-data", "runtime", "mpl", "tmp"):
         (home / sub).mkdir(parents=True, exist_ok=True)
     return {**base_env(), "HOME": str(home), "IPYTHONDIR": str(home / "ipython"),
             "JUPYTER_CONFIG_DIR": str(home / "jupyter-config"),
             "JUPYTER_DATA_DIR": str(home / "jupyter-data"), "JUPYTER_RUNTIME_DIR": str(home / "runtime"),
             "MPLCONFIGDIR": str(home / "mpl"), "MPLBACKEND": "agg", "TMPDIR": str(home / "tmp"),
-            "JUPYTER_PLATFORM_DIRS": "1", **ONE_THREAD}
+            "JUPYTER_PLATFORM_DIRS": "1", "PYTHONDONTWRITEBYTECODE": "1", **ONE_THREAD}
 
 
 FONT_LIST_BYTES = 8_000_000  # one font list file of matplotlib's (about 1 kB per font installed)
