@@ -261,7 +261,10 @@ def test_the_kernel_is_the_graders_own_and_isolated():
     spec = grading._kernel_spec_manager().get_kernel_spec("python3")  # whatever name: never a kernelspec on disk
     assert spec.argv[:3] == [sys.executable, "-I", "-B"]
     env = grading._kernel_env(Path("/nonexistent-home"))
-    assert not any(key.startswith("PYTHON") for key in env) and env["HOME"] == "/nonexistent-home"
+    # none of the grader's PYTHON* settings (PYTHONPATH, PYTHONSTARTUP, ...); only no bytecode written by a Python
+    # the notebook starts (it would change the grader's own files)
+    assert {key: env[key] for key in env if key.startswith("PYTHON")} == {"PYTHONDONTWRITEBYTECODE": "1"}
+    assert env["HOME"] == "/nonexistent-home"
 
 
 def test_the_report_cannot_be_forged():
