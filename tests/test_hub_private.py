@@ -350,7 +350,7 @@ def test_private_homes_database_and_graded_work_on_a_real_hub() -> None:
         solutions.chmod(solutions_mode)
         exclusive.close()
         shutil.rmtree(base, ignore_errors=True)
-    assert not [name for name in (ada, ben) if _exists(name)]  # the accounts are gone
+    assert not [name for name in (ada, ben) if hub_harness.account_exists(name)]  # the accounts are gone
 
 
 def check_collect_grade_and_return(base: Path, homes: Path, ada: str, ben: str) -> None:
@@ -382,14 +382,6 @@ def check_collect_grade_and_return(base: Path, homes: Path, ada: str, ben: str) 
     assert not (homes / ada / "bleu-lab-course" / "feedback").exists()
     assert ada_lesson.is_symlink() and os.readlink(ada_lesson) == "/etc/shadow"
     assert "<html" not in Path("/etc/shadow").read_text(encoding="utf-8", errors="replace")  # nothing written through
-
-
-def _exists(name: str) -> bool:
-    try:
-        pwd.getpwnam(name)
-    except KeyError:
-        return False
-    return True
 
 
 def check_running_hub(hub, homes: Path, state: Path, ada: str, ben: str, solutions: Path) -> None:
