@@ -31,6 +31,7 @@ import numpy as np
 
 from .corpus_counting import NumberedTexts, number_texts, number_utf8_tokens
 from .validation import as_text, check_choice, check_flag
+from .version import __version__
 
 SACREBLEU_TOKENIZERS: dict[str, str] = {
     "intl": "tokenizer_intl.TokenizerV14International",
@@ -48,7 +49,7 @@ OPTIONAL_TOKENIZERS: dict[str, tuple[str, tuple[str, ...]]] = {
 }
 ALL_TOKENIZERS: tuple[str, ...] = (*TOKENIZERS, *OPTIONAL_TOKENIZERS)
 # The "mecab" extra, installed next to the bleu_lab a student has: from the wheel, or in a clone.
-MECAB_INSTALL = ('pip install "bleu_lab-0.1.0-py3-none-any.whl[mecab]" (with the wheel you installed), or '
+MECAB_INSTALL = (f'pip install "bleu_lab-{__version__}-py3-none-any.whl[mecab]" (with the wheel you installed), or '
                  'pip install -e ".[mecab]" in a clone of the repository')
 
 
