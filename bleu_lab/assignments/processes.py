@@ -120,7 +120,7 @@ def alive(pid: int) -> bool:
     return False
 
 
-def _children(pid: int) -> set[int]:
+def children_of(pid: int) -> set[int]:
     """The children of every thread of ``pid`` (``/proc/PID/task/*/children``; a child forked by any thread)."""
     found: set[int] = set()
     try:
@@ -160,7 +160,7 @@ def descendants(pid: int | None = None) -> set[int]:
     seen, todo = set(), [pid]
     while todo:
         here = todo.pop()
-        for child in children.get(here, set()) | _children(here):
+        for child in children.get(here, set()) | children_of(here):
             if child not in seen and child != pid:
                 seen.add(child)
                 todo.append(child)

@@ -46,7 +46,7 @@ from pathlib import Path
 
 from ..hub.cgroups import Cgroup, Hierarchy, memory_available, own_hierarchies
 from .limits import BELOW_ROOT, BOX_PROCESSES, KERNEL_OOM_SCORE, confine, private_root
-from .processes import _children, alive, pid_namespace
+from .processes import alive, children_of, pid_namespace
 from .session import base_env
 
 BWRAP = "bwrap"
@@ -408,7 +408,7 @@ def seen_from_grader(box_pid: int, path: str, timeout: float = PROBE_TIMEOUT) ->
     root of bubblewrap's child (``BOX_ROOT``: the box's first process, in the box's mount namespace; the grader may
     read it, as its own user's, or root). Waits up to ``timeout`` seconds for that child; OSError if none comes."""
     deadline = time.monotonic() + timeout
-    while not (children := _children(box_pid)):
+    while not (children := children_of(box_pid)):
         if time.monotonic() > deadline or not alive(box_pid):
             raise OSError(f"bubblewrap (process {box_pid}) started no box within {timeout:g} s")
         time.sleep(0.01)
